@@ -1,0 +1,75 @@
+# gpuext: GPU sort and aggregates for PostgreSQL (PGXS build)
+
+EXTENSION = gpuext
+EXTVERSION = 0.1
+
+MODULE_big = gpuext
+SRCS_C = $(wildcard src/*.c)
+OBJS = $(SRCS_C:.c=.o)
+
+DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
+PG_CPPFLAGS = -I$(srcdir)/cuda
+# PostgreSQL's own headers are not clean under -Wextra's sign-compare and unused-parameter.
+PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
+
+REGRESS = device gpu_sort gpu_sort_large bad_input
+REGRESS_OPTS = --load-extension=gpuext
+
+EXTRA_CLEAN = sql/$(EXTENSION)--$(EXTVERSION).sql cuda/*.o test/kernel_harness results regression.diffs regression.out
+
+# CUDA: CUDA_HOME, else /usr/local/cuda, else nvcc on PATH; WITH_CUDA=no forces the CPU-only build.
+WITH_CUDA ?= auto
+ifeq ($(WITH_CUDA),no)
+CUDA_HOME :=
+else ifneq ($(CUDA_HOME),)
+else ifneq ($(wildcard /usr/local/cuda/bin/nvcc),)
+CUDA_HOME := /usr/local/cuda
+else ifneq ($(shell command -v nvcc 2>/dev/null),)
+CUDA_HOME := $(patsubst %/bin/,%,$(dir $(shell command -v nvcc)))
+endif
+
+# Device code for every supported architecture plus PTX; CUDA_ARCH=90 builds one for quick work.
+CUDA_ARCHS ?= 75 80 86 89 90
+ifdef CUDA_ARCH
+CUDA_ARCHS := $(CUDA_ARCH)
+endif
+CUDA_PTX_ARCH = $(lastword $(CUDA_ARCHS))
+NVCC_GENCODE = $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+	-gencode arch=compute_$(CUDA_PTX_ARCH),code=compute_$(CUDA_PTX_ARCH)
+NVCCFLAGS = -std=c++17 -O3 $(NVCC_GENCODE) -Werror all-warnings \
+	-Xcompiler -fPIC,-Wall,-Wextra,-Werror,-fvisibility=hidden
+
+CUDA_SRCS = $(wildcard cuda/*.cu)
+CUDA_HDRS = $(wildcard cuda/*.h cuda/*.cuh)
+
+ifneq ($(CUDA_HOME),)
+NVCC = $(CUDA_HOME)/bin/nvcc
+CUDA_LIBDIR = $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/targets/x86_64-linux/lib))
+CUDA_OBJS = $(CUDA_SRCS:.cu=.o)
+# Static CUDA runtime: the server needs only the NVIDIA driver.  PGXS links with gcc, so name libstdc++.
+SHLIB_LINK += $(CUDA_OBJS) -L$(CUDA_LIBDIR) -Wl,--exclude-libs,ALL -lcudart_static -lstdc++ -lrt -ldl -lpthread
+else
+OBJS += cuda/nocuda.o
+endif
+
+# JIT inlining of this module's C is of no use and needs clang: build no bitcode.
+override with_llvm = no
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+$(shlib): $(CUDA_OBJS)
+
+cuda/%.o: cuda/%.cu $(CUDA_HDRS)
+	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
+
+sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
+	cp $< $@
+
+# Standalone kernel harness (needs a GPU to run): checks every kernel against a CPU reference.
+harness: test/kernel_harness
+test/kernel_harness: test/kernel_harness.cu $(CUDA_OBJS) $(CUDA_HDRS)
+	$(NVCC) $(NVCCFLAGS) -Icuda -o $@ $< $(CUDA_OBJS) -cudart static
+
+.PHONY: harness

@@ -1,0 +1,108 @@
+/*
+ * gpuext_cuda.h
+ *		The one boundary between PostgreSQL-facing C (src/) and device code (cuda/).
+ *
+ * Plain C: no postgres.h, no CUDA types.  Every call returns a GpuextStatus;
+ * on failure gpuext_cuda_error_message() describes the last error.  All work
+ * is enqueued on one stream per process; gpuext_cuda_wait() and the sort
+ * entry points poll a caller-supplied callback while they wait, so the
+ * caller can abandon a wait on cancel without any longjmp through C++.
+ */
+#ifndef GPUEXT_CUDA_H
+#define GPUEXT_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+typedef enum GpuextStatus
+{
+	GPUEXT_OK = 0,
+	GPUEXT_NOT_BUILT,			/* this build has no device code */
+	GPUEXT_NO_DEVICE,			/* no driver or no device */
+	GPUEXT_OUT_OF_MEMORY,		/* device or pinned allocation failed */
+	GPUEXT_CUDA_ERROR,			/* any other CUDA failure */
+	GPUEXT_INTERRUPTED,			/* the poll callback asked to stop waiting */
+	GPUEXT_INVALID				/* bad argument (size limit, key width ...) */
+} GpuextStatus;
+
+/* Device sort algorithms; "cpu" and "auto" are resolved by the caller. */
+typedef enum GpuextSortAlgo
+{
+	GPUEXT_SORT_BITONIC = 0,
+	GPUEXT_SORT_QUICKSORT,
+	GPUEXT_SORT_ODDEVEN,
+	GPUEXT_SORT_RADIX
+} GpuextSortAlgo;
+
+/* Largest input the odd-even transposition sort accepts (it is quadratic). */
+#define GPUEXT_ODDEVEN_MAX_ELEMENTS 65536
+
+typedef struct GpuextDeviceInfo
+{
+	char		name[256];
+	int			cc_major;
+	int			cc_minor;
+	int			multiprocessors;
+	size_t		memory_total;
+	size_t		memory_free;
+	int			driver_version;		/* as cudaDriverGetVersion, e.g. 13000 */
+	int			runtime_version;	/* as cudaRuntimeGetVersion */
+} GpuextDeviceInfo;
+
+/* Return nonzero to abandon the current wait (the call then returns GPUEXT_INTERRUPTED). */
+typedef int (*GpuextPollFn) (void *arg);
+
+/* 1 when this build holds device code, 0 for the CPU-only build. */
+extern int	gpuext_cuda_built(void);
+
+/* Message for the last failed call in this process (never NULL). */
+extern const char *gpuext_cuda_error_message(void);
+
+/* Open device 0, create the stream and events, fill *info.  Call once. */
+extern GpuextStatus gpuext_cuda_open(GpuextDeviceInfo *info);
+
+extern GpuextStatus gpuext_cuda_mem_info(size_t *free_bytes, size_t *total_bytes);
+
+extern GpuextStatus gpuext_cuda_alloc(void **dptr, size_t bytes);
+extern void gpuext_cuda_free(void *dptr);
+extern GpuextStatus gpuext_cuda_alloc_pinned(void **hptr, size_t bytes);
+extern void gpuext_cuda_free_pinned(void *hptr);
+
+/* Asynchronous copies on the stream; src/dst on the host must be pinned. */
+extern GpuextStatus gpuext_cuda_copy_to_device(void *dst, const void *src, size_t bytes);
+extern GpuextStatus gpuext_cuda_copy_to_host(void *dst, const void *src, size_t bytes);
+
+#define GPUEXT_CUDA_EVENTS 4
+
+/* Record event slot (0 .. GPUEXT_CUDA_EVENTS-1) at the current end of the stream. */
+extern GpuextStatus gpuext_cuda_mark(int slot);
+
+/* Wait for event slot, or for the whole stream when slot < 0, polling poll. */
+extern GpuextStatus gpuext_cuda_wait(int slot, GpuextPollFn poll, void *arg);
+
+/* Device scratch bytes that gpuext_sort_keys needs beside the keys. */
+extern GpuextStatus gpuext_sort_scratch_bytes(GpuextSortAlgo algo, int key_bytes,
+											  size_t n, size_t *bytes);
+
+/*
+ * Sort n unsigned keys of key_bytes (4 or 8) in place, ascending, in device
+ * memory.  scratch is device memory of at least gpuext_sort_scratch_bytes.
+ * Work is enqueued on the stream; the call may wait (polling poll) where an
+ * algorithm needs a result on the host, and returns when all work is
+ * enqueued.  The caller waits with gpuext_cuda_wait(-1, ...) before reading.
+ */
+extern GpuextStatus gpuext_sort_keys(GpuextSortAlgo algo, int key_bytes,
+									 void *keys, size_t n,
+									 void *scratch, size_t scratch_bytes,
+									 GpuextPollFn poll, void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* GPUEXT_CUDA_H */

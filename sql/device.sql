@@ -1,0 +1,54 @@
+-- The device layer: settings, lazy opening, gpuext_info(), and memory held.
+
+-- A fresh backend has not opened a device and holds no device or pinned memory.
+SELECT gpu_kernels, device_state, state_detail,
+       device_name, open_time_ms, device_bytes, pinned_bytes
+FROM gpuext_info(open_device => false);
+SHOW gpuext.device;
+SHOW gpuext.min_gpu_elements;
+
+-- gpuext.device = cpu never opens a device, even when asked for information or a sort.
+SET gpuext.device = cpu;
+SELECT gpu_sort('{3,1,2}'::int[]);
+SELECT device_state FROM gpuext_info();
+RESET gpuext.device;
+
+-- Otherwise the first use opens it once; a GPU is ready or the reason is given.
+SELECT device_state,
+       state_detail,
+       device_state = 'ready' AS ready,
+       CASE WHEN device_state = 'ready'
+            THEN device_name <> '' AND compute_capability ~ '^[0-9]+\.[0-9]$' AND multiprocessors > 0
+                 AND memory_total > 0 AND memory_free BETWEEN 0 AND memory_total
+                 AND driver_version ~ '^[0-9]+\.[0-9]+$' AND runtime_version ~ '^[0-9]+\.[0-9]+$'
+            ELSE device_name IS NULL AND memory_total IS NULL END AS fields_consistent,
+       open_time_ms >= 0 AS open_timed
+FROM gpuext_info();
+SELECT open_time_ms = (SELECT open_time_ms FROM gpuext_info()) AS opened_once FROM gpuext_info();
+
+-- gpuext.device = gpu: the GPU sorts, or the statement fails saying why.
+SET gpuext.device = gpu;
+SELECT gpu_sort('{3,1,NULL,2}'::int[]);
+SELECT gpu_sort('{}'::int[]);
+RESET gpuext.device;
+
+-- auto: any size works wherever it runs; min_gpu_elements only moves small inputs to the CPU.
+SET gpuext.device = auto;
+SET gpuext.min_gpu_elements = 0;
+SELECT gpu_sort('{3,1,2}'::int[]);
+SET gpuext.min_gpu_elements = 1000000;
+SELECT gpu_sort('{3,1,2}'::int[]);
+RESET gpuext.min_gpu_elements;
+RESET gpuext.device;
+
+-- After a statement, no device memory is held; the pinned staging buffer is kept for reuse.
+SELECT count(*) FROM (SELECT gpu_sort(array_agg((i * 7919) % 100003)) FROM generate_series(1, 300000) i) s;
+SELECT device_bytes, pinned_bytes FROM gpuext_info();
+
+-- A statement cancelled while sorting leaves no device memory behind.
+CREATE TEMP TABLE big AS SELECT array_agg(random()) AS a FROM generate_series(1, 1000000);
+SET statement_timeout = '500ms';
+SELECT count(gpu_sort(a, g % 2 = 0)) FROM big, generate_series(1, 100000) g;
+RESET statement_timeout;
+SELECT device_bytes FROM gpuext_info();
+SELECT gpu_sort('{3,1,2}'::float8[]);

@@ -1,0 +1,292 @@
+/*
+ * device.c
+ *		The backend's device session: lazy open, memory ownership, waits and
+ *		errors, and gpuext_info().
+ *
+ * A backend opens the device at most once, on the first call that needs it,
+ * never in _PG_init or the postmaster.  Device buffers belong to the memory
+ * context they were allocated in, so an ERROR or a cancel that unwinds the
+ * statement frees them.  The pinned staging buffer is kept for reuse across
+ * calls and dropped if a call that was using it never finished.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "portability/instr_time.h"
+#include "utils/builtins.h"
+
+#include "gpuext.h"
+
+typedef enum DeviceState
+{
+	DEVICE_UNOPENED,
+	DEVICE_READY,
+	DEVICE_UNAVAILABLE
+} DeviceState;
+
+static const char *const device_state_names[] = {"unopened", "ready", "unavailable"};
+
+static DeviceState device_state = DEVICE_UNOPENED;
+static char device_reason[512];
+static GpuextDeviceInfo device_info;
+static double device_open_ms;
+
+static size_t device_bytes_held;
+static size_t pinned_bytes_held;
+
+static char *staging;
+static bool *staging_guard;		/* lives in the memory context of the call using staging */
+
+/* Open the device once per backend; remember why if it cannot be used. */
+static void
+DeviceOpen(void)
+{
+	instr_time	start,
+				duration;
+	GpuextStatus status;
+
+	if (device_state != DEVICE_UNOPENED)
+		return;
+
+	if (!IsUnderPostmaster && IsPostmasterEnvironment)
+	{
+		device_state = DEVICE_UNAVAILABLE;
+		strlcpy(device_reason, "the postmaster never opens a device", sizeof(device_reason));
+		return;
+	}
+
+	INSTR_TIME_SET_CURRENT(start);
+	status = gpuext_cuda_open(&device_info);
+	INSTR_TIME_SET_CURRENT(duration);
+	INSTR_TIME_SUBTRACT(duration, start);
+	device_open_ms = INSTR_TIME_GET_MILLISEC(duration);
+
+	if (status == GPUEXT_OK)
+	{
+		device_state = DEVICE_READY;
+		elog(DEBUG1, "gpuext: opened %s (compute capability %d.%d) in %.1f ms",
+			 device_info.name, device_info.cc_major, device_info.cc_minor, device_open_ms);
+	}
+	else
+	{
+		device_state = DEVICE_UNAVAILABLE;
+		strlcpy(device_reason, gpuext_cuda_error_message(), sizeof(device_reason));
+		elog(DEBUG1, "gpuext: no usable GPU, using the CPU: %s", device_reason);
+	}
+}
+
+/* Open the device if needed and say whether it can be used. */
+bool
+GpuextDeviceReady(void)
+{
+	DeviceOpen();
+	return device_state == DEVICE_READY;
+}
+
+/* Decide by gpuext.device whether work may go to the device; ERROR if gpu is required but absent. */
+bool
+GpuextUseDevice(void)
+{
+	if (gpuext_device_mode == GPUEXT_DEVICE_CPU)
+		return false;
+	if (GpuextDeviceReady())
+		return true;
+	if (gpuext_device_mode == GPUEXT_DEVICE_GPU)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("gpuext.device is \"gpu\" but no GPU can be used"),
+				 errdetail("%s", device_reason),
+				 errhint("Set gpuext.device to \"auto\" or \"cpu\" to run on the CPU.")));
+	return false;
+}
+
+/* Turn a device-layer failure into an ERROR carrying the CUDA message. */
+void
+GpuextCheck(GpuextStatus status, const char *what)
+{
+	if (status == GPUEXT_OK)
+		return;
+	if (status == GPUEXT_INTERRUPTED)
+	{
+		CHECK_FOR_INTERRUPTS();
+		ereport(ERROR,
+				(errcode(ERRCODE_QUERY_CANCELED),
+				 errmsg("canceling GPU work during %s", what)));
+	}
+	ereport(ERROR,
+			(errcode(status == GPUEXT_OUT_OF_MEMORY ? ERRCODE_OUT_OF_MEMORY :
+					 status == GPUEXT_INVALID ? ERRCODE_INVALID_PARAMETER_VALUE :
+					 ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+			 errmsg("GPU %s failed: %s", what, gpuext_cuda_error_message())));
+}
+
+/* Poll callback for device waits: stop waiting when the backend must cancel or die. */
+int
+GpuextPollInterrupts(void *arg)
+{
+	return (QueryCancelPending || ProcDiePending) && INTERRUPTS_CAN_BE_PROCESSED();
+}
+
+/* Wait for an event slot (or the whole stream when slot < 0), serving cancel requests. */
+void
+GpuextWait(int slot)
+{
+	for (;;)
+	{
+		GpuextStatus status = gpuext_cuda_wait(slot, GpuextPollInterrupts, NULL);
+
+		if (status != GPUEXT_INTERRUPTED)
+		{
+			GpuextCheck(status, "wait");
+			return;
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* Memory-context callback: free a device buffer its owner did not free. */
+static void
+DeviceBufferRelease(void *arg)
+{
+	GpuextDeviceBuffer *buf = (GpuextDeviceBuffer *) arg;
+
+	if (buf->ptr == NULL)
+		return;
+	gpuext_cuda_free(buf->ptr);
+	device_bytes_held -= buf->bytes;
+	buf->ptr = NULL;
+}
+
+/* Allocate device memory owned by CurrentMemoryContext; NULL on OOM if missing_ok. */
+GpuextDeviceBuffer *
+GpuextDeviceAlloc(size_t bytes, bool missing_ok)
+{
+	GpuextDeviceBuffer *buf;
+	MemoryContextCallback *cb;
+	void	   *ptr = NULL;
+	GpuextStatus status;
+
+	buf = palloc(sizeof(GpuextDeviceBuffer));
+	cb = palloc(sizeof(MemoryContextCallback));
+	status = gpuext_cuda_alloc(&ptr, Max(bytes, 1));
+	if (status == GPUEXT_OUT_OF_MEMORY && missing_ok)
+	{
+		elog(DEBUG1, "gpuext: %s", gpuext_cuda_error_message());
+		return NULL;
+	}
+	GpuextCheck(status, "memory allocation");
+
+	buf->ptr = ptr;
+	buf->bytes = bytes;
+	device_bytes_held += bytes;
+	cb->func = DeviceBufferRelease;
+	cb->arg = buf;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
+	return buf;
+}
+
+/* Free a device buffer now rather than when its memory context goes. */
+void
+GpuextDeviceFree(GpuextDeviceBuffer *buf)
+{
+	DeviceBufferRelease(buf);
+}
+
+/* Memory-context callback: the call using staging ended without GpuextStagingEnd. */
+static void
+StagingRelease(void *arg)
+{
+	bool	   *in_use = (bool *) arg;
+
+	if (!*in_use || staging == NULL)
+		return;
+	gpuext_cuda_free_pinned(staging);
+	pinned_bytes_held = 0;
+	staging = NULL;
+	staging_guard = NULL;
+}
+
+/* Lend the pinned staging buffer (2 * GPUEXT_STAGING_HALF_BYTES) to the current call. */
+char *
+GpuextStagingBegin(void)
+{
+	MemoryContextCallback *cb;
+
+	if (staging == NULL)
+	{
+		void	   *ptr = NULL;
+
+		GpuextCheck(gpuext_cuda_alloc_pinned(&ptr, 2 * GPUEXT_STAGING_HALF_BYTES),
+					"pinned memory allocation");
+		staging = ptr;
+		pinned_bytes_held = 2 * GPUEXT_STAGING_HALF_BYTES;
+	}
+
+	staging_guard = palloc(sizeof(bool));
+	*staging_guard = true;
+	cb = palloc(sizeof(MemoryContextCallback));
+	cb->func = StagingRelease;
+	cb->arg = staging_guard;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
+	return staging;
+}
+
+/* Take the staging buffer back for the next call. */
+void
+GpuextStagingEnd(void)
+{
+	if (staging_guard)
+		*staging_guard = false;
+	staging_guard = NULL;
+}
+
+PG_FUNCTION_INFO_V1(gpuext_info);
+
+/* SQL: what this build and this backend's device session look like. */
+Datum
+gpuext_info(PG_FUNCTION_ARGS)
+{
+	bool		open_device = PG_GETARG_BOOL(0);
+	TupleDesc	tupdesc;
+	Datum		values[13];
+	bool		nulls[13];
+	bool		ready;
+	size_t		mem_free = 0,
+				mem_total = 0;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	Assert(tupdesc->natts == lengthof(values));
+
+	if (open_device && gpuext_device_mode != GPUEXT_DEVICE_CPU)
+		DeviceOpen();
+	ready = device_state == DEVICE_READY;
+	if (ready)
+		GpuextCheck(gpuext_cuda_mem_info(&mem_free, &mem_total), "memory query");
+
+	memset(nulls, !ready, sizeof(nulls));
+	values[0] = BoolGetDatum(gpuext_cuda_built() != 0);
+	nulls[0] = false;
+	values[1] = CStringGetTextDatum(device_state_names[device_state]);
+	nulls[1] = false;
+	values[2] = CStringGetTextDatum(device_reason);
+	nulls[2] = device_state != DEVICE_UNAVAILABLE;
+	values[3] = CStringGetTextDatum(device_info.name);
+	values[4] = CStringGetTextDatum(psprintf("%d.%d", device_info.cc_major, device_info.cc_minor));
+	values[5] = Int32GetDatum(device_info.multiprocessors);
+	values[6] = Int64GetDatum((int64) mem_total);
+	values[7] = Int64GetDatum((int64) mem_free);
+	values[8] = CStringGetTextDatum(psprintf("%d.%d", device_info.driver_version / 1000,
+											 (device_info.driver_version % 1000) / 10));
+	values[9] = CStringGetTextDatum(psprintf("%d.%d", device_info.runtime_version / 1000,
+											 (device_info.runtime_version % 1000) / 10));
+	values[10] = Float8GetDatum(device_open_ms);
+	nulls[10] = device_state == DEVICE_UNOPENED;
+	values[11] = Int64GetDatum((int64) device_bytes_held);
+	values[12] = Int64GetDatum((int64) pinned_bytes_held);
+	nulls[11] = nulls[12] = false;
+
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}

@@ -1,0 +1,267 @@
+/*
+ * gpu_sort.c
+ *		gpu_sort(anyarray, descending, algorithm): sort a one-dimensional array
+ *		on the GPU, or on the CPU with the same keys and the same answer.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "port/pg_bitutils.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+#include "gpuext.h"
+#include "sort_keys.h"
+
+/* What the algorithm argument names; device algorithms share the device layer's numbering. */
+typedef enum SortChoice
+{
+	SORT_BITONIC = GPUEXT_SORT_BITONIC,
+	SORT_QUICKSORT = GPUEXT_SORT_QUICKSORT,
+	SORT_ODDEVEN = GPUEXT_SORT_ODDEVEN,
+	SORT_RADIX = GPUEXT_SORT_RADIX,
+	SORT_CPU,
+	SORT_AUTO
+} SortChoice;
+
+static const struct
+{
+	const char *name;
+	SortChoice	choice;
+}			sort_choices[] = {
+	{"auto", SORT_AUTO},
+	{"bitonic", SORT_BITONIC},
+	{"quicksort", SORT_QUICKSORT},
+	{"oddeven", SORT_ODDEVEN},
+	{"radix", SORT_RADIX},
+	{"cpu", SORT_CPU},
+};
+
+/*
+ * The fastest device algorithm by input size, for 32- and 64-bit keys
+ * (kernel time plus launches, random keys, from test/kernel_harness --bench).
+ */
+static const struct
+{
+	size_t		max_n;
+	GpuextSortAlgo algo32;
+	GpuextSortAlgo algo64;
+}			auto_table[] = {
+	{SIZE_MAX, GPUEXT_SORT_RADIX, GPUEXT_SORT_RADIX},
+};
+
+/* Parse the algorithm argument, or ERROR listing the valid names. */
+static SortChoice
+ParseSortChoice(text *name)
+{
+	char	   *s = text_to_cstring(name);
+
+	for (int i = 0; i < lengthof(sort_choices); i++)
+		if (pg_strcasecmp(s, sort_choices[i].name) == 0)
+			return sort_choices[i].choice;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown gpu_sort algorithm \"%s\"", s),
+			 errhint("Valid algorithms are auto, bitonic, quicksort, oddeven, radix and cpu.")));
+	pg_unreachable();
+}
+
+/* Pick the device algorithm for "auto" from the measured table. */
+static GpuextSortAlgo
+AutoAlgorithm(size_t n, int key_bytes)
+{
+	for (int i = 0; i < lengthof(auto_table); i++)
+		if (n <= auto_table[i].max_n)
+			return key_bytes == 4 ? auto_table[i].algo32 : auto_table[i].algo64;
+	return GPUEXT_SORT_RADIX;
+}
+
+/* Number of NULL elements, from the null bitmap. */
+static int
+CountNulls(ArrayType *arr, int nitems)
+{
+	bits8	   *bitmap = ARR_NULLBITMAP(arr);
+	int			set;
+
+	if (bitmap == NULL)
+		return 0;
+	set = (int) pg_popcount((const char *) bitmap, nitems / 8);
+	for (int i = nitems & ~7; i < nitems; i++)
+		if (bitmap[i / 8] & (1 << (i % 8)))
+			set++;
+	return nitems - set;
+}
+
+/* Sort n values on the CPU through the same keys the device sorts. */
+static void
+SortOnCpu(const GpuextSortType *type, const char *in, char *out, size_t n, bool descending)
+{
+	void	   *keys = MemoryContextAllocHuge(CurrentMemoryContext, n * type->key_bytes);
+
+	type->encode(in, keys, n, descending);
+	GpuextCpuSortKeys(keys, n, type->key_bytes);
+	type->decode(keys, out, n, descending);
+	pfree(keys);
+}
+
+/* Copy keys of chunk i back into staging half i % 2 and mark its event slot. */
+static void
+DownloadChunk(const GpuextSortType *type, char *staging, const char *dkeys,
+			  size_t n, size_t chunk, size_t i)
+{
+	size_t		off = i * chunk;
+	size_t		cnt = Min(chunk, n - off);
+	int			slot = i % 2;
+
+	GpuextCheck(gpuext_cuda_copy_to_host(staging + slot * GPUEXT_STAGING_HALF_BYTES,
+										 dkeys + off * type->key_bytes,
+										 cnt * type->key_bytes), "copy to host");
+	GpuextCheck(gpuext_cuda_mark(slot), "event record");
+}
+
+/*
+ * Sort n values on the device: keys are built in one pinned half while the
+ * other half is in flight, sorted in device memory, and decoded the same way
+ * on the way back.  Returns false, having done nothing, if device memory is
+ * short and the caller may use the CPU instead.
+ */
+static bool
+SortOnDevice(const GpuextSortType *type, GpuextSortAlgo algo, const char *in, char *out,
+			 size_t n, bool descending, bool missing_ok)
+{
+	size_t		kb = type->key_bytes;
+	size_t		chunk = GPUEXT_STAGING_HALF_BYTES / kb;
+	size_t		nchunks = (n + chunk - 1) / chunk;
+	size_t		keys_bytes = TYPEALIGN(256, n * kb);
+	size_t		scratch_bytes;
+	GpuextDeviceBuffer *buf;
+	char	   *staging;
+
+	GpuextCheck(gpuext_sort_scratch_bytes(algo, kb, n, &scratch_bytes), "sort setup");
+	buf = GpuextDeviceAlloc(keys_bytes + scratch_bytes, missing_ok);
+	if (buf == NULL)
+		return false;
+	staging = GpuextStagingBegin();
+
+	for (size_t i = 0; i < nchunks; i++)
+	{
+		size_t		off = i * chunk;
+		size_t		cnt = Min(chunk, n - off);
+		int			slot = i % 2;
+		char	   *half = staging + slot * GPUEXT_STAGING_HALF_BYTES;
+
+		if (i >= 2)
+			GpuextWait(slot);
+		type->encode(in + off * type->value_bytes, half, cnt, descending);
+		GpuextCheck(gpuext_cuda_copy_to_device(buf->ptr + off * kb, half, cnt * kb),
+					"copy to device");
+		GpuextCheck(gpuext_cuda_mark(slot), "event record");
+	}
+
+	GpuextCheck(gpuext_sort_keys(algo, (int) kb, buf->ptr, n, buf->ptr + keys_bytes,
+								 scratch_bytes, GpuextPollInterrupts, NULL), "sort");
+
+	for (size_t i = 0; i < Min(nchunks, 2); i++)
+		DownloadChunk(type, staging, buf->ptr, n, chunk, i);
+	for (size_t i = 0; i < nchunks; i++)
+	{
+		size_t		off = i * chunk;
+		size_t		cnt = Min(chunk, n - off);
+		int			slot = i % 2;
+
+		GpuextWait(slot);
+		type->decode(staging + slot * GPUEXT_STAGING_HALF_BYTES,
+					 out + off * type->value_bytes, cnt, descending);
+		if (i + 2 < nchunks)
+			DownloadChunk(type, staging, buf->ptr, n, chunk, i + 2);
+	}
+
+	GpuextStagingEnd();
+	GpuextDeviceFree(buf);
+	return true;
+}
+
+PG_FUNCTION_INFO_V1(gpu_sort);
+
+/* SQL: gpu_sort(anyarray, descending boolean, algorithm text) returns anyarray. */
+Datum
+gpu_sort(PG_FUNCTION_ARGS)
+{
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(0);
+	bool		descending = PG_GETARG_BOOL(1);
+	SortChoice	choice = ParseSortChoice(PG_GETARG_TEXT_PP(2));
+	Oid			elemtype = ARR_ELEMTYPE(arr);
+	const GpuextSortType *type = GpuextSortTypeLookup(getBaseType(elemtype));
+	bool		use_device;
+	int			nitems,
+				nnulls;
+	size_t		n;
+	ArrayType  *result;
+	Size		dataoffset,
+				nbytes;
+	bits8	   *bitmap;
+
+	if (type == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("gpu_sort does not support arrays of type %s", format_type_be(elemtype)),
+				 errdetail("Supported element types: %s.", GpuextSortTypeNames)));
+	if (ARR_NDIM(arr) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("gpu_sort accepts only one-dimensional arrays"),
+				 errdetail("The array has %d dimensions.", ARR_NDIM(arr))));
+
+	nitems = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+	nnulls = CountNulls(arr, nitems);
+	n = (size_t) (nitems - nnulls);
+	if (choice == SORT_ODDEVEN && n > GPUEXT_ODDEVEN_MAX_ELEMENTS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("oddeven sort is limited to %d elements, the array has %zu",
+						GPUEXT_ODDEVEN_MAX_ELEMENTS, n),
+				 errhint("Use algorithm bitonic, quicksort, radix or auto.")));
+
+	/* Placement: gpuext.device decides first; auto keeps small inputs on the CPU. */
+	use_device = choice != SORT_CPU && GpuextUseDevice();
+	if (use_device && gpuext_device_mode == GPUEXT_DEVICE_AUTO &&
+		choice == SORT_AUTO && n < (size_t) gpuext_min_gpu_elements)
+		use_device = false;
+
+	if (nitems == 0)
+		PG_RETURN_ARRAYTYPE_P(construct_empty_array(elemtype));
+
+	/* The result: one dimension from 1, values first ascending and NULLs first descending. */
+	nbytes = n * type->value_bytes;
+	dataoffset = nnulls ? ARR_OVERHEAD_WITHNULLS(1, nitems) : 0;
+	result = palloc0((nnulls ? dataoffset : ARR_OVERHEAD_NONULLS(1)) + nbytes);
+	SET_VARSIZE(result, (nnulls ? dataoffset : ARR_OVERHEAD_NONULLS(1)) + nbytes);
+	result->ndim = 1;
+	result->dataoffset = (int32) dataoffset;
+	result->elemtype = elemtype;
+	ARR_DIMS(result)[0] = nitems;
+	ARR_LBOUND(result)[0] = 1;
+	bitmap = ARR_NULLBITMAP(result);
+	if (bitmap)
+	{
+		int			first = descending ? nnulls : 0;
+
+		for (int i = first; i < first + (int) n; i++)
+			bitmap[i / 8] |= 1 << (i % 8);
+	}
+
+	if (n > 1 && use_device)
+	{
+		GpuextSortAlgo algo = choice == SORT_AUTO ? AutoAlgorithm(n, type->key_bytes)
+			: (GpuextSortAlgo) choice;
+
+		if (SortOnDevice(type, algo, ARR_DATA_PTR(arr), ARR_DATA_PTR(result), n, descending,
+						 gpuext_device_mode == GPUEXT_DEVICE_AUTO))
+			PG_RETURN_ARRAYTYPE_P(result);
+		elog(DEBUG1, "gpu_sort: device memory short for %zu elements, sorting on the CPU", n);
+	}
+	SortOnCpu(type, ARR_DATA_PTR(arr), ARR_DATA_PTR(result), n, descending);
+	PG_RETURN_ARRAYTYPE_P(result);
+}

@@ -1,0 +1,43 @@
+/*
+ * gpuext.h
+ *		Declarations shared by gpuext's PostgreSQL-facing C files.
+ */
+#ifndef GPUEXT_H
+#define GPUEXT_H
+
+#include "gpuext_cuda.h"
+
+/* gpuext.device */
+typedef enum GpuextDeviceMode
+{
+	GPUEXT_DEVICE_AUTO,
+	GPUEXT_DEVICE_GPU,
+	GPUEXT_DEVICE_CPU
+} GpuextDeviceMode;
+
+extern int	gpuext_device_mode;
+extern int	gpuext_min_gpu_elements;
+
+/* device.c: the backend's device session */
+extern bool GpuextDeviceReady(void);
+extern bool GpuextUseDevice(void);
+extern void GpuextCheck(GpuextStatus status, const char *what);
+extern void GpuextWait(int slot);
+extern int	GpuextPollInterrupts(void *arg);
+
+/* Device memory owned by the memory context it was allocated in. */
+typedef struct GpuextDeviceBuffer
+{
+	char	   *ptr;			/* NULL once freed */
+	size_t		bytes;
+} GpuextDeviceBuffer;
+
+extern GpuextDeviceBuffer *GpuextDeviceAlloc(size_t bytes, bool missing_ok);
+extern void GpuextDeviceFree(GpuextDeviceBuffer *buf);
+
+/* The backend's pinned staging buffer: two halves used in turn for transfers. */
+#define GPUEXT_STAGING_HALF_BYTES ((size_t) 4 * 1024 * 1024)
+extern char *GpuextStagingBegin(void);
+extern void GpuextStagingEnd(void);
+
+#endif							/* GPUEXT_H */

@@ -1,0 +1,204 @@
+/*
+ * sort_keys.c
+ *		Order-preserving unsigned keys for every sortable type, and the CPU sort.
+ *
+ * Keys order exactly as ORDER BY does: signed integers (and date, timestamp,
+ * timestamptz, stored as such) by flipping the sign bit; floats by flipping
+ * all bits of negatives and the sign bit of positives, with every NaN first
+ * made the one positive quiet NaN so that it sorts above +Infinity.  -0 keys
+ * just below +0, a tie order PostgreSQL also permits.  Descending inverts the
+ * key.  Every device algorithm and the CPU sort order these same keys, so all
+ * placements give the same answer.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "datatype/timestamp.h"
+#include "miscadmin.h"
+#include "utils/date.h"
+
+#include "sort_keys.h"
+
+const char *const GpuextSortTypeNames =
+"smallint, integer, bigint, real, double precision, date, timestamp without time zone, timestamp with time zone";
+
+/* Signed integer <-> key of the same or wider width. */
+static inline uint32
+signed_to_uint32(int32 v)
+{
+	return (uint32) v ^ UINT32_C(0x80000000);
+}
+
+static inline int32
+signed_from_uint32(uint32 k)
+{
+	return (int32) (k ^ UINT32_C(0x80000000));
+}
+
+static inline uint64
+signed_to_uint64(int64 v)
+{
+	return (uint64) v ^ UINT64_C(0x8000000000000000);
+}
+
+static inline int64
+signed_from_uint64(uint64 k)
+{
+	return (int64) (k ^ UINT64_C(0x8000000000000000));
+}
+
+/* float4 <-> key: NaN canonicalised, negatives inverted, positives above them. */
+static inline uint32
+float_to_uint32(float4 f)
+{
+	uint32		u;
+
+	if (isnan(f))
+		return UINT32_C(0x7FC00000) | UINT32_C(0x80000000);
+	memcpy(&u, &f, sizeof(u));
+	return (u & UINT32_C(0x80000000)) ? ~u : u | UINT32_C(0x80000000);
+}
+
+static inline float4
+float_from_uint32(uint32 k)
+{
+	uint32		u = (k & UINT32_C(0x80000000)) ? k & ~UINT32_C(0x80000000) : ~k;
+	float4		f;
+
+	memcpy(&f, &u, sizeof(f));
+	return f;
+}
+
+/* float8 <-> key, as for float4. */
+static inline uint64
+float_to_uint64(float8 f)
+{
+	uint64		u;
+
+	if (isnan(f))
+		return UINT64_C(0x7FF8000000000000) | UINT64_C(0x8000000000000000);
+	memcpy(&u, &f, sizeof(u));
+	return (u & UINT64_C(0x8000000000000000)) ? ~u : u | UINT64_C(0x8000000000000000);
+}
+
+static inline float8
+float_from_uint64(uint64 k)
+{
+	uint64		u = (k & UINT64_C(0x8000000000000000)) ? k & ~UINT64_C(0x8000000000000000) : ~k;
+	float8		f;
+
+	memcpy(&f, &u, sizeof(f));
+	return f;
+}
+
+/* The type table: (name, type oid, stored C type, key type, key mapping). */
+#define GPUEXT_SORT_TYPES(X) \
+	X(int2, INT2OID, int16, uint32, signed) \
+	X(int4, INT4OID, int32, uint32, signed) \
+	X(int8, INT8OID, int64, uint64, signed) \
+	X(float4, FLOAT4OID, float4, uint32, float) \
+	X(float8, FLOAT8OID, float8, uint64, float) \
+	X(date, DATEOID, DateADT, uint32, signed) \
+	X(timestamp, TIMESTAMPOID, Timestamp, uint64, signed) \
+	X(timestamptz, TIMESTAMPTZOID, TimestampTz, uint64, signed)
+
+/* Per type: encode values into keys, decode keys into values. */
+#define GPUEXT_DEFINE_CODEC(name, oid, ctype, ktype, kind) \
+static void \
+encode_##name(const void *values, void *keys, size_t n, bool descending) \
+{ \
+	const ctype *v = (const ctype *) values; \
+	ktype	   *k = (ktype *) keys; \
+	ktype		flip = descending ? ~(ktype) 0 : 0; \
+	\
+	for (size_t i = 0; i < n; i++) \
+		k[i] = kind##_to_##ktype(v[i]) ^ flip; \
+} \
+\
+static void \
+decode_##name(const void *keys, void *values, size_t n, bool descending) \
+{ \
+	const ktype *k = (const ktype *) keys; \
+	ctype	   *v = (ctype *) values; \
+	ktype		flip = descending ? ~(ktype) 0 : 0; \
+	\
+	for (size_t i = 0; i < n; i++) \
+		v[i] = (ctype) kind##_from_##ktype(k[i] ^ flip); \
+}
+
+GPUEXT_SORT_TYPES(GPUEXT_DEFINE_CODEC)
+
+#define GPUEXT_TYPE_ENTRY(name, oid, ctype, ktype, kind) \
+	{oid, sizeof(ctype), sizeof(ktype), encode_##name, decode_##name},
+
+static const GpuextSortType sort_types[] = {
+	GPUEXT_SORT_TYPES(GPUEXT_TYPE_ENTRY)
+};
+
+/* Find the table entry for a (base) element type, or NULL. */
+const GpuextSortType *
+GpuextSortTypeLookup(Oid typid)
+{
+	for (int i = 0; i < lengthof(sort_types); i++)
+		if (sort_types[i].typid == typid)
+			return &sort_types[i];
+	return NULL;
+}
+
+/* LSD radix sort by bytes, skipping bytes that all keys share; one template per key width. */
+#define GPUEXT_DEFINE_RADIX(ktype) \
+static void \
+radix_sort_##ktype(ktype *keys, size_t n) \
+{ \
+	const int	nbytes = sizeof(ktype); \
+	size_t	   *counts = palloc0(sizeof(size_t) * 256 * nbytes); \
+	ktype	   *tmp = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(ktype) * n); \
+	ktype	   *src = keys, \
+			   *dst = tmp; \
+	\
+	for (size_t i = 0; i < n; i++) \
+		for (int b = 0; b < nbytes; b++) \
+			counts[b * 256 + ((keys[i] >> (8 * b)) & 0xFF)]++; \
+	\
+	for (int b = 0; b < nbytes; b++) \
+	{ \
+		size_t	   *c = counts + b * 256; \
+		size_t		sum = 0; \
+		ktype	   *swap; \
+		\
+		if (c[(keys[0] >> (8 * b)) & 0xFF] == n) \
+			continue; \
+		CHECK_FOR_INTERRUPTS(); \
+		for (int d = 0; d < 256; d++) \
+		{ \
+			size_t		cnt = c[d]; \
+			\
+			c[d] = sum; \
+			sum += cnt; \
+		} \
+		for (size_t i = 0; i < n; i++) \
+			dst[c[(src[i] >> (8 * b)) & 0xFF]++] = src[i]; \
+		swap = src; \
+		src = dst; \
+		dst = swap; \
+	} \
+	if (src != keys) \
+		memcpy(keys, src, sizeof(ktype) * n); \
+	pfree(tmp); \
+	pfree(counts); \
+}
+
+GPUEXT_DEFINE_RADIX(uint32)
+GPUEXT_DEFINE_RADIX(uint64)
+
+/* The CPU sort of keys, ascending; the reference every device algorithm matches. */
+void
+GpuextCpuSortKeys(void *keys, size_t n, int key_bytes)
+{
+	if (n < 2)
+		return;
+	if (key_bytes == 4)
+		radix_sort_uint32((uint32 *) keys, n);
+	else
+		radix_sort_uint64((uint64 *) keys, n);
+}

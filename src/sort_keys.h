@@ -1,0 +1,23 @@
+/*
+ * sort_keys.h
+ *		Order-preserving unsigned keys for the sortable element types.
+ */
+#ifndef GPUEXT_SORT_KEYS_H
+#define GPUEXT_SORT_KEYS_H
+
+/* One entry per supported element type, generated from GPUEXT_SORT_TYPES. */
+typedef struct GpuextSortType
+{
+	Oid			typid;
+	int			value_bytes;	/* bytes of one stored value */
+	int			key_bytes;		/* 4 or 8 */
+	/* values -> keys (descending inverts the keys) and back */
+	void		(*encode) (const void *values, void *keys, size_t n, bool descending);
+	void		(*decode) (const void *keys, void *values, size_t n, bool descending);
+} GpuextSortType;
+
+extern const GpuextSortType *GpuextSortTypeLookup(Oid typid);
+extern const char *const GpuextSortTypeNames;
+extern void GpuextCpuSortKeys(void *keys, size_t n, int key_bytes);
+
+#endif							/* GPUEXT_SORT_KEYS_H */

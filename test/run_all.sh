@@ -1,0 +1,46 @@
+#!/bin/bash
+# Run every gpuext test on this machine: installs what is missing (as root, Debian 12),
+# then builds, installs and runs the regression suite against a throwaway cluster,
+# once for the CPU-only build and once with the CUDA kernels when nvcc is present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES="postgresql-15 postgresql-server-dev-15 postgresql-common make gcc libipc-run-perl"
+SUDO=""
+if [ "$(id -u)" = 0 ]; then
+	missing=$(for p in $PACKAGES; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
+	if [ -n "$missing" ]; then
+		echo "== installing:" $missing
+		apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+	fi
+else
+	SUDO=sudo
+fi
+export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+
+passed=0 failed=0
+log=$(mktemp)
+# Build and install one variant, then run pg_regress on a throwaway cluster.
+suite() {
+	echo "== build $*"
+	make -s clean >/dev/null
+	make -s -j"$(nproc)" "$@"
+	$SUDO make -s install "$@" >/dev/null
+	echo "== regression suite ($*)"
+	if pg_virtualenv -v 15 make -s installcheck "$@" 2>&1 | tee "$log"; then :; else
+		[ -f regression.diffs ] && cat regression.diffs
+	fi
+	passed=$((passed + $(grep -cE '^(ok|test) .* \.\.\. ok|^ok ' "$log" || true)))
+	failed=$((failed + $(grep -cE 'FAILED|failed \(ignored\)' "$log" || true)))
+}
+
+suite WITH_CUDA=no
+if [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] || command -v nvcc >/dev/null; then
+	suite
+	echo "== kernel harness (compiled here; it runs on a GPU host)"
+	make -s harness
+fi
+rm -f "$log"
+echo "regression: $passed passed, $failed failed"
+[ "$failed" = 0 ] && [ "$passed" -gt 0 ]
