@@ -85,13 +85,17 @@ extern GpuextStatus gpuext_cuda_mark(int slot);
 /* Wait for event slot, or for the whole stream when slot < 0, polling poll. */
 extern GpuextStatus gpuext_cuda_wait(int slot, GpuextPollFn poll, void *arg);
 
-/* Device scratch bytes that gpuext_sort_keys needs beside the keys. */
+/*
+ * Scratch that gpuext_sort_keys needs beside the keys: device bytes, and
+ * pinned host bytes for algorithms that read results back between steps.
+ */
 extern GpuextStatus gpuext_sort_scratch_bytes(GpuextSortAlgo algo, int key_bytes,
-											  size_t n, size_t *bytes);
+											  size_t n, size_t *bytes, size_t *host_bytes);
 
 /*
  * Sort n unsigned keys of key_bytes (4 or 8) in place, ascending, in device
- * memory.  scratch is device memory of at least gpuext_sort_scratch_bytes.
+ * memory.  scratch is device memory and host_scratch pinned host memory of
+ * at least the sizes gpuext_sort_scratch_bytes gives; the caller owns both.
  * Work is enqueued on the stream; the call may wait (polling poll) where an
  * algorithm needs a result on the host, and returns when all work is
  * enqueued.  The caller waits with gpuext_cuda_wait(-1, ...) before reading.
@@ -99,6 +103,7 @@ extern GpuextStatus gpuext_sort_scratch_bytes(GpuextSortAlgo algo, int key_bytes
 extern GpuextStatus gpuext_sort_keys(GpuextSortAlgo algo, int key_bytes,
 									 void *keys, size_t n,
 									 void *scratch, size_t scratch_bytes,
+									 void *host_scratch, size_t host_scratch_bytes,
 									 GpuextPollFn poll, void *arg);
 
 #ifdef __cplusplus

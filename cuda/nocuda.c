@@ -1,26 +1,27 @@
 /*
  * nocuda.c
- *		The device layer of a build without CUDA: every call reports that.
+ *		gpuext_cuda.h for the CPU-only build (WITH_CUDA=no): no device code,
+ *		every device call reports GPUEXT_NOT_BUILT.
  */
 #include "gpuext_cuda.h"
 
-static const char not_built[] = "gpuext was built without CUDA support";
+static const char not_built_message[] = "gpuext was built without CUDA support";
 
-/* This build holds no device code. */
+/* This build has no device code. */
 int
 gpuext_cuda_built(void)
 {
 	return 0;
 }
 
-/* The only message this build can give. */
+/* The only failure this build has. */
 const char *
 gpuext_cuda_error_message(void)
 {
-	return not_built;
+	return not_built_message;
 }
 
-/* No device can be opened. */
+/* No device to open. */
 GpuextStatus
 gpuext_cuda_open(GpuextDeviceInfo *info)
 {
@@ -28,56 +29,70 @@ gpuext_cuda_open(GpuextDeviceInfo *info)
 	return GPUEXT_NOT_BUILT;
 }
 
-/* Nothing below is reached without a device; each reports the build. */
+/* No device memory to describe. */
 GpuextStatus
 gpuext_cuda_mem_info(size_t *free_bytes, size_t *total_bytes)
 {
-	*free_bytes = *total_bytes = 0;
+	(void) free_bytes;
+	(void) total_bytes;
 	return GPUEXT_NOT_BUILT;
 }
 
+/* No device memory to allocate. */
 GpuextStatus
 gpuext_cuda_alloc(void **dptr, size_t bytes)
 {
 	(void) bytes;
-	*dptr = NULL;
+	if (dptr)
+		*dptr = NULL;
 	return GPUEXT_NOT_BUILT;
 }
 
+/* Nothing was allocated, so nothing to free. */
 void
 gpuext_cuda_free(void *dptr)
 {
 	(void) dptr;
 }
 
+/* No pinned memory without CUDA. */
 GpuextStatus
 gpuext_cuda_alloc_pinned(void **hptr, size_t bytes)
 {
 	(void) bytes;
-	*hptr = NULL;
+	if (hptr)
+		*hptr = NULL;
 	return GPUEXT_NOT_BUILT;
 }
 
+/* Nothing was allocated, so nothing to free. */
 void
 gpuext_cuda_free_pinned(void *hptr)
 {
 	(void) hptr;
 }
 
+/* No device to copy to. */
 GpuextStatus
 gpuext_cuda_copy_to_device(void *dst, const void *src, size_t bytes)
 {
-	(void) dst, (void) src, (void) bytes;
+	(void) dst;
+	(void) src;
+	(void) bytes;
 	return GPUEXT_NOT_BUILT;
 }
 
+/* No device to copy from. */
 GpuextStatus
 gpuext_cuda_copy_to_host(void *dst, const void *src, size_t bytes)
 {
-	(void) dst, (void) src, (void) bytes;
+	(void) dst;
+	(void) src;
+	(void) bytes;
 	return GPUEXT_NOT_BUILT;
 }
 
+/* No stream to mark. */
 GpuextStatus
 gpuext_cuda_mark(int slot)
 {
@@ -85,26 +100,46 @@ gpuext_cuda_mark(int slot)
 	return GPUEXT_NOT_BUILT;
 }
 
+/* No stream to wait for. */
 GpuextStatus
 gpuext_cuda_wait(int slot, GpuextPollFn poll, void *arg)
 {
-	(void) slot, (void) poll, (void) arg;
+	(void) slot;
+	(void) poll;
+	(void) arg;
 	return GPUEXT_NOT_BUILT;
 }
 
+/* No device sort, so no scratch. */
 GpuextStatus
-gpuext_sort_scratch_bytes(GpuextSortAlgo algo, int key_bytes, size_t n, size_t *bytes)
+gpuext_sort_scratch_bytes(GpuextSortAlgo algo, int key_bytes, size_t n, size_t *bytes,
+						  size_t *host_bytes)
 {
-	(void) algo, (void) key_bytes, (void) n;
-	*bytes = 0;
+	(void) algo;
+	(void) key_bytes;
+	(void) n;
+	if (bytes)
+		*bytes = 0;
+	if (host_bytes)
+		*host_bytes = 0;
 	return GPUEXT_NOT_BUILT;
 }
 
+/* No device sort. */
 GpuextStatus
-gpuext_sort_keys(GpuextSortAlgo algo, int key_bytes, void *keys, size_t n,
-				 void *scratch, size_t scratch_bytes, GpuextPollFn poll, void *arg)
+gpuext_sort_keys(GpuextSortAlgo algo, int key_bytes, void *keys, size_t n, void *scratch,
+				 size_t scratch_bytes, void *host_scratch, size_t host_scratch_bytes,
+				 GpuextPollFn poll, void *arg)
 {
-	(void) algo, (void) key_bytes, (void) keys, (void) n;
-	(void) scratch, (void) scratch_bytes, (void) poll, (void) arg;
+	(void) host_scratch;
+	(void) host_scratch_bytes;
+	(void) algo;
+	(void) key_bytes;
+	(void) keys;
+	(void) n;
+	(void) scratch;
+	(void) scratch_bytes;
+	(void) poll;
+	(void) arg;
 	return GPUEXT_NOT_BUILT;
 }
