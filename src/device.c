@@ -146,52 +146,79 @@ GpuextWait(int slot)
 	}
 }
 
-/* Memory-context callback: free a device buffer its owner did not free. */
+/* Memory-context callback: free a buffer its owner did not free. */
 static void
-DeviceBufferRelease(void *arg)
+BufferRelease(void *arg)
 {
-	GpuextDeviceBuffer *buf = (GpuextDeviceBuffer *) arg;
+	GpuextBuffer *buf = (GpuextBuffer *) arg;
 
 	if (buf->ptr == NULL)
 		return;
-	gpuext_cuda_free(buf->ptr);
-	device_bytes_held -= buf->bytes;
+	if (buf->pinned)
+	{
+		gpuext_cuda_free_pinned(buf->ptr);
+		pinned_bytes_held -= buf->bytes;
+	}
+	else
+	{
+		gpuext_cuda_free(buf->ptr);
+		device_bytes_held -= buf->bytes;
+	}
 	buf->ptr = NULL;
 }
 
-/* Allocate device memory owned by CurrentMemoryContext; NULL on OOM if missing_ok. */
-GpuextDeviceBuffer *
-GpuextDeviceAlloc(size_t bytes, bool missing_ok)
+/* Allocate device or pinned memory owned by CurrentMemoryContext; NULL on OOM if missing_ok. */
+static GpuextBuffer *
+BufferAlloc(size_t bytes, bool pinned, bool missing_ok)
 {
-	GpuextDeviceBuffer *buf;
+	GpuextBuffer *buf;
 	MemoryContextCallback *cb;
 	void	   *ptr = NULL;
 	GpuextStatus status;
 
-	buf = palloc(sizeof(GpuextDeviceBuffer));
+	buf = palloc(sizeof(GpuextBuffer));
 	cb = palloc(sizeof(MemoryContextCallback));
-	status = gpuext_cuda_alloc(&ptr, Max(bytes, 1));
+	bytes = Max(bytes, 1);
+	status = pinned ? gpuext_cuda_alloc_pinned(&ptr, bytes) : gpuext_cuda_alloc(&ptr, bytes);
 	if (status == GPUEXT_OUT_OF_MEMORY && missing_ok)
 	{
 		elog(DEBUG1, "gpuext: %s", gpuext_cuda_error_message());
 		return NULL;
 	}
-	GpuextCheck(status, "memory allocation");
+	GpuextCheck(status, pinned ? "pinned memory allocation" : "memory allocation");
 
 	buf->ptr = ptr;
 	buf->bytes = bytes;
-	device_bytes_held += bytes;
-	cb->func = DeviceBufferRelease;
+	buf->pinned = pinned;
+	if (pinned)
+		pinned_bytes_held += bytes;
+	else
+		device_bytes_held += bytes;
+	cb->func = BufferRelease;
 	cb->arg = buf;
 	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
 	return buf;
 }
 
-/* Free a device buffer now rather than when its memory context goes. */
-void
-GpuextDeviceFree(GpuextDeviceBuffer *buf)
+/* Device memory owned by CurrentMemoryContext; NULL on OOM if missing_ok. */
+GpuextBuffer *
+GpuextDeviceAlloc(size_t bytes, bool missing_ok)
 {
-	DeviceBufferRelease(buf);
+	return BufferAlloc(bytes, false, missing_ok);
+}
+
+/* Pinned host memory owned by CurrentMemoryContext. */
+GpuextBuffer *
+GpuextPinnedAlloc(size_t bytes)
+{
+	return BufferAlloc(bytes, true, false);
+}
+
+/* Free a buffer now rather than when its memory context goes. */
+void
+GpuextBufferFree(GpuextBuffer *buf)
+{
+	BufferRelease(buf);
 }
 
 /* Memory-context callback: the call using staging ended without GpuextStagingEnd. */
@@ -203,7 +230,7 @@ StagingRelease(void *arg)
 	if (!*in_use || staging == NULL)
 		return;
 	gpuext_cuda_free_pinned(staging);
-	pinned_bytes_held = 0;
+	pinned_bytes_held -= 2 * GPUEXT_STAGING_HALF_BYTES;
 	staging = NULL;
 	staging_guard = NULL;
 }
@@ -221,7 +248,7 @@ GpuextStagingBegin(void)
 		GpuextCheck(gpuext_cuda_alloc_pinned(&ptr, 2 * GPUEXT_STAGING_HALF_BYTES),
 					"pinned memory allocation");
 		staging = ptr;
-		pinned_bytes_held = 2 * GPUEXT_STAGING_HALF_BYTES;
+		pinned_bytes_held += 2 * GPUEXT_STAGING_HALF_BYTES;
 	}
 
 	staging_guard = palloc(sizeof(bool));

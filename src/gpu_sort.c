@@ -135,15 +135,20 @@ SortOnDevice(const GpuextSortType *type, GpuextSortAlgo algo, const char *in, ch
 	size_t		chunk = GPUEXT_STAGING_HALF_BYTES / kb;
 	size_t		nchunks = (n + chunk - 1) / chunk;
 	size_t		keys_bytes = TYPEALIGN(256, n * kb);
-	size_t		scratch_bytes;
-	GpuextDeviceBuffer *buf;
+	size_t		scratch_bytes,
+				host_bytes;
+	GpuextBuffer *buf;
+	GpuextBuffer *host_buf = NULL;
 	char	   *staging;
 
-	GpuextCheck(gpuext_sort_scratch_bytes(algo, kb, n, &scratch_bytes), "sort setup");
+	GpuextCheck(gpuext_sort_scratch_bytes(algo, kb, n, &scratch_bytes, &host_bytes), "sort setup");
 	buf = GpuextDeviceAlloc(keys_bytes + scratch_bytes, missing_ok);
 	if (buf == NULL)
 		return false;
 	staging = GpuextStagingBegin();
+	/* Host scratch (quicksort's per-level bookkeeping) reuses staging, idle during the sort, when it fits. */
+	if (host_bytes > 2 * GPUEXT_STAGING_HALF_BYTES)
+		host_buf = GpuextPinnedAlloc(host_bytes);
 
 	for (size_t i = 0; i < nchunks; i++)
 	{
@@ -160,8 +165,10 @@ SortOnDevice(const GpuextSortType *type, GpuextSortAlgo algo, const char *in, ch
 		GpuextCheck(gpuext_cuda_mark(slot), "event record");
 	}
 
-	GpuextCheck(gpuext_sort_keys(algo, (int) kb, buf->ptr, n, buf->ptr + keys_bytes,
-								 scratch_bytes, GpuextPollInterrupts, NULL), "sort");
+	GpuextCheck(gpuext_sort_keys(algo, (int) kb, buf->ptr, n, buf->ptr + keys_bytes, scratch_bytes,
+								 host_buf ? host_buf->ptr : staging,
+								 host_buf ? host_bytes : 2 * GPUEXT_STAGING_HALF_BYTES,
+								 GpuextPollInterrupts, NULL), "sort");
 
 	for (size_t i = 0; i < Min(nchunks, 2); i++)
 		DownloadChunk(type, staging, buf->ptr, n, chunk, i);
@@ -179,7 +186,9 @@ SortOnDevice(const GpuextSortType *type, GpuextSortAlgo algo, const char *in, ch
 	}
 
 	GpuextStagingEnd();
-	GpuextDeviceFree(buf);
+	if (host_buf)
+		GpuextBufferFree(host_buf);
+	GpuextBufferFree(buf);
 	return true;
 }
 

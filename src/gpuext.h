@@ -25,15 +25,17 @@ extern void GpuextCheck(GpuextStatus status, const char *what);
 extern void GpuextWait(int slot);
 extern int	GpuextPollInterrupts(void *arg);
 
-/* Device memory owned by the memory context it was allocated in. */
-typedef struct GpuextDeviceBuffer
+/* Device or pinned host memory owned by the memory context it was allocated in. */
+typedef struct GpuextBuffer
 {
 	char	   *ptr;			/* NULL once freed */
 	size_t		bytes;
-} GpuextDeviceBuffer;
+	bool		pinned;			/* pinned host memory, else device memory */
+} GpuextBuffer;
 
-extern GpuextDeviceBuffer *GpuextDeviceAlloc(size_t bytes, bool missing_ok);
-extern void GpuextDeviceFree(GpuextDeviceBuffer *buf);
+extern GpuextBuffer *GpuextDeviceAlloc(size_t bytes, bool missing_ok);
+extern GpuextBuffer *GpuextPinnedAlloc(size_t bytes);
+extern void GpuextBufferFree(GpuextBuffer *buf);
 
 /* The backend's pinned staging buffer: two halves used in turn for transfers. */
 #define GPUEXT_STAGING_HALF_BYTES ((size_t) 4 * 1024 * 1024)
