@@ -163,7 +163,18 @@ GpuextStatus gpuext_cuda_open(GpuextDeviceInfo *info)
 		err = cudaGetDeviceCount(&count);
 		if (err != cudaSuccess)
 		{
+			int			driver = 0;
+			int			runtime = 0;
+
 			cudaGetLastError();
+			cudaDriverGetVersion(&driver);
+			cudaRuntimeGetVersion(&runtime);
+			if (driver == 0)
+				return gpuext::set_error(GPUEXT_NO_DEVICE, "no NVIDIA driver is installed");
+			if (err == cudaErrorInsufficientDriver)
+				return gpuext::set_error(GPUEXT_NO_DEVICE,
+										 "the NVIDIA driver supports CUDA %d.%d, this build needs %d.%d",
+										 driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
 			return gpuext::set_error(GPUEXT_NO_DEVICE, "cudaGetDeviceCount: %s", cudaGetErrorString(err));
 		}
 		if (count == 0)
