@@ -23,11 +23,13 @@ $harness --bench > "$out/kernel_bench.txt" 2>&1
 bash .gpu/with-postgres --stage .gpu/stage --conf gpuext.device=gpu -- bash -c "
 	make -s installcheck > '$out/installcheck.txt' 2>&1
 	tar czf '$out/regress.tgz' results regression.out \$(ls regression.diffs 2>/dev/null)
-	psql -X -f bench/gpu_sort_crossover.sql > '$out/crossover.txt' 2>&1"
+	psql -X -f bench/gpu_sort_crossover.sql > '$out/crossover.txt' 2>&1
+	psql -X -f test/demo.sql > '$out/demo.txt' 2>&1"
 
 {
 	echo "== harness"; grep -E "passed, .* failed|ERROR SUMMARY|RACECHECK SUMMARY|^==" "$out/harness.log"
 	echo "== regression (gpuext.device = gpu)"; grep -E "^test|tests (passed|failed)|of .* tests" "$out/installcheck.txt"
 	echo "== kernel bench"; tail -40 "$out/kernel_bench.txt"
 	echo "== gpu_sort end to end"; cat "$out/crossover.txt"
+	echo "== demo"; cat "$out/demo.txt"
 } | tee -a "$out/summary.txt"

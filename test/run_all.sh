@@ -6,18 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES="postgresql-15 postgresql-server-dev-15 postgresql-common make gcc libipc-run-perl"
-SUDO=""
-if [ "$(id -u)" = 0 ]; then
-	missing=$(for p in $PACKAGES; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
-	if [ -n "$missing" ]; then
-		echo "== installing:" $missing
-		apt-get update -qq
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
-	fi
-else
-	SUDO=sudo
-fi
-export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+. test/debian_setup.sh
 
 passed=0 failed=0
 log=$(mktemp)
