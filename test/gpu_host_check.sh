@@ -22,7 +22,7 @@ $harness --bench > "$out/kernel_bench.txt" 2>&1
 
 bash .gpu/with-postgres --stage .gpu/stage --conf gpuext.device=gpu -- bash -c "
 	make -s installcheck > '$out/installcheck.txt' 2>&1
-	tar czf '$out/regress.tgz' results regression.out \$(ls regression.diffs 2>/dev/null)
+	tar czf '$out/regress.tgz' results \$(ls regression.out regression.diffs 2>/dev/null)
 	psql -X -f bench/gpu_sort_crossover.sql > '$out/crossover.txt' 2>&1
 	psql -X -f test/demo.sql > '$out/demo.txt' 2>&1"
 
