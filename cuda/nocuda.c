@@ -143,3 +143,31 @@ gpuext_sort_keys(GpuextSortAlgo algo, int key_bytes, void *keys, size_t n, void 
 	(void) arg;
 	return GPUEXT_NOT_BUILT;
 }
+
+/* No device row sort, so no scratch. */
+GpuextStatus
+gpuext_sort_rows_scratch_bytes(int nwords, size_t n, size_t *bytes)
+{
+	(void) nwords;
+	(void) n;
+	if (bytes)
+		*bytes = 0;
+	return GPUEXT_NOT_BUILT;
+}
+
+/* No device row sort. */
+GpuextStatus
+gpuext_sort_rows(int nwords, int top_bits, uint64_t *keys, uint32_t *order, size_t n, void *scratch,
+				 size_t scratch_bytes, GpuextPollFn poll, void *arg)
+{
+	(void) nwords;
+	(void) top_bits;
+	(void) keys;
+	(void) order;
+	(void) n;
+	(void) scratch;
+	(void) scratch_bytes;
+	(void) poll;
+	(void) arg;
+	return GPUEXT_NOT_BUILT;
+}

@@ -3,14 +3,18 @@
  *		Standalone check of gpuext's device sorts against std::sort, through
  *		gpuext_cuda.h only (no PostgreSQL).  Needs a GPU to run.
  *
- *	kernel_harness [--quick] [--bench] [--seed N] [--max-n N] [--pattern NAME] [--verbose]
+ *	kernel_harness [--quick] [--bench] [--rows] [--seed N] [--max-n N] [--pattern NAME] [--verbose]
  *
  * Every algorithm x key width x input pattern x size is sorted on the device
  * and compared element by element with the CPU; keys past n and scratch
  * past the size gpuext_sort_scratch_bytes gave must be left untouched.
- * --quick runs a small size set (for compute-sanitizer); --max-n and
- * --pattern narrow the set further (racecheck is slow); --bench times the
- * sorts instead.  The last line is "N passed, M failed".
+ * The row sort (gpuext_sort_rows) is checked over key shapes (words, bits
+ * of word 0) x row patterns x sizes: the order must be a permutation whose
+ * keys match a CPU sort of the rows, with guards past order, keys and
+ * scratch intact.  --quick runs a small size set (for compute-sanitizer);
+ * --max-n and --pattern narrow the set further (racecheck is slow); --rows
+ * keeps only the row sort; --bench times the sorts instead.  The last line
+ * is "N passed, M failed".
  */
 #include <algorithm>
 #include <cfloat>
@@ -48,6 +52,30 @@ enum Pattern
 const char *const PATTERN_NAMES[] = {"random", "sorted", "reverse", "all-equal", "2-distinct", "16-distinct",
 									 "special-floats"};
 
+/* Row-sort inputs; ties-word0 has few values in word 0 and distinct later words. */
+enum RowPattern
+{
+	ROW_RANDOM,
+	ROW_SORTED,
+	ROW_REVERSE,
+	ROW_ALL_EQUAL,
+	ROW_FEW_4,
+	ROW_TIES_WORD0,
+	NUM_ROW_PATTERNS
+};
+const char *const ROW_PATTERN_NAMES[] = {"random", "sorted", "reverse", "all-equal", "4-distinct", "ties-word0"};
+
+/* A row-sort key layout: words per row and significant bits of word 0. */
+struct RowShape
+{
+	int			nwords;
+	int			top_bits;
+};
+
+/* top_bits 1 is a NULL-flag word: equal in all rows, except random flags under ties-word0. */
+const RowShape ROW_SHAPES[] = {{1, 33}, {1, 64}, {1, 17}, {2, 33}, {2, 64}, {2, 1}, {2, 17}, {3, 33}, {3, 1},
+							   {3, 64}};
+
 /* Keys past n and bytes past the scratch size that must survive a sort. */
 constexpr size_t GUARD_KEYS = 256;
 constexpr size_t SCRATCH_GUARD_BYTES = 4096;
@@ -58,11 +86,13 @@ int passed = 0;
 int failed = 0;
 bool		verbose = false;
 size_t		max_n = SIZE_MAX;
-int			only_pattern = -1;
+const char *only_pattern = nullptr;
+bool		only_rows = false;
 
 void	   *pinned_in = nullptr;
 void	   *pinned_out = nullptr;
 void	   *pinned_poison = nullptr;
+void	   *pinned_ones = nullptr;
 size_t		pinned_in_bytes = 0;
 
 /* Record one case's outcome. */
@@ -125,11 +155,11 @@ void ensure_pinned(size_t bytes)
 	pinned_in_bytes = bytes;
 }
 
-/* Fill device memory with the poison byte, through the header's copy API. */
-void poison_device(void *dptr, size_t bytes)
+/* Fill device memory from a pinned POISON_CHUNK-byte pattern (the poison byte by default). */
+void poison_device(void *dptr, size_t bytes, const void *pattern = pinned_poison)
 {
 	for (size_t off = 0; off < bytes; off += POISON_CHUNK)
-		must(gpuext_cuda_copy_to_device(static_cast<char *>(dptr) + off, pinned_poison,
+		must(gpuext_cuda_copy_to_device(static_cast<char *>(dptr) + off, pattern,
 										std::min(POISON_CHUNK, bytes - off)),
 			 "poison copy");
 }
@@ -401,6 +431,296 @@ void check_waits(size_t n)
 	gpuext_cuda_free(d_scratch);
 }
 
+/* The significant bits of word w of a row key. */
+uint64_t word_mask(int w, int top_bits)
+{
+	return w > 0 || top_bits == 64 ? ~0ull : (1ull << top_bits) - 1;
+}
+
+/* A random nonzero value within mask. */
+uint64_t nonzero_value(uint64_t mask, std::mt19937_64 &rng)
+{
+	uint64_t	v;
+
+	do
+		v = rng() & mask;
+	while (v == 0);
+	return v;
+}
+
+/* Lexicographic compare of rows a and b of a row-major key array, word 0 first. */
+bool row_less(const std::vector<uint64_t> &rows, int nwords, uint32_t a, uint32_t b)
+{
+	const uint64_t *x = &rows[(size_t) a * nwords];
+	const uint64_t *y = &rows[(size_t) b * nwords];
+
+	for (int w = 0; w < nwords; w++)
+		if (x[w] != y[w])
+			return x[w] < y[w];
+	return false;
+}
+
+/* Row numbers 0..n-1 in ascending key order, by std::sort on the CPU. */
+std::vector<uint32_t> cpu_row_order(const std::vector<uint64_t> &rows, int nwords, size_t n)
+{
+	std::vector<uint32_t> idx(n);
+
+	for (size_t i = 0; i < n; i++)
+		idx[i] = (uint32_t) i;
+	std::sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) { return row_less(rows, nwords, a, b); });
+	return idx;
+}
+
+/* Fill n row-major keys with the pattern; word 0 within top_bits; no key is all zeros. */
+void generate_rows(std::vector<uint64_t> &rows, size_t n, RowShape shape, RowPattern pattern, std::mt19937_64 &rng)
+{
+	const int	nw = shape.nwords;
+	std::vector<uint64_t> values(4 * nw);
+
+	for (int w = 0; w < nw; w++)
+		for (int v = 0; v < 4; v++)
+			values[4 * w + v] = nonzero_value(word_mask(w, shape.top_bits), rng);
+	rows.resize(n * nw);
+	for (size_t i = 0; i < n; i++)
+		for (int w = 0; w < nw; w++)
+		{
+			uint64_t	mask = word_mask(w, shape.top_bits);
+			uint64_t   &k = rows[i * nw + w];
+
+			if (w == 0 && shape.top_bits == 1)
+				k = pattern == ROW_TIES_WORD0 ? rng() & 1 : 1;
+			else if (pattern == ROW_ALL_EQUAL)
+				k = values[4 * w];
+			else if (pattern == ROW_FEW_4)
+				k = values[4 * w + rng() % 4];
+			else if (pattern == ROW_TIES_WORD0 && w == 0)
+				k = values[rng() % 3];
+			else
+				k = nonzero_value(mask, rng);
+		}
+	if (pattern == ROW_SORTED || pattern == ROW_REVERSE)
+	{
+		std::vector<uint32_t> idx = cpu_row_order(rows, nw, n);
+		std::vector<uint64_t> ordered(n * nw);
+
+		if (pattern == ROW_REVERSE)
+			std::reverse(idx.begin(), idx.end());
+		for (size_t i = 0; i < n; i++)
+			for (int w = 0; w < nw; w++)
+				ordered[i * nw + w] = rows[(size_t) idx[i] * nw + w];
+		rows.swap(ordered);
+	}
+}
+
+/* Upload n row-major keys word-major (word w of row i at w * n + i) through pinned_in. */
+void upload_rows(void *d_keys, const std::vector<uint64_t> &rows, int nwords, size_t n)
+{
+	uint64_t   *in = static_cast<uint64_t *>(pinned_in);
+
+	for (int w = 0; w < nwords; w++)
+		for (size_t i = 0; i < n; i++)
+			in[(size_t) w * n + i] = rows[i * nwords + w];
+	must(gpuext_cuda_copy_to_device(d_keys, pinned_in, (size_t) nwords * n * 8), "row key upload");
+}
+
+/* First byte of buf[0..bytes) that is not b, or bytes. */
+size_t first_not(const char *buf, size_t bytes, unsigned char b)
+{
+	for (size_t i = 0; i < bytes; i++)
+		if ((unsigned char) buf[i] != b)
+			return i;
+	return bytes;
+}
+
+/* Sort rows on the device and check the order against the CPU's; one case. */
+void check_rows(RowShape shape, RowPattern pattern, size_t n, const std::vector<uint64_t> &rows,
+				const std::vector<uint32_t> &expected)
+{
+	const int	nw = shape.nwords;
+	char		what[160];
+	char		detail[256] = "";
+	size_t		scratch_bytes = 0;
+	size_t		key_area = ((size_t) nw * n + GUARD_KEYS) * 8;
+	size_t		order_area = (n + GUARD_KEYS) * 4;
+	size_t		out_bytes = order_area + GUARD_KEYS * 8 + SCRATCH_GUARD_BYTES;
+	void	   *d_keys = nullptr;
+	void	   *d_order = nullptr;
+	void	   *d_scratch = nullptr;
+	GpuextStatus st;
+	bool		ok = true;
+
+	snprintf(what, sizeof(what), "rows %d-word top_bits=%d %s n=%zu", nw, shape.top_bits,
+			 ROW_PATTERN_NAMES[pattern], n);
+	st = gpuext_sort_rows_scratch_bytes(nw, n, &scratch_bytes);
+	if (st != GPUEXT_OK)
+	{
+		snprintf(detail, sizeof(detail), "scratch size query: status %d: %s", (int) st, gpuext_cuda_error_message());
+		report(false, what, detail);
+		return;
+	}
+	ensure_pinned(std::max(key_area, out_bytes));
+	must(gpuext_cuda_alloc(&d_keys, key_area), "key allocation");
+	must(gpuext_cuda_alloc(&d_order, order_area), "order allocation");
+	must(gpuext_cuda_alloc(&d_scratch, scratch_bytes + SCRATCH_GUARD_BYTES), "scratch allocation");
+	poison_device(d_keys, key_area);
+	poison_device(d_order, order_area, pinned_ones);
+	poison_device(d_scratch, scratch_bytes + SCRATCH_GUARD_BYTES);
+	upload_rows(d_keys, rows, nw, n);
+
+	st = gpuext_sort_rows(nw, shape.top_bits, static_cast<uint64_t *>(d_keys), static_cast<uint32_t *>(d_order), n,
+						  d_scratch, scratch_bytes, nullptr, nullptr);
+	if (st == GPUEXT_OK)
+		st = gpuext_cuda_wait(-1, nullptr, nullptr);
+	if (st != GPUEXT_OK)
+	{
+		snprintf(detail, sizeof(detail), "status %d: %s", (int) st, gpuext_cuda_error_message());
+		ok = false;
+	}
+	else
+	{
+		char	   *out = static_cast<char *>(pinned_out);
+		const uint32_t *order = static_cast<const uint32_t *>(pinned_out);
+		std::vector<char> seen(n, 0);
+		size_t		bad;
+
+		memset(out, 0x5A, out_bytes);
+		must(gpuext_cuda_copy_to_host(out, d_order, order_area), "order download");
+		must(gpuext_cuda_copy_to_host(out + order_area, static_cast<char *>(d_keys) + (size_t) nw * n * 8,
+									  GUARD_KEYS * 8),
+			 "key guard download");
+		must(gpuext_cuda_copy_to_host(out + order_area + GUARD_KEYS * 8, static_cast<char *>(d_scratch) + scratch_bytes,
+									  SCRATCH_GUARD_BYTES),
+			 "scratch guard download");
+		must(gpuext_cuda_wait(-1, nullptr, nullptr), "download wait");
+		for (size_t i = 0; i < n && ok; i++)
+		{
+			if (order[i] >= n || seen[order[i]])
+			{
+				snprintf(detail, sizeof(detail), "order[%zu] = %u is %s", i, order[i],
+						 order[i] >= n ? "out of range" : "repeated");
+				ok = false;
+			}
+			else
+				seen[order[i]] = 1;
+		}
+		for (size_t i = 0; i < n && ok; i++)
+			for (int w = 0; w < nw && ok; w++)
+			{
+				uint64_t	got = rows[(size_t) order[i] * nw + w];
+				uint64_t	want = rows[(size_t) expected[i] * nw + w];
+
+				if (got != want)
+				{
+					snprintf(detail, sizeof(detail), "row %zu (row number %u) word %d is %#" PRIx64 ", expected %#" PRIx64,
+							 i, order[i], w, got, want);
+					ok = false;
+				}
+			}
+		if (ok && (bad = first_not(out + n * 4, order_area - n * 4, 0xFF)) < order_area - n * 4)
+		{
+			snprintf(detail, sizeof(detail), "byte %zu past the last row number was overwritten", bad);
+			ok = false;
+		}
+		if (ok && (bad = first_not(out + order_area, GUARD_KEYS * 8, POISON)) < GUARD_KEYS * 8)
+		{
+			snprintf(detail, sizeof(detail), "byte %zu past the last key word was overwritten", bad);
+			ok = false;
+		}
+		if (ok && (bad = first_not(out + order_area + GUARD_KEYS * 8, SCRATCH_GUARD_BYTES, POISON)) <
+			SCRATCH_GUARD_BYTES)
+		{
+			snprintf(detail, sizeof(detail), "byte %zu past the %zu scratch bytes was overwritten", bad,
+					 scratch_bytes);
+			ok = false;
+		}
+	}
+	gpuext_cuda_free(d_keys);
+	gpuext_cuda_free(d_order);
+	gpuext_cuda_free(d_scratch);
+	report(ok, what, detail);
+}
+
+/* Row sort argument checks, and a wait its poll callback abandons (behind a long copy, so it must poll). */
+void check_rows_arguments(size_t n)
+{
+	const size_t busy_bytes = 32 * POISON_CHUNK;
+	void	   *d_keys = nullptr;
+	void	   *d_order = nullptr;
+	void	   *d_scratch = nullptr;
+	void	   *d_busy = nullptr;
+	size_t		bytes = 0;
+	int			polls = 0;
+	uint64_t   *keys;
+	uint32_t   *order;
+	GpuextStatus st;
+	char		detail[600];
+
+	expect_invalid("rows: 0 words is refused", gpuext_sort_rows_scratch_bytes(0, n, &bytes));
+	expect_invalid("rows: 17 words is refused", gpuext_sort_rows_scratch_bytes(17, n, &bytes));
+	expect_invalid("rows: 2^32 rows is refused", gpuext_sort_rows_scratch_bytes(1, (size_t) 1 << 32, &bytes));
+	must(gpuext_sort_rows_scratch_bytes(3, n, &bytes), "row scratch size query");
+	must(gpuext_cuda_alloc(&d_keys, 3 * n * 8), "allocation");
+	must(gpuext_cuda_alloc(&d_order, n * 4), "allocation");
+	must(gpuext_cuda_alloc(&d_scratch, bytes), "allocation");
+	must(gpuext_cuda_alloc(&d_busy, busy_bytes), "allocation");
+	keys = static_cast<uint64_t *>(d_keys);
+	order = static_cast<uint32_t *>(d_order);
+	poison_device(d_keys, 3 * n * 8);
+	expect_invalid("rows: top_bits 0 is refused", gpuext_sort_rows(3, 0, keys, order, n, d_scratch, bytes, nullptr,
+																   nullptr));
+	expect_invalid("rows: top_bits 65 is refused", gpuext_sort_rows(3, 65, keys, order, n, d_scratch, bytes,
+																	nullptr, nullptr));
+	expect_invalid("rows: 17 words is refused by the sort", gpuext_sort_rows(17, 64, keys, order, n, d_scratch,
+																			 bytes, nullptr, nullptr));
+	expect_invalid("rows: one byte too little scratch is refused",
+				   gpuext_sort_rows(3, 64, keys, order, n, d_scratch, bytes - 1, nullptr, nullptr));
+	expect_invalid("rows: null order is refused", gpuext_sort_rows(3, 64, keys, nullptr, n, d_scratch, bytes,
+																   nullptr, nullptr));
+	must(gpuext_cuda_wait(-1, nullptr, nullptr), "wait");
+	poison_device(d_busy, busy_bytes);
+	st = gpuext_sort_rows(3, 64, keys, order, n, d_scratch, bytes, poll_stop, &polls);
+	snprintf(detail, sizeof(detail), "status %d after %d polls: %s", (int) st, polls, gpuext_cuda_error_message());
+	report(st == GPUEXT_INTERRUPTED && polls > 0, "rows: the sort stops waiting when its poll callback says so",
+		   detail);
+	st = gpuext_cuda_wait(-1, nullptr, nullptr);
+	snprintf(detail, sizeof(detail), "status %d: %s", (int) st, gpuext_cuda_error_message());
+	report(st == GPUEXT_OK, "rows: the stream drains after an abandoned row sort", st == GPUEXT_OK ? "" : detail);
+	gpuext_cuda_free(d_keys);
+	gpuext_cuda_free(d_order);
+	gpuext_cuda_free(d_scratch);
+	gpuext_cuda_free(d_busy);
+}
+
+/* Row sort correctness over every shape, pattern and size. */
+void run_row_checks(bool quick, uint64_t seed)
+{
+	std::vector<size_t> sizes = {0, 1, 2, 3, 1023, 1024, 1025, 65537};
+
+	if (!quick)
+		sizes.push_back(1000003);
+	for (const RowShape &shape : ROW_SHAPES)
+		for (int p = 0; p < NUM_ROW_PATTERNS; p++)
+		{
+			RowPattern	pattern = static_cast<RowPattern>(p);
+
+			if ((quick && (pattern == ROW_SORTED || pattern == ROW_REVERSE)) ||
+				(pattern == ROW_TIES_WORD0 && shape.nwords == 1) ||
+				(only_pattern != nullptr && strcmp(only_pattern, ROW_PATTERN_NAMES[p]) != 0))
+				continue;
+			for (size_t n : sizes)
+			{
+				if (n > max_n)
+					continue;
+				std::mt19937_64 rng(seed ^ (n * 0x9E3779B97F4A7C15ull) ^ ((uint64_t) p << 40) ^
+									((uint64_t) shape.nwords << 48) ^ ((uint64_t) shape.top_bits << 56));
+				std::vector<uint64_t> rows;
+
+				generate_rows(rows, n, shape, pattern, rng);
+				check_rows(shape, pattern, n, rows, cpu_row_order(rows, shape.nwords, n));
+			}
+		}
+}
+
 /* Correctness over every algorithm, width, pattern and size. */
 void run_checks(bool quick, uint64_t seed)
 {
@@ -418,7 +738,7 @@ void run_checks(bool quick, uint64_t seed)
 			Pattern		pattern = static_cast<Pattern>(p);
 
 			if ((quick && (pattern == SORTED || pattern == REVERSE || pattern == FEW_16)) ||
-				(only_pattern >= 0 && p != only_pattern))
+				(only_pattern != nullptr && strcmp(only_pattern, PATTERN_NAMES[p]) != 0))
 				continue;
 			for (size_t n : sizes)
 			{
@@ -501,6 +821,67 @@ void run_bench(uint64_t seed)
 			}
 }
 
+
+/* Median time of the row sort (it waits itself) over random keys for a few shapes and sizes. */
+void run_rows_bench(uint64_t seed)
+{
+	const int	runs = 10;
+	const RowShape shapes[] = {{1, 33}, {2, 33}, {2, 64}};
+
+	printf("%-10s %5s %8s %10s %12s %12s\n", "rows", "words", "top_bits", "n", "median_ms", "Mrows/s");
+	for (const RowShape &shape : shapes)
+		for (size_t n = 1 << 20; n <= (1u << 24); n <<= 2)
+		{
+			const int	nw = shape.nwords;
+			std::mt19937_64 rng(seed + n + nw);
+			std::vector<uint64_t> rows(n * nw);
+			std::vector<double> ms;
+			void	   *d_keys = nullptr;
+			void	   *d_order = nullptr;
+			void	   *d_scratch = nullptr;
+			size_t		bytes = 0;
+			bool		sorted = true;
+			const uint32_t *order;
+
+			for (size_t i = 0; i < n * nw; i++)
+				rows[i] = rng() & (i % nw == 0 ? word_mask(0, shape.top_bits) : ~0ull);
+			ensure_pinned(n * nw * 8);
+			must(gpuext_sort_rows_scratch_bytes(nw, n, &bytes), "row scratch size query");
+			must(gpuext_cuda_alloc(&d_keys, n * nw * 8), "key allocation");
+			must(gpuext_cuda_alloc(&d_order, n * 4), "order allocation");
+			must(gpuext_cuda_alloc(&d_scratch, bytes), "scratch allocation");
+			for (int r = 0; r <= runs; r++)
+			{
+				upload_rows(d_keys, rows, nw, n);
+				must(gpuext_cuda_wait(-1, nullptr, nullptr), "upload wait");
+				auto		t0 = std::chrono::steady_clock::now();
+
+				must(gpuext_sort_rows(nw, shape.top_bits, static_cast<uint64_t *>(d_keys),
+									  static_cast<uint32_t *>(d_order), n, d_scratch, bytes, nullptr, nullptr),
+					 "row sort");
+				must(gpuext_cuda_wait(-1, nullptr, nullptr), "row sort wait");
+				auto		t1 = std::chrono::steady_clock::now();
+
+				if (r > 0)
+					ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+			}
+			must(gpuext_cuda_copy_to_host(pinned_out, d_order, n * 4), "order download");
+			must(gpuext_cuda_wait(-1, nullptr, nullptr), "download wait");
+			order = static_cast<const uint32_t *>(pinned_out);
+			for (size_t i = 0; i < n && sorted; i++)
+				sorted = order[i] < n && (i == 0 || !row_less(rows, nw, order[i], order[i - 1]));
+			gpuext_cuda_free(d_keys);
+			gpuext_cuda_free(d_order);
+			gpuext_cuda_free(d_scratch);
+			std::sort(ms.begin(), ms.end());
+			double		median = (ms[runs / 2 - 1] + ms[runs / 2]) / 2;
+
+			printf("%-10s %5d %8d %10zu %12.3f %12.1f%s\n", "rows", nw, shape.top_bits, n, median,
+				   n / median / 1000.0, sorted ? "" : "  NOT SORTED");
+			fflush(stdout);
+		}
+}
+
 }								/* namespace */
 
 /* Parse options, open the device, print it, run the checks or the benchmark. */
@@ -518,6 +899,8 @@ int main(int argc, char **argv)
 			quick = true;
 		else if (strcmp(argv[i], "--bench") == 0)
 			bench = true;
+		else if (strcmp(argv[i], "--rows") == 0)
+			only_rows = true;
 		else if (strcmp(argv[i], "--verbose") == 0)
 			verbose = true;
 		else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
@@ -530,8 +913,11 @@ int main(int argc, char **argv)
 
 			for (int p = 0; p < NUM_PATTERNS; p++)
 				if (strcmp(name, PATTERN_NAMES[p]) == 0)
-					only_pattern = p;
-			if (only_pattern < 0)
+					only_pattern = name;
+			for (int p = 0; p < NUM_ROW_PATTERNS; p++)
+				if (strcmp(name, ROW_PATTERN_NAMES[p]) == 0)
+					only_pattern = name;
+			if (only_pattern == nullptr)
 			{
 				fprintf(stderr, "unknown pattern \"%s\"\n", name);
 				return 2;
@@ -539,7 +925,8 @@ int main(int argc, char **argv)
 		}
 		else
 		{
-			fprintf(stderr, "usage: %s [--quick] [--bench] [--seed N] [--max-n N] [--pattern NAME] [--verbose]\n",
+			fprintf(stderr,
+					"usage: %s [--quick] [--bench] [--rows] [--seed N] [--max-n N] [--pattern NAME] [--verbose]\n",
 					argv[0]);
 			return 2;
 		}
@@ -560,15 +947,24 @@ int main(int argc, char **argv)
 
 	must(gpuext_cuda_alloc_pinned(&pinned_poison, POISON_CHUNK), "pinned allocation");
 	memset(pinned_poison, POISON, POISON_CHUNK);
+	must(gpuext_cuda_alloc_pinned(&pinned_ones, POISON_CHUNK), "pinned allocation");
+	memset(pinned_ones, 0xFF, POISON_CHUNK);
 
 	if (bench)
 	{
-		run_bench(seed);
+		if (!only_rows)
+			run_bench(seed);
+		run_rows_bench(seed);
 		return 0;
 	}
-	check_invalid_arguments();
-	check_waits(quick ? 1 << 17 : 1 << 20);
-	run_checks(quick, seed);
+	if (!only_rows)
+	{
+		check_invalid_arguments();
+		check_waits(quick ? 1 << 17 : 1 << 20);
+		run_checks(quick, seed);
+	}
+	check_rows_arguments(quick ? 1 << 17 : 1 << 20);
+	run_row_checks(quick, seed);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }
