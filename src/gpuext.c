@@ -1,6 +1,6 @@
 /*
  * gpuext.c
- *		Module load: GUC definitions.  No device is touched here.
+ *		Module load: GUC definitions and the planner hook.  No device is touched here.
  */
 #include "postgres.h"
 
@@ -10,6 +10,7 @@
 #include "utils/guc.h"
 
 #include "gpuext.h"
+#include "sort_node.h"
 
 PG_MODULE_MAGIC;
 
@@ -55,5 +56,35 @@ _PG_init(void)
 							0,
 							NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("gpuext.enable_sort",
+							 "Lets GpuSort replace PostgreSQL's Sort nodes.",
+							 NULL,
+							 &gpuext_enable_sort,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuext.sort_min_rows",
+							"Sorts estimated to take fewer rows are left to PostgreSQL.",
+							NULL,
+							&gpuext_sort_min_rows,
+							20000,
+							0, INT_MAX,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuext.sort_work_mem",
+							"Memory a GpuSort may use for the rows it holds; -1 uses work_mem.",
+							"Past it the rows go to PostgreSQL's tuplesort, which can spill to disk.",
+							&gpuext_sort_work_mem,
+							-1,
+							-1, MAX_KILOBYTES,
+							PGC_USERSET,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved("gpuext");
+	GpuSortInit();
 }

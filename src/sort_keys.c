@@ -5,9 +5,11 @@
  * Keys order exactly as ORDER BY does: signed integers (and date, timestamp,
  * timestamptz, stored as such) by flipping the sign bit; floats by flipping
  * all bits of negatives and the sign bit of positives, with every NaN first
- * made the one positive quiet NaN so that it sorts above +Infinity.  -0 keys
- * just below +0, a tie order PostgreSQL also permits.  Descending inverts the
- * key.  Every device algorithm and the CPU sort order these same keys, so all
+ * made the one positive quiet NaN so that it sorts above +Infinity.  In
+ * arrays -0 keys just below +0, a tie order PostgreSQL also permits, and
+ * decodes back to -0; row keys (datum_key) make -0 equal to +0, so that a
+ * later key breaks the tie as PostgreSQL does.  Descending inverts the key.
+ * Every device algorithm and the CPU sort order these same keys, so all
  * placements give the same answer.
  */
 #include "postgres.h"
@@ -16,6 +18,7 @@
 #include "datatype/timestamp.h"
 #include "miscadmin.h"
 #include "utils/date.h"
+#include "utils/timestamp.h"
 
 #include "sort_keys.h"
 
@@ -91,19 +94,19 @@ float_from_uint64(uint64 k)
 	return f;
 }
 
-/* The type table: (name, type oid, stored C type, key type, key mapping). */
+/* The type table: (name, type oid, stored C type, key type, key mapping, Datum getter). */
 #define GPUEXT_SORT_TYPES(X) \
-	X(int2, INT2OID, int16, uint32, signed) \
-	X(int4, INT4OID, int32, uint32, signed) \
-	X(int8, INT8OID, int64, uint64, signed) \
-	X(float4, FLOAT4OID, float4, uint32, float) \
-	X(float8, FLOAT8OID, float8, uint64, float) \
-	X(date, DATEOID, DateADT, uint32, signed) \
-	X(timestamp, TIMESTAMPOID, Timestamp, uint64, signed) \
-	X(timestamptz, TIMESTAMPTZOID, TimestampTz, uint64, signed)
+	X(int2, INT2OID, int16, uint32, signed, DatumGetInt16) \
+	X(int4, INT4OID, int32, uint32, signed, DatumGetInt32) \
+	X(int8, INT8OID, int64, uint64, signed, DatumGetInt64) \
+	X(float4, FLOAT4OID, float4, uint32, float, DatumGetFloat4) \
+	X(float8, FLOAT8OID, float8, uint64, float, DatumGetFloat8) \
+	X(date, DATEOID, DateADT, uint32, signed, DatumGetDateADT) \
+	X(timestamp, TIMESTAMPOID, Timestamp, uint64, signed, DatumGetTimestamp) \
+	X(timestamptz, TIMESTAMPTZOID, TimestampTz, uint64, signed, DatumGetTimestampTz)
 
-/* Per type: encode values into keys, decode keys into values. */
-#define GPUEXT_DEFINE_CODEC(name, oid, ctype, ktype, kind) \
+/* Per type: encode values into keys, decode keys into values, one Datum into a key. */
+#define GPUEXT_DEFINE_CODEC(name, oid, ctype, ktype, kind, getter) \
 static void \
 encode_##name(const void *values, void *keys, size_t n, bool descending) \
 { \
@@ -124,12 +127,22 @@ decode_##name(const void *keys, void *values, size_t n, bool descending) \
 	\
 	for (size_t i = 0; i < n; i++) \
 		v[i] = (ctype) kind##_from_##ktype(k[i] ^ flip); \
+} \
+\
+static uint64 \
+datum_key_##name(Datum value) \
+{ \
+	ctype		v = getter(value); \
+	\
+	if (v == 0) \
+		v = 0;					/* -0 ties with 0 here: a later key decides */ \
+	return kind##_to_##ktype(v); \
 }
 
 GPUEXT_SORT_TYPES(GPUEXT_DEFINE_CODEC)
 
-#define GPUEXT_TYPE_ENTRY(name, oid, ctype, ktype, kind) \
-	{oid, sizeof(ctype), sizeof(ktype), encode_##name, decode_##name},
+#define GPUEXT_TYPE_ENTRY(name, oid, ctype, ktype, kind, getter) \
+	{oid, sizeof(ctype), sizeof(ktype), encode_##name, decode_##name, datum_key_##name},
 
 static const GpuextSortType sort_types[] = {
 	GPUEXT_SORT_TYPES(GPUEXT_TYPE_ENTRY)

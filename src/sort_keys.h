@@ -14,6 +14,8 @@ typedef struct GpuextSortType
 	/* values -> keys (descending inverts the keys) and back */
 	void		(*encode) (const void *values, void *keys, size_t n, bool descending);
 	void		(*decode) (const void *keys, void *values, size_t n, bool descending);
+	/* one value as an ascending key in the low 8 * key_bytes bits */
+	uint64		(*datum_key) (Datum value);
 } GpuextSortType;
 
 extern const GpuextSortType *GpuextSortTypeLookup(Oid typid);

@@ -1,0 +1,721 @@
+/*
+ * sort_exec.c
+ *		Executing Custom Scan (GpuSort): store the input rows, build one
+ *		order-preserving key per row, sort (key, row number) on the device,
+ *		emit the rows in that order.
+ *
+ * Each key column takes a NULL flag bit (0 for the NULLs that come first)
+ * and its gpu_sort key (inverted for DESC); the columns are packed, most
+ * significant first, into as few 64-bit words as hold them.  A backend
+ * without a GPU and small LIMIT bounds are known at executor start: then the
+ * node runs PostgreSQL's own Sort executor inside, at exactly its cost.  Rows
+ * whose storage would pass the memory budget, and inputs the device cannot
+ * take, go on to PostgreSQL's tuplesort, which gives the same order.
+ */
+#include "postgres.h"
+
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "executor/nodeSort.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "parser/parsetree.h"
+#include "portability/instr_time.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/ruleutils.h"
+#include "utils/tuplesort.h"
+#include "utils/typcache.h"
+
+#include "gpuext.h"
+#include "sort_keys.h"
+#include "sort_node.h"
+
+int			gpuext_sort_work_mem = -1;
+
+/* Rows whose key columns are read before their keys are built together. */
+#define KEY_BATCH 256
+
+/* LIMIT bounds up to this are served by tuplesort's top-N heap, which keeps only them. */
+#define HEAP_BOUND_MAX 100000
+
+typedef struct GpuSortState
+{
+	CustomScanState css;
+
+	/* From the plan */
+	int			nkeys;
+	AttrNumber *colidx;
+	Oid		   *sortops;
+	Oid		   *collations;
+	bool	   *nullsfirst;
+	bool	   *descending;
+	const GpuextSortType **types;
+	int64		bound;
+	bool		random_access;
+
+	/* Key layout: bit positions counted from the least significant bit of the whole key */
+	int			nwords;
+	int			top_bits;
+	int		   *flag_lo;
+	int		   *value_lo;
+
+	/* Device path: stored rows, their keys (row-major), the order the device found */
+	MemoryContext rowcxt;
+	MinimalTuple *rows;
+	uint64	   *keys;
+	uint32	   *order;
+	size_t		nrows;
+	size_t		capacity;
+	size_t		current;
+	bool		eof;
+	size_t		mark_current;
+	bool		mark_eof;
+
+	/* CPU paths: PostgreSQL's Sort node run inside, or a tuplesort taking over the stored rows */
+	PlanState  *sortstate;
+	Tuplesortstate *tuplesort;
+
+	/* Run state and what EXPLAIN ANALYZE reports */
+	bool		done;
+	const char *fallback;
+	size_t		host_bytes;
+	size_t		device_bytes;
+	double		store_ms;
+	double		keys_ms;
+	double		transfer_ms;
+	double		sort_ms;
+	double		emit_ms;
+	double		rows_sorted;
+} GpuSortState;
+
+static void GpuSortBegin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *GpuSortExec(CustomScanState *node);
+static void GpuSortEnd(CustomScanState *node);
+static void GpuSortReScan(CustomScanState *node);
+static void GpuSortMarkPos(CustomScanState *node);
+static void GpuSortRestrPos(CustomScanState *node);
+static void GpuSortExplain(CustomScanState *node, List *ancestors, ExplainState *es);
+
+static const CustomExecMethods gpusort_exec_methods = {
+	.CustomName = "GpuSort",
+	.BeginCustomScan = GpuSortBegin,
+	.ExecCustomScan = GpuSortExec,
+	.EndCustomScan = GpuSortEnd,
+	.ReScanCustomScan = GpuSortReScan,
+	.MarkPosCustomScan = GpuSortMarkPos,
+	.RestrPosCustomScan = GpuSortRestrPos,
+	.ExplainCustomScan = GpuSortExplain,
+};
+
+/* Milliseconds since start. */
+static double
+ElapsedMs(instr_time start)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	return INSTR_TIME_GET_MILLISEC(now);
+}
+
+/* Allocate the executor state for a GpuSort plan node. */
+Node *
+GpuSortCreateState(CustomScan *cscan)
+{
+	GpuSortState *st = palloc0(sizeof(GpuSortState));
+
+	NodeSetTag(st, T_CustomScanState);
+	st->css.flags = cscan->flags;
+	st->css.methods = &gpusort_exec_methods;
+	return (Node *) st;
+}
+
+/* The Sort plan node this GpuSort replaced, rebuilt to run inside it. */
+static Sort *
+MakeSortPlan(GpuSortState *st, CustomScan *cscan)
+{
+	Sort	   *sort = makeNode(Sort);
+
+	memcpy(&sort->plan, &cscan->scan.plan, sizeof(Plan));
+	sort->plan.type = T_Sort;
+	sort->plan.targetlist = cscan->custom_scan_tlist;
+	sort->plan.initPlan = NIL;
+	sort->numCols = st->nkeys;
+	sort->sortColIdx = st->colidx;
+	sort->sortOperators = st->sortops;
+	sort->collations = st->collations;
+	sort->nullsFirst = st->nullsfirst;
+	return sort;
+}
+
+/* Read the sort specification from the plan and lay the key columns out in words. */
+static void
+GpuSortBegin(CustomScanState *node, EState *estate, int eflags)
+{
+	GpuSortState *st = (GpuSortState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *priv = cscan->custom_private;
+	TupleDesc	desc = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor;
+	int			total = 0;
+	int			i;
+
+	st->nkeys = list_length(linitial(priv));
+	st->colidx = palloc(sizeof(AttrNumber) * st->nkeys);
+	st->sortops = palloc(sizeof(Oid) * st->nkeys);
+	st->collations = palloc(sizeof(Oid) * st->nkeys);
+	st->nullsfirst = palloc(sizeof(bool) * st->nkeys);
+	st->descending = palloc(sizeof(bool) * st->nkeys);
+	st->types = palloc(sizeof(GpuextSortType *) * st->nkeys);
+	st->flag_lo = palloc(sizeof(int) * st->nkeys);
+	st->value_lo = palloc(sizeof(int) * st->nkeys);
+	for (i = 0; i < st->nkeys; i++)
+	{
+		st->colidx[i] = (AttrNumber) list_nth_int(linitial(priv), i);
+		st->sortops[i] = list_nth_oid(lsecond(priv), i);
+		st->collations[i] = list_nth_oid(lthird(priv), i);
+		st->nullsfirst[i] = list_nth_int(lfourth(priv), i) != 0;
+		st->types[i] = GpuextSortTypeLookup(list_nth_oid(list_nth(priv, 4), i));
+		st->descending[i] = list_nth_int(list_nth(priv, 5), i) != 0;
+		if (st->types[i] == NULL)
+			elog(ERROR, "GpuSort key %d has an unsupported type", i + 1);
+		total += 1 + 8 * st->types[i]->key_bytes;
+	}
+	st->bound = intVal(list_nth(priv, 6));
+
+	st->nwords = (total + 63) / 64;
+	st->top_bits = total - 64 * (st->nwords - 1);
+	for (i = 0, total = st->nwords * 64 - (64 - st->top_bits); i < st->nkeys; i++)
+	{
+		st->flag_lo[i] = total - 1;
+		st->value_lo[i] = total - 1 - 8 * st->types[i]->key_bytes;
+		total = st->value_lo[i];
+	}
+
+	/* Where the sort will run, when that is known now: then PostgreSQL's Sort does it. */
+	if ((eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0)
+	{
+		if (st->bound >= 0 && st->bound <= HEAP_BOUND_MAX)
+			st->fallback = psprintf("LIMIT %lld: top-N heap", (long long) st->bound);
+		else if (!GpuextUseDevice())
+			st->fallback = psprintf("no GPU: %s", GpuextDeviceUnavailableReason());
+	}
+	if (st->fallback)
+	{
+		st->sortstate = ExecInitNode((Plan *) MakeSortPlan(st, cscan), estate, eflags);
+		outerPlanState(node) = outerPlanState(st->sortstate);
+		if (st->bound >= 0)
+			ExecSetTupleBound(st->bound, st->sortstate);
+	}
+	else
+	{
+		/* Like Sort: the input is read once, and rewind, backward or mark are served here. */
+		st->random_access = (eflags & (EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK)) != 0;
+		outerPlanState(node) = ExecInitNode(outerPlan(cscan), estate,
+											eflags & ~(EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
+	}
+
+	/* Rows are stored as minimal tuples and returned without projection. */
+	if (node->ss.ps.ps_ProjInfo != NULL)
+		elog(ERROR, "GpuSort output does not match its input");
+	node->ss.ss_ScanTupleSlot = ExecAllocTableSlot(&estate->es_tupleTable, desc, &TTSOpsMinimalTuple);
+	node->ss.ps.scanops = &TTSOpsMinimalTuple;
+	node->ss.ps.resultops = &TTSOpsMinimalTuple;
+	node->ss.ps.resultopsfixed = true;
+	node->ss.ps.resultopsset = true;
+}
+
+/* Set a field of width bits whose lowest bit is lo in the multi-word key. */
+static inline void
+PutBits(uint64 *words, int nwords, int lo, int width, uint64 value)
+{
+	int			w = nwords - 1 - lo / 64;
+	int			shift = lo % 64;
+
+	words[w] |= value << shift;
+	if (shift + width > 64)
+		words[w - 1] |= value >> (64 - shift);
+}
+
+/* Build the keys of a batch of rows from their key column values. */
+static void
+BuildKeys(GpuSortState *st, uint64 *keys, const Datum *values, const bool *isnull, int nrows)
+{
+	memset(keys, 0, sizeof(uint64) * st->nwords * nrows);
+	for (int r = 0; r < nrows; r++)
+	{
+		uint64	   *words = keys + (size_t) r * st->nwords;
+
+		for (int k = 0; k < st->nkeys; k++)
+		{
+			int			bits = 8 * st->types[k]->key_bytes;
+			uint64		mask = bits == 64 ? ~UINT64CONST(0) : (UINT64CONST(1) << bits) - 1;
+			Datum		v = values[r * st->nkeys + k];
+
+			if (isnull[r * st->nkeys + k])
+			{
+				if (!st->nullsfirst[k])
+					PutBits(words, st->nwords, st->flag_lo[k], 1, 1);
+				continue;
+			}
+			if (st->nullsfirst[k])
+				PutBits(words, st->nwords, st->flag_lo[k], 1, 1);
+			PutBits(words, st->nwords, st->value_lo[k], bits,
+					(st->descending[k] ? ~st->types[k]->datum_key(v) : st->types[k]->datum_key(v)) & mask);
+		}
+	}
+}
+
+/* Start PostgreSQL's tuplesort for this node's keys, bounded where a LIMIT says so. */
+static void
+StartTuplesort(GpuSortState *st, int64 budget_kb)
+{
+	st->tuplesort = tuplesort_begin_heap(st->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor,
+										 st->nkeys, st->colidx, st->sortops, st->collations,
+										 st->nullsfirst, (int) Min(budget_kb, MAX_KILOBYTES), NULL,
+										 (st->random_access ? TUPLESORT_RANDOMACCESS : TUPLESORT_NONE) |
+										 (st->bound >= 0 ? TUPLESORT_ALLOWBOUNDED : TUPLESORT_NONE));
+	if (st->bound >= 0)
+		tuplesort_set_bound(st->tuplesort, st->bound);
+}
+
+/* Hand the rows stored so far to tuplesort and forget them. */
+static void
+SpillToTuplesort(GpuSortState *st, int64 budget_kb, const char *why)
+{
+	TupleTableSlot *slot = MakeSingleTupleTableSlot(st->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor,
+													&TTSOpsMinimalTuple);
+
+	st->fallback = why;
+	StartTuplesort(st, budget_kb);
+	for (size_t i = 0; i < st->nrows; i++)
+	{
+		ExecStoreMinimalTuple(st->rows[i], slot, false);
+		tuplesort_puttupleslot(st->tuplesort, slot);
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	MemoryContextReset(st->rowcxt);
+	st->rows = NULL;
+	st->keys = NULL;
+	st->nrows = st->capacity = 0;
+}
+
+/* What one device transfer of the node reads or writes. */
+typedef struct RowTransfer
+{
+	GpuSortState *st;
+	int			word;
+} RowTransfer;
+
+/* Upload piece: word t->word of the rows in this piece, from the row-major keys. */
+static void
+KeyWordPiece(void *arg, char *piece, size_t offset, size_t bytes)
+{
+	RowTransfer *t = (RowTransfer *) arg;
+	uint64	   *dst = (uint64 *) piece;
+	size_t		first = offset / sizeof(uint64);
+	size_t		count = bytes / sizeof(uint64);
+	int			nwords = t->st->nwords;
+
+	for (size_t i = 0; i < count; i++)
+		dst[i] = t->st->keys[(first + i) * nwords + t->word];
+}
+
+/* Download piece: row numbers in sorted order. */
+static void
+OrderPiece(void *arg, char *piece, size_t offset, size_t bytes)
+{
+	RowTransfer *t = (RowTransfer *) arg;
+
+	memcpy((char *) t->st->order + offset, piece, bytes);
+}
+
+/* Sort the stored rows' keys on the device into st->order; false if device memory is short. */
+static bool
+SortRowsOnDevice(GpuSortState *st)
+{
+	size_t		n = st->nrows;
+	size_t		keys_bytes = TYPEALIGN(256, n * st->nwords * sizeof(uint64));
+	size_t		order_bytes = TYPEALIGN(256, n * sizeof(uint32));
+	size_t		scratch_bytes;
+	GpuextBuffer *buf;
+	char	   *staging;
+	RowTransfer transfer = {st, 0};
+	instr_time	start;
+
+	GpuextCheck(gpuext_sort_rows_scratch_bytes(st->nwords, n, &scratch_bytes), "sort setup");
+	buf = GpuextDeviceAlloc(keys_bytes + order_bytes + scratch_bytes,
+							gpuext_device_mode == GPUEXT_DEVICE_AUTO);
+	if (buf == NULL)
+		return false;
+	st->device_bytes = buf->bytes;
+	st->order = MemoryContextAllocHuge(st->rowcxt, n * sizeof(uint32));
+	st->host_bytes += n * sizeof(uint32);
+	staging = GpuextStagingBegin();
+
+	INSTR_TIME_SET_CURRENT(start);
+	for (transfer.word = 0; transfer.word < st->nwords; transfer.word++)
+		GpuextUpload(buf->ptr + transfer.word * n * sizeof(uint64), n * sizeof(uint64),
+					 sizeof(uint64), staging, KeyWordPiece, &transfer);
+	GpuextWait(-1);
+	st->transfer_ms += ElapsedMs(start);
+
+	INSTR_TIME_SET_CURRENT(start);
+	GpuextCheck(gpuext_sort_rows(st->nwords, st->top_bits, (uint64_t *) buf->ptr,
+								 (uint32_t *) (buf->ptr + keys_bytes), n,
+								 buf->ptr + keys_bytes + order_bytes, scratch_bytes,
+								 GpuextPollInterrupts, NULL), "sort");
+	GpuextWait(-1);
+	st->sort_ms += ElapsedMs(start);
+
+	INSTR_TIME_SET_CURRENT(start);
+	GpuextDownload(buf->ptr + keys_bytes, n * sizeof(uint32), sizeof(uint32), staging,
+				   OrderPiece, &transfer);
+	st->transfer_ms += ElapsedMs(start);
+
+	GpuextStagingEnd();
+	GpuextBufferFree(buf);
+	return true;
+}
+
+/* Make room for more stored rows and their keys. */
+static void
+GrowRows(GpuSortState *st)
+{
+	size_t		newcap = Max(st->capacity * 2, 1024);
+
+	if (st->rows == NULL)
+	{
+		st->rows = MemoryContextAllocHuge(st->rowcxt, newcap * sizeof(MinimalTuple));
+		st->keys = MemoryContextAllocHuge(st->rowcxt, newcap * st->nwords * sizeof(uint64));
+	}
+	else
+	{
+		st->rows = repalloc_huge(st->rows, newcap * sizeof(MinimalTuple));
+		st->keys = repalloc_huge(st->keys, newcap * st->nwords * sizeof(uint64));
+	}
+	st->capacity = newcap;
+}
+
+/* Read the whole input and sort it: on the device when it can, else with tuplesort. */
+static void
+GpuSortRun(GpuSortState *st)
+{
+	PlanState  *child = outerPlanState(st);
+	int64		budget_kb = gpuext_sort_work_mem >= 0 ? gpuext_sort_work_mem : work_mem;
+	Datum	   *values = palloc(sizeof(Datum) * KEY_BATCH * st->nkeys);
+	bool	   *isnull = palloc(sizeof(bool) * KEY_BATCH * st->nkeys);
+	int			batched = 0;
+	size_t		row_bytes = 0;
+	instr_time	start;
+	TupleTableSlot *slot;
+	MemoryContext oldcxt;
+
+	INSTR_TIME_SET_CURRENT(start);
+	st->rows_sorted = 0;
+	if (st->rowcxt == NULL)
+		st->rowcxt = GenerationContextCreate(st->css.ss.ps.state->es_query_cxt, "GpuSort rows",
+											 ALLOCSET_DEFAULT_SIZES);
+
+	for (;;)
+	{
+		slot = ExecProcNode(child);
+		if (TupIsNull(slot))
+			break;
+		st->rows_sorted++;
+		if (st->tuplesort)
+		{
+			tuplesort_puttupleslot(st->tuplesort, slot);
+			continue;
+		}
+
+		if (st->nrows == st->capacity)
+			GrowRows(st);
+		oldcxt = MemoryContextSwitchTo(st->rowcxt);
+		st->rows[st->nrows] = ExecCopySlotMinimalTuple(slot);
+		MemoryContextSwitchTo(oldcxt);
+		row_bytes += st->rows[st->nrows]->t_len;
+		for (int k = 0; k < st->nkeys; k++)
+			values[batched * st->nkeys + k] = slot_getattr(slot, st->colidx[k],
+														   &isnull[batched * st->nkeys + k]);
+		st->nrows++;
+		if (++batched == KEY_BATCH)
+		{
+			instr_time	kstart;
+
+			INSTR_TIME_SET_CURRENT(kstart);
+			BuildKeys(st, st->keys + (st->nrows - batched) * st->nwords, values, isnull, batched);
+			st->keys_ms += ElapsedMs(kstart);
+			batched = 0;
+		}
+
+		st->host_bytes = row_bytes + st->capacity * (sizeof(MinimalTuple) + st->nwords * sizeof(uint64));
+		if (st->host_bytes > (size_t) budget_kb * 1024 || st->nrows >= PG_UINT32_MAX)
+		{
+			if (batched > 0)
+				BuildKeys(st, st->keys + (st->nrows - batched) * st->nwords, values, isnull, batched);
+			batched = 0;
+			SpillToTuplesort(st, budget_kb,
+							 psprintf("input passed the memory budget of %lld kB", (long long) budget_kb));
+		}
+	}
+	if (batched > 0)
+	{
+		instr_time	kstart;
+
+		INSTR_TIME_SET_CURRENT(kstart);
+		BuildKeys(st, st->keys + (st->nrows - batched) * st->nwords, values, isnull, batched);
+		st->keys_ms += ElapsedMs(kstart);
+	}
+	st->store_ms = ElapsedMs(start) - st->keys_ms;
+
+	if (st->tuplesort == NULL && st->nrows > 1 && !SortRowsOnDevice(st))
+		SpillToTuplesort(st, budget_kb, "device memory is short");
+	if (st->tuplesort)
+	{
+		INSTR_TIME_SET_CURRENT(start);
+		tuplesort_performsort(st->tuplesort);
+		st->sort_ms = ElapsedMs(start);
+	}
+	else if (st->nrows <= 1)
+	{
+		st->order = MemoryContextAllocZero(st->rowcxt, sizeof(uint32));
+	}
+	st->current = 0;
+	st->eof = false;
+	st->done = true;
+	pfree(values);
+	pfree(isnull);
+}
+
+/* Next row in the requested direction, with tuplesort's cursor semantics. */
+static TupleTableSlot *
+GpuSortExec(CustomScanState *node)
+{
+	GpuSortState *st = (GpuSortState *) node;
+	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
+	bool		forward = ScanDirectionIsForward(node->ss.ps.state->es_direction);
+	instr_time	start;
+
+	if (st->sortstate)
+		return ExecProcNode(st->sortstate);
+	if (!st->done)
+		GpuSortRun(st);
+	if (st->tuplesort)
+	{
+		(void) tuplesort_gettupleslot(st->tuplesort, forward, false, slot, NULL);
+		return slot;
+	}
+
+	if (node->ss.ps.instrument)
+		INSTR_TIME_SET_CURRENT(start);
+	ExecClearTuple(slot);
+	if (forward)
+	{
+		if (st->current < st->nrows)
+			ExecStoreMinimalTuple(st->rows[st->order[st->current++]], slot, false);
+		else
+			st->eof = true;
+	}
+	else if (st->current > 0)
+	{
+		if (st->eof)
+			st->eof = false;
+		else
+			st->current--;
+		if (st->current > 0)
+			ExecStoreMinimalTuple(st->rows[st->order[st->current - 1]], slot, false);
+	}
+	if (node->ss.ps.instrument)
+		st->emit_ms += ElapsedMs(start);
+	return slot;
+}
+
+/* Forget the sorted rows so that the next fetch reads the input again. */
+static void
+ForgetRun(GpuSortState *st)
+{
+	if (st->tuplesort)
+		tuplesort_end(st->tuplesort);
+	st->tuplesort = NULL;
+	if (st->rowcxt)
+		MemoryContextReset(st->rowcxt);
+	st->rows = NULL;
+	st->keys = NULL;
+	st->order = NULL;
+	st->nrows = st->capacity = 0;
+	st->fallback = NULL;
+	st->host_bytes = st->device_bytes = 0;
+	st->done = false;
+}
+
+/* Release the rows and shut the input down. */
+static void
+GpuSortEnd(CustomScanState *node)
+{
+	GpuSortState *st = (GpuSortState *) node;
+
+	if (st->tuplesort)
+		tuplesort_end(st->tuplesort);
+	st->tuplesort = NULL;
+	if (st->rowcxt)
+		MemoryContextDelete(st->rowcxt);
+	st->rowcxt = NULL;
+	if (st->sortstate)
+		ExecEndNode(st->sortstate);
+	else
+		ExecEndNode(outerPlanState(node));
+}
+
+/* Rescan: replay the sorted rows, or read the input again if it may have changed. */
+static void
+GpuSortReScan(CustomScanState *node)
+{
+	GpuSortState *st = (GpuSortState *) node;
+	PlanState  *child = outerPlanState(node);
+
+	ExecClearTuple(node->ss.ss_ScanTupleSlot);
+	if (st->sortstate)
+	{
+		ExecReScan(st->sortstate);
+		return;
+	}
+	if (!st->done)
+		return;
+	if (child->chgParam != NULL || (st->tuplesort && !st->random_access))
+	{
+		ForgetRun(st);
+		if (child->chgParam == NULL)
+			ExecReScan(child);
+	}
+	else if (st->tuplesort)
+		tuplesort_rescan(st->tuplesort);
+	else
+	{
+		st->current = 0;
+		st->eof = false;
+	}
+}
+
+/* Remember the current position (for merge join). */
+static void
+GpuSortMarkPos(CustomScanState *node)
+{
+	GpuSortState *st = (GpuSortState *) node;
+
+	if (st->sortstate)
+		ExecMarkPos(st->sortstate);
+	if (!st->done)
+		return;
+	if (st->tuplesort)
+		tuplesort_markpos(st->tuplesort);
+	st->mark_current = st->current;
+	st->mark_eof = st->eof;
+}
+
+/* Go back to the remembered position. */
+static void
+GpuSortRestrPos(CustomScanState *node)
+{
+	GpuSortState *st = (GpuSortState *) node;
+
+	if (st->sortstate)
+		ExecRestrPos(st->sortstate);
+	if (!st->done)
+		return;
+	if (st->tuplesort)
+		tuplesort_restorepos(st->tuplesort);
+	st->current = st->mark_current;
+	st->eof = st->mark_eof;
+	ExecClearTuple(node->ss.ss_ScanTupleSlot);
+}
+
+/* "Sort Key" as EXPLAIN prints it for Sort, with DESC and NULLS annotations. */
+static void
+ExplainSortKeys(GpuSortState *st, List *ancestors, ExplainState *es)
+{
+	Plan	   *plan = st->css.ss.ps.plan;
+	List	   *context = set_deparse_context_plan(es->deparse_cxt, plan, ancestors);
+	bool		useprefix = list_length(es->rtable) > 1 || es->verbose;
+	List	   *keys = NIL;
+
+	for (int i = 0; i < st->nkeys; i++)
+	{
+		TargetEntry *tle = get_tle_by_resno(plan->targetlist, st->colidx[i]);
+		StringInfoData buf;
+
+		initStringInfo(&buf);
+		appendStringInfoString(&buf, deparse_expression((Node *) tle->expr, context, useprefix, true));
+		if (st->descending[i])
+			appendStringInfoString(&buf, " DESC");
+		if (st->nullsfirst[i] && !st->descending[i])
+			appendStringInfoString(&buf, " NULLS FIRST");
+		else if (!st->nullsfirst[i] && st->descending[i])
+			appendStringInfoString(&buf, " NULLS LAST");
+		keys = lappend(keys, buf.data);
+	}
+	ExplainPropertyList("Sort Key", keys, es);
+}
+
+/* EXPLAIN: the keys; with ANALYZE, where the sort ran, why, memory and time per stage. */
+static void
+GpuSortExplain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	GpuSortState *st = (GpuSortState *) node;
+
+	ExplainSortKeys(st, ancestors, es);
+	if (st->bound >= 0)
+		ExplainPropertyInteger("Bound", NULL, st->bound, es);
+	if (!es->analyze)
+		return;
+	if (st->sortstate)
+	{
+		SortState  *ss = (SortState *) st->sortstate;
+		TuplesortInstrumentation stats;
+
+		if (!ss->sort_Done || ss->tuplesortstate == NULL)
+			return;
+		tuplesort_get_stats((Tuplesortstate *) ss->tuplesortstate, &stats);
+		ExplainPropertyText("Sort Method",
+							psprintf("PostgreSQL Sort, %s", tuplesort_method_name(stats.sortMethod)), es);
+		ExplainPropertyText("CPU Fallback", st->fallback, es);
+		ExplainPropertyInteger(stats.spaceType == SORT_SPACE_TYPE_DISK ? "Disk" : "Memory", "kB",
+							   stats.spaceUsed, es);
+		return;
+	}
+	if (!st->done)
+		return;
+
+	if (st->tuplesort)
+	{
+		TuplesortInstrumentation stats;
+
+		tuplesort_get_stats(st->tuplesort, &stats);
+		ExplainPropertyText("Sort Method",
+							psprintf("CPU tuplesort, %s", tuplesort_method_name(stats.sortMethod)), es);
+		ExplainPropertyText("CPU Fallback", st->fallback, es);
+		ExplainPropertyInteger(stats.spaceType == SORT_SPACE_TYPE_DISK ? "Disk" : "Memory", "kB",
+							   stats.spaceUsed, es);
+	}
+	else
+	{
+		ExplainPropertyText("Sort Method",
+							psprintf("GPU radix on (key, row) pairs, %d key bit%s in %d word%s",
+									 64 * (st->nwords - 1) + st->top_bits,
+									 64 * (st->nwords - 1) + st->top_bits == 1 ? "" : "s",
+									 st->nwords, st->nwords == 1 ? "" : "s"), es);
+		ExplainPropertyInteger("Rows Sorted", NULL, (int64) st->rows_sorted, es);
+		ExplainPropertyInteger("Host Memory", "kB", (int64) (st->host_bytes + 1023) / 1024, es);
+		ExplainPropertyInteger("Device Memory", "kB", (int64) (st->device_bytes + 1023) / 1024, es);
+	}
+	if (es->timing)
+	{
+		ExplainPropertyFloat("Store Time", "ms", st->store_ms, 3, es);
+		ExplainPropertyFloat("Key Time", "ms", st->keys_ms, 3, es);
+		ExplainPropertyFloat("Transfer Time", "ms", st->transfer_ms, 3, es);
+		ExplainPropertyFloat(st->tuplesort ? "CPU Sort Time" : "Device Sort Time", "ms", st->sort_ms, 3, es);
+		ExplainPropertyFloat("Emit Time", "ms", st->emit_ms, 3, es);
+	}
+}

@@ -1,0 +1,23 @@
+/*
+ * sort_node.h
+ *		The GpuSort custom scan: planner side (sort_plan.c) and executor side
+ *		(sort_exec.c).
+ *
+ * custom_private of a GpuSort plan: sort column numbers (IntList), ordering
+ * operators, collations (OidLists), NULLS FIRST flags (IntList), key base
+ * types (OidList), DESC flags (IntList), and the LIMIT bound (Integer, -1 for
+ * none).
+ */
+#ifndef GPUEXT_SORT_NODE_H
+#define GPUEXT_SORT_NODE_H
+
+#include "nodes/extensible.h"
+
+extern bool gpuext_enable_sort;
+extern int	gpuext_sort_min_rows;
+extern int	gpuext_sort_work_mem;
+
+extern void GpuSortInit(void);
+extern Node *GpuSortCreateState(CustomScan *cscan);
+
+#endif							/* GPUEXT_SORT_NODE_H */
