@@ -269,6 +269,78 @@ GpuextStagingEnd(void)
 	staging_guard = NULL;
 }
 
+/* Bytes of one staged piece: a half of the staging buffer, in whole units. */
+static size_t
+PieceBytes(size_t unit)
+{
+	return GPUEXT_STAGING_HALF_BYTES / unit * unit;
+}
+
+/* Copy bytes to the device through the staging halves: fill one while the other is in flight. */
+void
+GpuextUpload(char *dst, size_t bytes, size_t unit, char *staging, GpuextStageFn fill, void *arg)
+{
+	size_t		piece = PieceBytes(unit);
+
+	for (size_t off = 0, i = 0; off < bytes; off += piece, i++)
+	{
+		size_t		len = Min(piece, bytes - off);
+		int			slot = i % 2;
+		char	   *half = staging + slot * GPUEXT_STAGING_HALF_BYTES;
+
+		GpuextWait(slot);
+		fill(arg, half, off, len);
+		GpuextCheck(gpuext_cuda_copy_to_device(dst + off, half, len), "copy to device");
+		GpuextCheck(gpuext_cuda_mark(slot), "event record");
+	}
+}
+
+/* Enqueue the copy of piece i of a download into staging half i % 2. */
+static void
+DownloadPiece(const char *src, size_t bytes, size_t piece, char *staging, size_t i)
+{
+	size_t		off = i * piece;
+	int			slot = i % 2;
+
+	GpuextCheck(gpuext_cuda_copy_to_host(staging + slot * GPUEXT_STAGING_HALF_BYTES, src + off,
+										 Min(piece, bytes - off)), "copy to host");
+	GpuextCheck(gpuext_cuda_mark(slot), "event record");
+}
+
+/* Copy bytes back through the staging halves, two pieces in flight, drain reading each. */
+void
+GpuextDownload(const char *src, size_t bytes, size_t unit, char *staging, GpuextStageFn drain,
+			   void *arg)
+{
+	size_t		piece = PieceBytes(unit);
+	size_t		npieces = (bytes + piece - 1) / piece;
+
+	for (size_t i = 0; i < Min(npieces, 2); i++)
+	{
+		GpuextWait(i % 2);
+		DownloadPiece(src, bytes, piece, staging, i);
+	}
+	for (size_t i = 0; i < npieces; i++)
+	{
+		int			slot = i % 2;
+
+		GpuextWait(slot);
+		drain(arg, staging + slot * GPUEXT_STAGING_HALF_BYTES, i * piece,
+			  Min(piece, bytes - i * piece));
+		if (i + 2 < npieces)
+			DownloadPiece(src, bytes, piece, staging, i + 2);
+	}
+}
+
+/* Why the device cannot be used (for fallbacks that say so). */
+const char *
+GpuextDeviceUnavailableReason(void)
+{
+	if (gpuext_device_mode == GPUEXT_DEVICE_CPU)
+		return "gpuext.device is cpu";
+	return device_reason;
+}
+
 PG_FUNCTION_INFO_V1(gpuext_info);
 
 /* SQL: what this build and this backend's device session look like. */

@@ -112,19 +112,35 @@ SortOnCpu(const GpuextSortType *type, const char *in, char *out, size_t n, bool 
 	pfree(keys);
 }
 
-/* Copy keys of chunk i back into staging half i % 2 and mark its event slot. */
-static void
-DownloadChunk(const GpuextSortType *type, char *staging, const char *dkeys,
-			  size_t n, size_t chunk, size_t i)
+/* What one gpu_sort transfer encodes from or decodes into. */
+typedef struct SortTransfer
 {
-	size_t		off = i * chunk;
-	size_t		cnt = Min(chunk, n - off);
-	int			slot = i % 2;
+	const GpuextSortType *type;
+	const char *in;
+	char	   *out;
+	bool		descending;
+} SortTransfer;
 
-	GpuextCheck(gpuext_cuda_copy_to_host(staging + slot * GPUEXT_STAGING_HALF_BYTES,
-										 dkeys + off * type->key_bytes,
-										 cnt * type->key_bytes), "copy to host");
-	GpuextCheck(gpuext_cuda_mark(slot), "event record");
+/* Upload piece: encode the values behind these key bytes into staging. */
+static void
+EncodePiece(void *arg, char *piece, size_t offset, size_t bytes)
+{
+	SortTransfer *t = (SortTransfer *) arg;
+	size_t		first = offset / t->type->key_bytes;
+
+	t->type->encode(t->in + first * t->type->value_bytes, piece, bytes / t->type->key_bytes,
+					t->descending);
+}
+
+/* Download piece: decode sorted keys from staging into the result. */
+static void
+DecodePiece(void *arg, char *piece, size_t offset, size_t bytes)
+{
+	SortTransfer *t = (SortTransfer *) arg;
+	size_t		first = offset / t->type->key_bytes;
+
+	t->type->decode(piece, t->out + first * t->type->value_bytes, bytes / t->type->key_bytes,
+					t->descending);
 }
 
 /*
@@ -138,14 +154,13 @@ SortOnDevice(const GpuextSortType *type, GpuextSortAlgo algo, const char *in, ch
 			 size_t n, bool descending, bool missing_ok)
 {
 	size_t		kb = type->key_bytes;
-	size_t		chunk = GPUEXT_STAGING_HALF_BYTES / kb;
-	size_t		nchunks = (n + chunk - 1) / chunk;
 	size_t		keys_bytes = TYPEALIGN(256, n * kb);
 	size_t		scratch_bytes,
 				host_bytes;
 	GpuextBuffer *buf;
 	GpuextBuffer *host_buf = NULL;
 	char	   *staging;
+	SortTransfer transfer = {type, in, out, descending};
 
 	GpuextCheck(gpuext_sort_scratch_bytes(algo, kb, n, &scratch_bytes, &host_bytes), "sort setup");
 	buf = GpuextDeviceAlloc(keys_bytes + scratch_bytes, missing_ok);
@@ -156,40 +171,12 @@ SortOnDevice(const GpuextSortType *type, GpuextSortAlgo algo, const char *in, ch
 	if (host_bytes > 2 * GPUEXT_STAGING_HALF_BYTES)
 		host_buf = GpuextPinnedAlloc(host_bytes);
 
-	for (size_t i = 0; i < nchunks; i++)
-	{
-		size_t		off = i * chunk;
-		size_t		cnt = Min(chunk, n - off);
-		int			slot = i % 2;
-		char	   *half = staging + slot * GPUEXT_STAGING_HALF_BYTES;
-
-		if (i >= 2)
-			GpuextWait(slot);
-		type->encode(in + off * type->value_bytes, half, cnt, descending);
-		GpuextCheck(gpuext_cuda_copy_to_device(buf->ptr + off * kb, half, cnt * kb),
-					"copy to device");
-		GpuextCheck(gpuext_cuda_mark(slot), "event record");
-	}
-
+	GpuextUpload(buf->ptr, n * kb, kb, staging, EncodePiece, &transfer);
 	GpuextCheck(gpuext_sort_keys(algo, (int) kb, buf->ptr, n, buf->ptr + keys_bytes, scratch_bytes,
 								 host_buf ? host_buf->ptr : staging,
 								 host_buf ? host_bytes : 2 * GPUEXT_STAGING_HALF_BYTES,
 								 GpuextPollInterrupts, NULL), "sort");
-
-	for (size_t i = 0; i < Min(nchunks, 2); i++)
-		DownloadChunk(type, staging, buf->ptr, n, chunk, i);
-	for (size_t i = 0; i < nchunks; i++)
-	{
-		size_t		off = i * chunk;
-		size_t		cnt = Min(chunk, n - off);
-		int			slot = i % 2;
-
-		GpuextWait(slot);
-		type->decode(staging + slot * GPUEXT_STAGING_HALF_BYTES,
-					 out + off * type->value_bytes, cnt, descending);
-		if (i + 2 < nchunks)
-			DownloadChunk(type, staging, buf->ptr, n, chunk, i + 2);
-	}
+	GpuextDownload(buf->ptr, n * kb, kb, staging, DecodePiece, &transfer);
 
 	GpuextStagingEnd();
 	if (host_buf)

@@ -42,4 +42,12 @@ extern void GpuextBufferFree(GpuextBuffer *buf);
 extern char *GpuextStagingBegin(void);
 extern void GpuextStagingEnd(void);
 
+/* Fill (upload) or read (download) one staged piece: bytes at offset of the whole transfer. */
+typedef void (*GpuextStageFn) (void *arg, char *piece, size_t offset, size_t bytes);
+extern void GpuextUpload(char *dst, size_t bytes, size_t unit, char *staging,
+						 GpuextStageFn fill, void *arg);
+extern void GpuextDownload(const char *src, size_t bytes, size_t unit, char *staging,
+						   GpuextStageFn drain, void *arg);
+extern const char *GpuextDeviceUnavailableReason(void);
+
 #endif							/* GPUEXT_H */
