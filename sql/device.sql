@@ -52,3 +52,25 @@ SELECT count(gpu_sort(a, g % 2 = 0)) FROM big, generate_series(1, 100000) g;
 RESET statement_timeout;
 SELECT device_bytes FROM gpuext_info();
 SELECT gpu_sort('{3,1,2}'::float8[]);
+
+-- GpuSort says in EXPLAIN ANALYZE where it sorted and why (device, no GPU, LIMIT, budget).
+LOAD 'gpuext';
+SET gpuext.sort_min_rows = 0;
+CREATE FUNCTION gpusort_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF line ~ 'GpuSort|Sort Method|CPU Fallback|Rows Sorted|Bound' THEN
+      RETURN NEXT regexp_replace(line, '\(actual rows=(\d+) loops=1\)', 'rows=\1');
+    END IF;
+  END LOOP;
+END $$;
+CREATE TEMP TABLE to_sort AS SELECT i, (i * 7919) % 1000 AS a, (i % 7)::float8 AS c FROM generate_series(1, 3000) i;
+ANALYZE to_sort;
+SELECT gpusort_explain('SELECT * FROM to_sort ORDER BY a, c DESC');
+SELECT gpusort_explain('SELECT * FROM to_sort ORDER BY a LIMIT 5');
+SET gpuext.sort_work_mem = '64kB';
+SELECT gpusort_explain('SELECT * FROM to_sort ORDER BY c NULLS FIRST, i');
+RESET gpuext.sort_work_mem;
+SELECT device_bytes FROM gpuext_info();
