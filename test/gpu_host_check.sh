@@ -1,35 +1,48 @@
 #!/bin/bash
-# The GPU-host check, in one call: kernel harness (full, then memcheck and racecheck),
-# the regression suite with the GPU forced, the kernel and gpu_sort benchmarks.
+# The GPU-host checks, each part in one call:
+#   check: kernel harness (full, then memcheck and racecheck) and the regression suite with the
+#          GPU forced (gpuext.device = gpu, gpuext.sort_min_rows = 0);
+#   bench: kernel benchmark, gpu_sort end to end, the ORDER BY benchmark, the demo.
 # Expects .gpu/ prepared on the build machine (see README, Development):
 #   .gpu/postgres.tar.xz + .gpu/with-postgres (pack-postgres), .gpu/stage (make install DESTDIR),
 #   .gpu/kernel_harness (make CUDA_ARCH=90 harness).
 # Writes logs under $OUT (or ./gpu-check) and prints a summary last.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+part=${1:-check}
 out=${OUT:-$PWD/gpu-check}
 mkdir -p "$out"
 harness=.gpu/kernel_harness
+pg() { bash .gpu/with-postgres --stage .gpu/stage "$@"; }
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/summary.txt"
-{
-	echo "== harness (full)"; $harness --seed "${SEED:-$RANDOM}"
-	echo "== memcheck --quick"; compute-sanitizer --tool memcheck $harness --quick
-	echo "== racecheck --quick --max-n 4097 --pattern random"
-	compute-sanitizer --tool racecheck $harness --quick --max-n 4097 --pattern random
-} > "$out/harness.log" 2>&1
-$harness --bench > "$out/kernel_bench.txt" 2>&1
-
-bash .gpu/with-postgres --stage .gpu/stage --conf gpuext.device=gpu -- bash -c "
-	make -s installcheck > '$out/installcheck.txt' 2>&1
-	tar czf '$out/regress.tgz' results \$(ls regression.out regression.diffs 2>/dev/null)
-	psql -X -f bench/gpu_sort_crossover.sql > '$out/crossover.txt' 2>&1
-	psql -X -f test/demo.sql > '$out/demo.txt' 2>&1"
-
-{
-	echo "== harness"; grep -E "passed, .* failed|ERROR SUMMARY|RACECHECK SUMMARY|^==" "$out/harness.log"
-	echo "== regression (gpuext.device = gpu)"; grep -E "^test|tests (passed|failed)|of .* tests" "$out/installcheck.txt"
-	echo "== kernel bench"; tail -40 "$out/kernel_bench.txt"
-	echo "== gpu_sort end to end"; cat "$out/crossover.txt"
-	echo "== demo"; cat "$out/demo.txt"
-} | tee -a "$out/summary.txt"
+if [ "$part" = check ]; then
+	{
+		echo "== harness (full)"; $harness --seed "${SEED:-$RANDOM}"
+		echo "== memcheck --quick"; compute-sanitizer --tool memcheck $harness --quick
+		echo "== racecheck --quick --max-n 4097 --pattern random"
+		compute-sanitizer --tool racecheck $harness --quick --max-n 4097 --pattern random
+	} > "$out/harness.log" 2>&1
+	pg --conf gpuext.device=gpu --conf gpuext.sort_min_rows=0 -- bash -c "
+		make -s installcheck > '$out/installcheck.txt' 2>&1
+		tar czf '$out/regress.tgz' results \$(ls regression.out regression.diffs 2>/dev/null)"
+	{
+		echo "== harness"; grep -E "passed, .* failed|ERROR SUMMARY|RACECHECK SUMMARY|^==" "$out/harness.log"
+		grep -E "FAIL" "$out/harness.log" | head -20
+		echo "== regression (gpuext.device = gpu, gpuext.sort_min_rows = 0)"
+		grep -E "^test|tests (passed|failed)|of .* tests" "$out/installcheck.txt"
+	} | tee -a "$out/summary.txt"
+else
+	$harness --bench > "$out/kernel_bench.txt" 2>&1
+	pg -- bash -c "
+		psql -X -f bench/gpu_sort_crossover.sql > '$out/crossover.txt' 2>&1
+		psql -X -f test/demo.sql > '$out/demo.txt' 2>&1
+		RUNS=\${RUNS:-3} bash bench/orderby.sh \${ROWS:-10000000} > '$out/orderby.txt' 2>&1
+		SORT_MIN_ROWS=0 RUNS=5 OUT=/tmp bash bench/orderby.sh 20000 > '$out/orderby_20k.txt' 2>&1"
+	{
+		echo "== kernel bench"; tail -60 "$out/kernel_bench.txt"
+		echo "== gpu_sort end to end"; cat "$out/crossover.txt"
+		echo "== ORDER BY, 10M rows"; cat "$out/orderby.txt"
+		echo "== ORDER BY, 20k rows, sort_min_rows = 0"; grep -A10 "case  " "$out/orderby_20k.txt"
+	} | tee -a "$out/summary.txt"
+fi
