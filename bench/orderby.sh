@@ -38,6 +38,6 @@ echo "== gpuext $("${psql_[@]}" -Atc "SELECT coalesce((SELECT extversion FROM pg
 "${psql_[@]}" -q -v rows="$rows" -v runs="$runs" -v device="$device" -v min_rows="$min_rows" \
 	-f bench/orderby.sql
 
-"${psql_[@]}" -Atc "COPY (SELECT \"case\", rows, on_ms, off_ms, speedup, gpusort, query
-                          FROM gpuext_bench.orderby_results ORDER BY ord) TO STDOUT WITH (FORMAT csv, HEADER)" > "$csv"
+"${psql_[@]}" -Atc "COPY (SELECT work_mem, \"case\", rows, on_ms, off_ms, speedup, gpusort, query
+                          FROM gpuext_bench.orderby_results ORDER BY work_mem DESC, ord) TO STDOUT WITH (FORMAT csv, HEADER)" > "$csv"
 echo "== CSV: $csv"

@@ -13,7 +13,6 @@
 \set ON_ERROR_STOP 1
 \pset footer off
 SET client_min_messages = warning;
-SET work_mem = '4GB';
 SET max_parallel_workers_per_gather = 0;
 CREATE SCHEMA IF NOT EXISTS gpuext_bench;
 SET search_path = gpuext_bench, public;
@@ -89,8 +88,10 @@ BEGIN
 END $$;
 
 -- One warm-up per side, then runs alternating on and off; medians.
-CREATE TABLE gpuext_bench.orderby_results (ord int, "case" text, rows bigint, on_ms numeric, off_ms numeric,
+CREATE TABLE gpuext_bench.orderby_results (work_mem text, ord int, "case" text, rows bigint, on_ms numeric, off_ms numeric,
                               speedup numeric, gpusort bool, query text);
+-- GpuSort may hold every row in memory; PostgreSQL's Sort gets work_mem (set per configuration below).
+SET gpuext.sort_work_mem = '16GB';
 CREATE FUNCTION pg_temp.bench(ord int, name text, nrows bigint, q text, runs int) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -113,27 +114,14 @@ BEGIN
   END LOOP;
   on_med := (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM unnest(on_t) x);
   off_med := (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM unnest(off_t) x);
-  INSERT INTO orderby_results VALUES (ord, name, nrows, round(on_med::numeric, 3), round(off_med::numeric, 3),
+  INSERT INTO orderby_results VALUES (current_setting('work_mem'), ord, name, nrows, round(on_med::numeric, 3), round(off_med::numeric, 3),
     round((off_med / nullif(on_med, 0))::numeric, 2), used, q);
 END $$;
 
-\echo == timing: median of :runs runs after one warm-up per side; work_mem = 4GB and max_parallel_workers_per_gather = 0 on both sides
-\if :have_node
-\echo == on: gpuext.enable_sort = on, gpuext.device = :device; off: gpuext.enable_sort = off (PostgreSQL Sort)
-\else
-\echo == on and off: the PostgreSQL Sort (no GpuSort node)
-\endif
-SELECT pg_temp.bench(1, 'int4', :rows, 'SELECT a FROM t ORDER BY a', :runs) \g /dev/null
-SELECT pg_temp.bench(2, 'int8', :rows, 'SELECT b FROM t ORDER BY b', :runs) \g /dev/null
-SELECT pg_temp.bench(3, 'float8', :rows, 'SELECT c FROM t ORDER BY c', :runs) \g /dev/null
-SELECT pg_temp.bench(4, 'two_keys', :rows, 'SELECT d, c FROM t ORDER BY d, c DESC', :runs) \g /dev/null
-SELECT pg_temp.bench(5, 'whole_row', :rows, 'SELECT * FROM t ORDER BY c', :runs) \g /dev/null
-SELECT pg_temp.bench(6, 'whole_row_limit100', :rows, 'SELECT * FROM t ORDER BY c LIMIT 100', :runs) \g /dev/null
-SELECT pg_temp.bench(7, 'small_whole_row', 1000, 'SELECT * FROM small ORDER BY c', :runs) \g /dev/null
-
-\echo == results (ms; speedup = off_ms / on_ms; gpusort: the on-side plan holds Custom Scan (GpuSort))
-SELECT "case", rows, on_ms, off_ms, speedup, gpusort, query FROM orderby_results ORDER BY ord;
-
-\echo == on-side plan of the whole-row case
-SELECT pg_temp.side(true) \g /dev/null
-EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) SELECT * FROM t ORDER BY c;
+-- PostgreSQL as configured by default (work_mem 4MB: its Sort spills to disk), then with work_mem 4GB.
+\set work_mem 4MB
+\set show_plan false
+\ir orderby_run.sql
+\set work_mem 4GB
+\set show_plan true
+\ir orderby_run.sql

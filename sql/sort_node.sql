@@ -146,6 +146,7 @@ RESET max_parallel_workers_per_gather;
 SET gpuext.sort_work_mem = '64kB';
 SELECT q, same_as_postgres(q) FROM unnest(ARRAY[
   'SELECT * FROM sn ORDER BY c, id',
+  'SELECT id, c FROM sn ORDER BY c DESC, id',
   'SELECT * FROM sn ORDER BY t'
 ]) q;
 RESET gpuext.sort_work_mem;

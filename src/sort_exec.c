@@ -6,7 +6,9 @@
  *
  * Each key column takes a NULL flag bit (0 for the NULLs that come first)
  * and its gpu_sort key (inverted for DESC); the columns are packed, most
- * significant first, into as few 64-bit words as hold them.  A backend
+ * significant first, into as few 64-bit words as hold them.  When the output
+ * is nothing but by-value key columns, rows are kept as Datums instead of
+ * copied tuples.  A backend
  * without a GPU and small LIMIT bounds are known at executor start: then the
  * node runs PostgreSQL's own Sort executor inside, at exactly its cost.  Rows
  * whose storage would pass the memory budget, and inputs the device cannot
@@ -62,9 +64,14 @@ typedef struct GpuSortState
 	int		   *flag_lo;
 	int		   *value_lo;
 
-	/* Device path: stored rows, their keys (row-major), the order the device found */
+	/* Device path: stored rows (tuples, or Datums in values mode), keys (row-major), the order found */
 	MemoryContext rowcxt;
+	bool		values_mode;
+	int			natts;
 	MinimalTuple *rows;
+	Datum	   *vals;
+	bool	   *vnulls;
+	TupleTableSlot *minslot;
 	uint64	   *keys;
 	uint32	   *order;
 	size_t		nrows;
@@ -151,6 +158,22 @@ MakeSortPlan(GpuSortState *st, CustomScan *cscan)
 	return sort;
 }
 
+/* Whether every output column is a by-value sort key, so rows need no tuple copies. */
+static bool
+ValuesAreKeys(GpuSortState *st, TupleDesc desc)
+{
+	for (int a = 0; a < desc->natts; a++)
+	{
+		bool		is_key = false;
+
+		for (int k = 0; k < st->nkeys; k++)
+			is_key |= st->colidx[k] == a + 1;
+		if (!is_key || !TupleDescAttr(desc, a)->attbyval)
+			return false;
+	}
+	return true;
+}
+
 /* Read the sort specification from the plan and lay the key columns out in words. */
 static void
 GpuSortBegin(CustomScanState *node, EState *estate, int eflags)
@@ -217,9 +240,18 @@ GpuSortBegin(CustomScanState *node, EState *estate, int eflags)
 											eflags & ~(EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
 	}
 
-	/* Rows are stored as minimal tuples and returned without projection. */
+	/* Output is every input column, unprojected. */
 	if (node->ss.ps.ps_ProjInfo != NULL)
 		elog(ERROR, "GpuSort output does not match its input");
+	st->natts = desc->natts;
+	st->values_mode = st->fallback == NULL && ValuesAreKeys(st, desc);
+	if (st->values_mode)
+	{
+		/* Rows are Datums in a virtual slot, as the scan slot already is. */
+		st->minslot = ExecAllocTableSlot(&estate->es_tupleTable, desc, &TTSOpsMinimalTuple);
+		return;
+	}
+	/* Rows are stored as minimal tuples. */
 	node->ss.ss_ScanTupleSlot = ExecAllocTableSlot(&estate->es_tupleTable, desc, &TTSOpsMinimalTuple);
 	node->ss.ps.scanops = &TTSOpsMinimalTuple;
 	node->ss.ps.resultops = &TTSOpsMinimalTuple;
@@ -281,23 +313,40 @@ StartTuplesort(GpuSortState *st, int64 budget_kb)
 		tuplesort_set_bound(st->tuplesort, st->bound);
 }
 
+/* Put stored row i into slot (a virtual slot in values mode, else a minimal-tuple slot). */
+static inline void
+StoreRow(GpuSortState *st, TupleTableSlot *slot, size_t i)
+{
+	if (st->values_mode)
+	{
+		ExecClearTuple(slot);
+		memcpy(slot->tts_values, st->vals + i * st->natts, sizeof(Datum) * st->natts);
+		memcpy(slot->tts_isnull, st->vnulls + i * st->natts, sizeof(bool) * st->natts);
+		ExecStoreVirtualTuple(slot);
+	}
+	else
+		ExecStoreMinimalTuple(st->rows[i], slot, false);
+}
+
 /* Hand the rows stored so far to tuplesort and forget them. */
 static void
 SpillToTuplesort(GpuSortState *st, int64 budget_kb, const char *why)
 {
 	TupleTableSlot *slot = MakeSingleTupleTableSlot(st->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor,
-													&TTSOpsMinimalTuple);
+													st->values_mode ? &TTSOpsVirtual : &TTSOpsMinimalTuple);
 
 	st->fallback = why;
 	StartTuplesort(st, budget_kb);
 	for (size_t i = 0; i < st->nrows; i++)
 	{
-		ExecStoreMinimalTuple(st->rows[i], slot, false);
+		StoreRow(st, slot, i);
 		tuplesort_puttupleslot(st->tuplesort, slot);
 	}
 	ExecDropSingleTupleTableSlot(slot);
 	MemoryContextReset(st->rowcxt);
 	st->rows = NULL;
+	st->vals = NULL;
+	st->vnulls = NULL;
 	st->keys = NULL;
 	st->nrows = st->capacity = 0;
 }
@@ -380,22 +429,28 @@ SortRowsOnDevice(GpuSortState *st)
 	return true;
 }
 
-/* Make room for more stored rows and their keys. */
+/* (Re)allocate a growing array in the rows' context. */
+static void *
+GrowArray(GpuSortState *st, void *old, size_t bytes)
+{
+	return old ? repalloc_huge(old, bytes) : MemoryContextAllocHuge(st->rowcxt, bytes);
+}
+
+/* Make room for more stored rows and their keys: first as many as the planner expects. */
 static void
 GrowRows(GpuSortState *st)
 {
-	size_t		newcap = Max(st->capacity * 2, 1024);
+	size_t		expected = (size_t) Min(st->css.ss.ps.plan->plan_rows * 1.1 + 1, (double) (1 << 26));
+	size_t		newcap = st->capacity ? st->capacity * 2 : Max(expected, 1024);
 
-	if (st->rows == NULL)
+	if (st->values_mode)
 	{
-		st->rows = MemoryContextAllocHuge(st->rowcxt, newcap * sizeof(MinimalTuple));
-		st->keys = MemoryContextAllocHuge(st->rowcxt, newcap * st->nwords * sizeof(uint64));
+		st->vals = GrowArray(st, st->vals, newcap * st->natts * sizeof(Datum));
+		st->vnulls = GrowArray(st, st->vnulls, newcap * st->natts * sizeof(bool));
 	}
 	else
-	{
-		st->rows = repalloc_huge(st->rows, newcap * sizeof(MinimalTuple));
-		st->keys = repalloc_huge(st->keys, newcap * st->nwords * sizeof(uint64));
-	}
+		st->rows = GrowArray(st, st->rows, newcap * sizeof(MinimalTuple));
+	st->keys = GrowArray(st, st->keys, newcap * st->nwords * sizeof(uint64));
 	st->capacity = newcap;
 }
 
@@ -433,10 +488,20 @@ GpuSortRun(GpuSortState *st)
 
 		if (st->nrows == st->capacity)
 			GrowRows(st);
-		oldcxt = MemoryContextSwitchTo(st->rowcxt);
-		st->rows[st->nrows] = ExecCopySlotMinimalTuple(slot);
-		MemoryContextSwitchTo(oldcxt);
-		row_bytes += st->rows[st->nrows]->t_len;
+		if (st->values_mode)
+		{
+			slot_getallattrs(slot);
+			memcpy(st->vals + st->nrows * st->natts, slot->tts_values, sizeof(Datum) * st->natts);
+			memcpy(st->vnulls + st->nrows * st->natts, slot->tts_isnull, sizeof(bool) * st->natts);
+			row_bytes += (sizeof(Datum) + sizeof(bool)) * st->natts;
+		}
+		else
+		{
+			oldcxt = MemoryContextSwitchTo(st->rowcxt);
+			st->rows[st->nrows] = ExecCopySlotMinimalTuple(slot);
+			MemoryContextSwitchTo(oldcxt);
+			row_bytes += st->rows[st->nrows]->t_len + sizeof(MinimalTuple);
+		}
 		for (int k = 0; k < st->nkeys; k++)
 			values[batched * st->nkeys + k] = slot_getattr(slot, st->colidx[k],
 														   &isnull[batched * st->nkeys + k]);
@@ -451,7 +516,7 @@ GpuSortRun(GpuSortState *st)
 			batched = 0;
 		}
 
-		st->host_bytes = row_bytes + st->capacity * (sizeof(MinimalTuple) + st->nwords * sizeof(uint64));
+		st->host_bytes = row_bytes + st->nrows * st->nwords * sizeof(uint64);
 		if (st->host_bytes > (size_t) budget_kb * 1024 || st->nrows >= PG_UINT32_MAX)
 		{
 			if (batched > 0)
@@ -497,25 +562,40 @@ GpuSortExec(CustomScanState *node)
 	GpuSortState *st = (GpuSortState *) node;
 	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
 	bool		forward = ScanDirectionIsForward(node->ss.ps.state->es_direction);
+	bool		timed;
 	instr_time	start;
 
 	if (st->sortstate)
 		return ExecProcNode(st->sortstate);
 	if (!st->done)
 		GpuSortRun(st);
+	if (st->tuplesort && st->values_mode)
+	{
+		ExecClearTuple(slot);
+		if (tuplesort_gettupleslot(st->tuplesort, forward, false, st->minslot, NULL))
+		{
+			slot_getallattrs(st->minslot);
+			memcpy(slot->tts_values, st->minslot->tts_values, sizeof(Datum) * st->natts);
+			memcpy(slot->tts_isnull, st->minslot->tts_isnull, sizeof(bool) * st->natts);
+			ExecStoreVirtualTuple(slot);
+		}
+		return slot;
+	}
 	if (st->tuplesort)
 	{
 		(void) tuplesort_gettupleslot(st->tuplesort, forward, false, slot, NULL);
 		return slot;
 	}
 
-	if (node->ss.ps.instrument)
+	/* Per-row clock reads only when EXPLAIN ANALYZE times nodes: they cost more than the row. */
+	timed = node->ss.ps.instrument && node->ss.ps.instrument->need_timer;
+	if (timed)
 		INSTR_TIME_SET_CURRENT(start);
 	ExecClearTuple(slot);
 	if (forward)
 	{
 		if (st->current < st->nrows)
-			ExecStoreMinimalTuple(st->rows[st->order[st->current++]], slot, false);
+			StoreRow(st, slot, st->order[st->current++]);
 		else
 			st->eof = true;
 	}
@@ -526,9 +606,9 @@ GpuSortExec(CustomScanState *node)
 		else
 			st->current--;
 		if (st->current > 0)
-			ExecStoreMinimalTuple(st->rows[st->order[st->current - 1]], slot, false);
+			StoreRow(st, slot, st->order[st->current - 1]);
 	}
-	if (node->ss.ps.instrument)
+	if (timed)
 		st->emit_ms += ElapsedMs(start);
 	return slot;
 }
@@ -543,6 +623,8 @@ ForgetRun(GpuSortState *st)
 	if (st->rowcxt)
 		MemoryContextReset(st->rowcxt);
 	st->rows = NULL;
+	st->vals = NULL;
+	st->vnulls = NULL;
 	st->keys = NULL;
 	st->order = NULL;
 	st->nrows = st->capacity = 0;

@@ -2,7 +2,8 @@
 # The GPU-host checks, each part in one call:
 #   check: kernel harness (full, then memcheck and racecheck) and the regression suite with the
 #          GPU forced (gpuext.device = gpu, gpuext.sort_min_rows = 0);
-#   bench: kernel benchmark, gpu_sort end to end, the ORDER BY benchmark, the demo.
+#   bench: kernel benchmark, gpu_sort end to end, the ORDER BY benchmark, the demo;
+#   final: check, then the ORDER BY benchmark alone.
 # Expects .gpu/ prepared on the build machine (see README, Development):
 #   .gpu/postgres.tar.xz + .gpu/with-postgres (pack-postgres), .gpu/stage (make install DESTDIR),
 #   .gpu/kernel_harness (make CUDA_ARCH=90 harness).
@@ -16,7 +17,7 @@ harness=.gpu/kernel_harness
 pg() { bash .gpu/with-postgres --stage .gpu/stage "$@"; }
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/summary.txt"
-if [ "$part" = check ]; then
+if [ "$part" = check ] || [ "$part" = final ]; then
 	{
 		echo "== harness (full)"; $harness --seed "${SEED:-$RANDOM}"
 		echo "== memcheck --quick"; compute-sanitizer --tool memcheck $harness --quick
@@ -32,7 +33,16 @@ if [ "$part" = check ]; then
 		echo "== regression (gpuext.device = gpu, gpuext.sort_min_rows = 0)"
 		grep -E "^test|tests (passed|failed)|of .* tests" "$out/installcheck.txt"
 	} | tee -a "$out/summary.txt"
-else
+fi
+if [ "$part" = final ]; then
+	pg -- bash -c "
+		RUNS=\${RUNS:-1} bash bench/orderby.sh \${ROWS:-10000000} > '$out/orderby.txt' 2>&1
+		SORT_MIN_ROWS=0 RUNS=3 OUT=/tmp bash bench/orderby.sh 20000 > '$out/orderby_20k.txt' 2>&1"
+	{
+		echo "== ORDER BY, 10M rows"; grep -A80 "== timing" "$out/orderby.txt"
+		echo "== ORDER BY, 20k rows, sort_min_rows = 0"; grep -A10 "case  " "$out/orderby_20k.txt"
+	} | tee -a "$out/summary.txt"
+elif [ "$part" = bench ]; then
 	$harness --bench > "$out/kernel_bench.txt" 2>&1
 	pg -- bash -c "
 		psql -X -f bench/gpu_sort_crossover.sql > '$out/crossover.txt' 2>&1
