@@ -88,7 +88,8 @@ SELECT id, c FROM sn ORDER BY c DESC, id LIMIT 7 OFFSET 3;
 SELECT q, same_as_postgres(q) FROM unnest(ARRAY[
   'SELECT * FROM sn ORDER BY c DESC, id LIMIT 7',
   'SELECT * FROM sn ORDER BY a, id LIMIT 200000',
-  'SELECT * FROM sn ORDER BY b, id LIMIT 0'
+  'SELECT * FROM sn ORDER BY b, id LIMIT 0',
+  'SELECT * FROM sn ORDER BY c, id LIMIT 9223372036854775807 OFFSET 9223372036854775000'
 ]) q;
 
 -- Scrollable cursors: backward fetches, absolute positions, past either end.

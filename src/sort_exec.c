@@ -436,12 +436,13 @@ GrowArray(GpuSortState *st, void *old, size_t bytes)
 	return old ? repalloc_huge(old, bytes) : MemoryContextAllocHuge(st->rowcxt, bytes);
 }
 
-/* Make room for more stored rows and their keys: first as many as the planner expects. */
+/* Make room for more stored rows and their keys: first as many as the planner expects and the budget holds. */
 static void
-GrowRows(GpuSortState *st)
+GrowRows(GpuSortState *st, int64 budget_kb)
 {
-	size_t		expected = (size_t) Min(st->css.ss.ps.plan->plan_rows * 1.1 + 1, (double) (1 << 26));
-	size_t		newcap = st->capacity ? st->capacity * 2 : Max(expected, 1024);
+	double		row_bytes = st->css.ss.ps.plan->plan_width + sizeof(MinimalTuple) + st->nwords * sizeof(uint64);
+	double		expected = Min(st->css.ss.ps.plan->plan_rows * 1.1 + 1, budget_kb * 1024.0 / row_bytes);
+	size_t		newcap = st->capacity ? st->capacity * 2 : (size_t) Max(Min(expected, 1 << 26), 1024);
 
 	if (st->values_mode)
 	{
@@ -487,7 +488,7 @@ GpuSortRun(GpuSortState *st)
 		}
 
 		if (st->nrows == st->capacity)
-			GrowRows(st);
+			GrowRows(st, budget_kb);
 		if (st->values_mode)
 		{
 			slot_getallattrs(slot);

@@ -14,6 +14,7 @@
  */
 #include "postgres.h"
 
+#include "common/int.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
 #include "nodes/makefuncs.h"
@@ -80,6 +81,7 @@ SortBound(Plan *parent)
 	Limit	   *limit;
 	Const	   *count,
 			   *offset;
+	int64		bound;
 
 	if (parent == NULL || !IsA(parent, Limit))
 		return -1;
@@ -95,7 +97,10 @@ SortBound(Plan *parent)
 		return -1;
 	if (offset == NULL || offset->constisnull)
 		return DatumGetInt64(count->constvalue);
-	return DatumGetInt64(count->constvalue) + Max(DatumGetInt64(offset->constvalue), 0);
+	if (pg_add_s64_overflow(DatumGetInt64(count->constvalue),
+							Max(DatumGetInt64(offset->constvalue), 0), &bound))
+		return -1;
+	return bound;
 }
 
 /* Build the GpuSort node that takes the place of sort. */
