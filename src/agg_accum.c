@@ -1,0 +1,302 @@
+/*
+ * agg_accum.c
+ *		Exact, order-independent accumulators for the gpu_* aggregates.
+ *
+ * Integer sums are kept in 128 bits.  A float sum is kept exactly, as an
+ * integer count of 2^-1074 in base-2^32 digits, and rounded once (to nearest,
+ * ties to even) at the end, so the result has the same bits in any order of
+ * addition, in any split into partial sums, on the CPU or merged from the
+ * device, and is never less accurate than PostgreSQL's sequential sum.
+ * NaN and infinities are counted aside and decide the result as IEEE
+ * arithmetic (and PostgreSQL's sum) would.  Min and max compare the same
+ * order-preserving keys as the sorts, so NaN is above every number.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "port/pg_bitutils.h"
+#include "utils/float.h"
+
+#include "agg_accum.h"
+
+/* Normalise well before a digit could overflow: each addition adds < 2^32 to a digit. */
+#define PENDING_MAX (INT64CONST(1) << 30)
+
+/* Start an empty accumulator for values of typid. */
+void
+GpuextAccumInit(GpuextAccum *acc, Oid typid)
+{
+	memset(acc, 0, sizeof(GpuextAccum));
+	acc->typid = typid;
+}
+
+/* Whether the type's sum is a float sum. */
+bool
+GpuextAccumIsFloat(const GpuextAccum *acc)
+{
+	return acc->typid == FLOAT4OID || acc->typid == FLOAT8OID;
+}
+
+/* floor(v / 2^32) for negative v too. */
+static inline int64
+FloorShift32(int64 v)
+{
+	return v >= 0 ? v >> 32 : -((-v + INT64CONST(0xFFFFFFFF)) >> 32);
+}
+
+/* Carry digits so that all but the top one are in [0, 2^32). */
+static void
+Normalize(int64 *digits)
+{
+	int64		carry = 0;
+
+	for (int i = 0; i < GPUEXT_EXACT_DIGITS - 1; i++)
+	{
+		int64		v = digits[i] + carry;
+
+		carry = FloorShift32(v);
+		digits[i] = v - carry * (INT64CONST(1) << 32);
+	}
+	digits[GPUEXT_EXACT_DIGITS - 1] += carry;
+}
+
+/* Add a double to the exact sum, or note it as NaN or an infinity. */
+static inline void
+AddDouble(GpuextAccum *acc, double d)
+{
+	uint64		u;
+	int			exp;
+	uint64		m;
+	int			pos;
+	uint128		v;
+	int64	   *dig;
+
+	memcpy(&u, &d, sizeof(u));
+	exp = (int) ((u >> 52) & 0x7FF);
+	m = u & ((UINT64CONST(1) << 52) - 1);
+	if (exp == 0x7FF)
+	{
+		if (m != 0)
+			acc->has_nan = true;
+		else if (u >> 63)
+			acc->has_neg_inf = true;
+		else
+			acc->has_pos_inf = true;
+		return;
+	}
+	if (exp == 0)
+	{
+		if (m == 0)
+			return;
+		exp = 1;
+	}
+	else
+		m |= UINT64CONST(1) << 52;
+
+	/* d = m * 2^(exp - 1075) = (m << (exp - 1)) * 2^-1074 */
+	pos = exp - 1;
+	v = (uint128) m << (pos & 31);
+	dig = acc->digits + (pos >> 5);
+	if (u >> 63)
+	{
+		dig[0] -= (int64) (v & 0xFFFFFFFF);
+		dig[1] -= (int64) ((v >> 32) & 0xFFFFFFFF);
+		dig[2] -= (int64) (v >> 64);
+	}
+	else
+	{
+		dig[0] += (int64) (v & 0xFFFFFFFF);
+		dig[1] += (int64) ((v >> 32) & 0xFFFFFFFF);
+		dig[2] += (int64) (v >> 64);
+	}
+	if (++acc->pending >= PENDING_MAX)
+	{
+		Normalize(acc->digits);
+		acc->pending = 0;
+	}
+}
+
+/* Track the smallest and largest value by sort key; the first of equal keys stays. */
+static inline void
+AddMinMax(GpuextAccum *acc, const GpuextSortType *type, Datum value)
+{
+	uint64		key = type->datum_key(value);
+
+	if (acc->count == 0 || key < acc->min_key)
+	{
+		acc->min_key = key;
+		acc->min_value = value;
+	}
+	if (acc->count == 0 || key > acc->max_key)
+	{
+		acc->max_key = key;
+		acc->max_value = value;
+	}
+}
+
+/* Add one non-NULL value. */
+void
+GpuextAccumAdd(GpuextAccum *acc, Datum value)
+{
+	AddMinMax(acc, GpuextSortTypeLookup(acc->typid), value);
+	acc->count++;
+	switch (acc->typid)
+	{
+		case INT2OID:
+			acc->isum += DatumGetInt16(value);
+			break;
+		case INT4OID:
+			acc->isum += DatumGetInt32(value);
+			break;
+		case INT8OID:
+			acc->isum += DatumGetInt64(value);
+			break;
+		case FLOAT4OID:
+			AddDouble(acc, DatumGetFloat4(value));
+			break;
+		case FLOAT8OID:
+			AddDouble(acc, DatumGetFloat8(value));
+			break;
+		default:
+			break;				/* date and timestamps: count, min and max only */
+	}
+}
+
+/* Add n dense values of the accumulator's type, as an array stores them. */
+void
+GpuextAccumAddArray(GpuextAccum *acc, const char *values, size_t n)
+{
+	const GpuextSortType *type = GpuextSortTypeLookup(acc->typid);
+
+	for (size_t i = 0; i < n; i++)
+	{
+		const char *p = values + i * type->value_bytes;
+		Datum		d;
+
+		switch (type->value_bytes)
+		{
+			case 2:
+				d = Int16GetDatum(*(const int16 *) p);
+				break;
+			case 4:
+				d = acc->typid == FLOAT4OID ? Float4GetDatum(*(const float4 *) p)
+					: Int32GetDatum(*(const int32 *) p);
+				break;
+			default:
+				d = acc->typid == FLOAT8OID ? Float8GetDatum(*(const float8 *) p)
+					: Int64GetDatum(*(const int64 *) p);
+				break;
+		}
+		GpuextAccumAdd(acc, d);
+	}
+}
+
+/* Fold src into dst (partial aggregates). */
+void
+GpuextAccumMerge(GpuextAccum *dst, const GpuextAccum *src)
+{
+	if (src->count == 0)
+		return;
+	if (dst->count == 0 || src->min_key < dst->min_key)
+	{
+		dst->min_key = src->min_key;
+		dst->min_value = src->min_value;
+	}
+	if (dst->count == 0 || src->max_key > dst->max_key)
+	{
+		dst->max_key = src->max_key;
+		dst->max_value = src->max_value;
+	}
+	dst->count += src->count;
+	dst->isum += src->isum;
+	dst->has_nan |= src->has_nan;
+	dst->has_pos_inf |= src->has_pos_inf;
+	dst->has_neg_inf |= src->has_neg_inf;
+	for (int i = 0; i < GPUEXT_EXACT_DIGITS; i++)
+		dst->digits[i] += src->digits[i];
+	dst->pending += src->pending + 1;
+	if (dst->pending >= PENDING_MAX)
+	{
+		Normalize(dst->digits);
+		dst->pending = 0;
+	}
+}
+
+/* Up to 64 bits of a normalised non-negative digit string, from bit pos. */
+static uint64
+GetBits(const int64 *digits, int pos, int count)
+{
+	int			i = pos >> 5;
+	uint128		v = 0;
+
+	for (int k = 2; k >= 0; k--)
+		v = (v << 32) | (i + k < GPUEXT_EXACT_DIGITS ? (uint64) digits[i + k] : 0);
+	v >>= pos & 31;
+	return count >= 64 ? (uint64) v : (uint64) v & ((UINT64CONST(1) << count) - 1);
+}
+
+/* Whether any bit below pos is set. */
+static bool
+AnyBitsBelow(const int64 *digits, int pos)
+{
+	for (int i = 0; i < pos >> 5; i++)
+		if (digits[i] != 0)
+			return true;
+	return (pos & 31) != 0 && (digits[pos >> 5] & ((INT64CONST(1) << (pos & 31)) - 1)) != 0;
+}
+
+/*
+ * The exact sum rounded once, to a float of mantissa_bits significant bits
+ * whose smallest subnormal is 2^min_exponent (53, -1074 for double; 24, -149
+ * for real), returned as a double; NaN or an infinity when those were added.
+ * The caller checks the range of the target type.
+ */
+double
+GpuextAccumFloatSum(GpuextAccum *acc, int mantissa_bits, int min_exponent)
+{
+	int64		d[GPUEXT_EXACT_DIGITS];
+	bool		negative;
+	int			top,
+				high,
+				lsb;
+	uint64		mant;
+	double		r;
+
+	if (acc->has_nan || (acc->has_pos_inf && acc->has_neg_inf))
+		return get_float8_nan();
+	if (acc->has_pos_inf)
+		return get_float8_infinity();
+	if (acc->has_neg_inf)
+		return -get_float8_infinity();
+
+	memcpy(d, acc->digits, sizeof(d));
+	Normalize(d);
+	negative = d[GPUEXT_EXACT_DIGITS - 1] < 0;
+	if (negative)
+	{
+		for (int i = 0; i < GPUEXT_EXACT_DIGITS; i++)
+			d[i] = -d[i];
+		Normalize(d);
+	}
+	for (top = GPUEXT_EXACT_DIGITS - 1; top >= 0 && d[top] == 0; top--)
+		;
+	if (top < 0)
+		return 0.0;
+
+	high = top * 32 + pg_leftmost_one_pos64((uint64) d[top]);
+	lsb = Max(high - (mantissa_bits - 1), min_exponent + 1074);
+	mant = high >= lsb ? GetBits(d, lsb, high - lsb + 1) : 0;
+	if (lsb > 0 && GetBits(d, lsb - 1, 1) && (AnyBitsBelow(d, lsb - 1) || (mant & 1)))
+	{
+		mant++;
+		if (mant == UINT64CONST(1) << mantissa_bits)
+		{
+			mant >>= 1;
+			lsb++;
+		}
+	}
+	r = ldexp((double) mant, lsb - 1074);
+	return negative ? -r : r;
+}

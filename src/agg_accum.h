@@ -1,0 +1,42 @@
+/*
+ * agg_accum.h
+ *		Exact, order-independent accumulators behind gpu_sum, gpu_avg, gpu_min,
+ *		gpu_max and gpu_count.
+ */
+#ifndef GPUEXT_AGG_ACCUM_H
+#define GPUEXT_AGG_ACCUM_H
+
+#include "sort_keys.h"
+
+/*
+ * Every finite double is an integer multiple of 2^-1074 below 2^1024; 70
+ * digits of 32 bits (kept in int64 for carry room) hold any sum of up to 2^64
+ * of them exactly.
+ */
+#define GPUEXT_EXACT_DIGITS 70
+
+/* One accumulator: count, exact sum, min and max of the values added. */
+typedef struct GpuextAccum
+{
+	Oid			typid;			/* base element type */
+	int64		count;
+	int128		isum;			/* integer types */
+	int64		pending;		/* float additions since the digits were normalised */
+	bool		has_nan;
+	bool		has_pos_inf;
+	bool		has_neg_inf;
+	uint64		min_key;
+	uint64		max_key;
+	Datum		min_value;
+	Datum		max_value;
+	int64		digits[GPUEXT_EXACT_DIGITS];	/* float types: the sum, least significant first */
+} GpuextAccum;
+
+extern void GpuextAccumInit(GpuextAccum *acc, Oid typid);
+extern void GpuextAccumAdd(GpuextAccum *acc, Datum value);
+extern void GpuextAccumAddArray(GpuextAccum *acc, const char *values, size_t n);
+extern void GpuextAccumMerge(GpuextAccum *dst, const GpuextAccum *src);
+extern bool GpuextAccumIsFloat(const GpuextAccum *acc);
+extern double GpuextAccumFloatSum(GpuextAccum *acc, int mantissa_bits, int min_exponent);
+
+#endif							/* GPUEXT_AGG_ACCUM_H */
