@@ -30,3 +30,53 @@ LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION gpuext_info(boolean) IS
 'this build''s GPU support and this backend''s device session';
+
+-- Aggregates: support functions shared by every type.
+CREATE FUNCTION gpu_agg_trans(internal, anyelement) RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_agg_trans' LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION gpu_agg_combine(internal, internal) RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_agg_combine' LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION gpu_agg_serialize(internal) RETURNS bytea
+AS 'MODULE_PATHNAME', 'gpu_agg_serialize' LANGUAGE C STRICT PARALLEL SAFE;
+CREATE FUNCTION gpu_agg_deserialize(bytea, internal) RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_agg_deserialize' LANGUAGE C STRICT PARALLEL SAFE;
+
+-- gpu_sum, gpu_avg, gpu_min, gpu_max, gpu_count over arrays and as aggregates, from one table:
+-- (element type, sum result type, avg result type); no sum or avg where those are NULL.
+DO $$
+DECLARE
+  t record;
+  f record;
+BEGIN
+  FOR t IN SELECT * FROM (VALUES
+      ('smallint', 'bigint', 'numeric'),
+      ('integer', 'bigint', 'numeric'),
+      ('bigint', 'numeric', 'numeric'),
+      ('real', 'real', 'double precision'),
+      ('double precision', 'double precision', 'double precision'),
+      ('date', NULL, NULL),
+      ('timestamp', NULL, NULL),
+      ('timestamptz', NULL, NULL),
+      -- numeric would otherwise be cast to double precision silently: here it is an error
+      ('numeric', 'numeric', 'numeric')) AS v(typ, sumtype, avgtype)
+  LOOP
+    FOR f IN SELECT * FROM (VALUES
+        ('sum', t.sumtype), ('avg', t.avgtype), ('min', t.typ), ('max', t.typ), ('count', 'bigint')) AS w(name, result)
+      WHERE w.result IS NOT NULL
+    LOOP
+      EXECUTE format('CREATE FUNCTION gpu_%1$s(a %2$s[]) RETURNS %3$s
+                      AS %4$L, %5$L LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE',
+                     f.name, t.typ, f.result, 'MODULE_PATHNAME', 'gpu_array_' || f.name);
+      EXECUTE format('CREATE FUNCTION gpu_agg_%1$s_final(internal, %2$s) RETURNS %3$s
+                      AS %4$L, %5$L LANGUAGE C PARALLEL SAFE',
+                     f.name, t.typ, f.result, 'MODULE_PATHNAME', 'gpu_agg_' || f.name || '_final');
+      EXECUTE format('CREATE AGGREGATE gpu_%1$s(%2$s) (
+                        SFUNC = gpu_agg_trans, STYPE = internal,
+                        FINALFUNC = gpu_agg_%1$s_final, FINALFUNC_EXTRA,
+                        COMBINEFUNC = gpu_agg_combine,
+                        SERIALFUNC = gpu_agg_serialize, DESERIALFUNC = gpu_agg_deserialize,
+                        PARALLEL = SAFE)',
+                     f.name, t.typ);
+    END LOOP;
+  END LOOP;
+END $$;

@@ -84,22 +84,6 @@ AutoAlgorithm(size_t n, int key_bytes)
 	return GPUEXT_SORT_RADIX;
 }
 
-/* Number of NULL elements, from the null bitmap. */
-static int
-CountNulls(ArrayType *arr, int nitems)
-{
-	bits8	   *bitmap = ARR_NULLBITMAP(arr);
-	int			set;
-
-	if (bitmap == NULL)
-		return 0;
-	set = (int) pg_popcount((const char *) bitmap, nitems / 8);
-	for (int i = nitems & ~7; i < nitems; i++)
-		if (bitmap[i / 8] & (1 << (i % 8)))
-			set++;
-	return nitems - set;
-}
-
 /* Sort n values on the CPU through the same keys the device sorts. */
 static void
 SortOnCpu(const GpuextSortType *type, const char *in, char *out, size_t n, bool descending)
@@ -195,30 +179,16 @@ gpu_sort(PG_FUNCTION_ARGS)
 	bool		descending = PG_GETARG_BOOL(1);
 	SortChoice	choice = ParseSortChoice(PG_GETARG_TEXT_PP(2));
 	Oid			elemtype = ARR_ELEMTYPE(arr);
-	const GpuextSortType *type = GpuextSortTypeLookup(getBaseType(elemtype));
-	bool		use_device;
 	int			nitems,
 				nnulls;
-	size_t		n;
+	const GpuextSortType *type = GpuextArrayValues(arr, "gpu_sort", &nitems, &nnulls);
+	bool		use_device;
+	size_t		n = (size_t) (nitems - nnulls);
 	ArrayType  *result;
 	Size		dataoffset,
 				nbytes;
 	bits8	   *bitmap;
 
-	if (type == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("gpu_sort does not support arrays of type %s", format_type_be(elemtype)),
-				 errdetail("Supported element types: %s.", GpuextSortTypeNames)));
-	if (ARR_NDIM(arr) > 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("gpu_sort accepts only one-dimensional arrays"),
-				 errdetail("The array has %d dimensions.", ARR_NDIM(arr))));
-
-	nitems = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
-	nnulls = CountNulls(arr, nitems);
-	n = (size_t) (nitems - nnulls);
 	if (choice == SORT_ODDEVEN && n > GPUEXT_ODDEVEN_MAX_ELEMENTS)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),

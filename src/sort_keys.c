@@ -17,6 +17,10 @@
 #include "catalog/pg_type.h"
 #include "datatype/timestamp.h"
 #include "miscadmin.h"
+#include "port/pg_bitutils.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/date.h"
 #include "utils/timestamp.h"
 
@@ -156,6 +160,43 @@ GpuextSortTypeLookup(Oid typid)
 		if (sort_types[i].typid == typid)
 			return &sort_types[i];
 	return NULL;
+}
+
+/*
+ * Check that an array is one-dimensional and of a supported element type
+ * (ERROR naming fname otherwise); count its elements and NULLs.  The non-NULL
+ * values lie dense at ARR_DATA_PTR, nitems - nnulls of them.
+ */
+const GpuextSortType *
+GpuextArrayValues(ArrayType *arr, const char *fname, int *nitems, int *nnulls)
+{
+	Oid			elemtype = ARR_ELEMTYPE(arr);
+	const GpuextSortType *type = GpuextSortTypeLookup(getBaseType(elemtype));
+	bits8	   *bitmap = ARR_NULLBITMAP(arr);
+	int			set;
+
+	if (type == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s does not support arrays of type %s", fname, format_type_be(elemtype)),
+				 errdetail("Supported element types: %s.", GpuextSortTypeNames)));
+	if (ARR_NDIM(arr) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("%s accepts only one-dimensional arrays", fname),
+				 errdetail("The array has %d dimensions.", ARR_NDIM(arr))));
+
+	*nitems = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+	*nnulls = 0;
+	if (bitmap != NULL)
+	{
+		set = (int) pg_popcount((const char *) bitmap, *nitems / 8);
+		for (int i = *nitems & ~7; i < *nitems; i++)
+			if (bitmap[i / 8] & (1 << (i % 8)))
+				set++;
+		*nnulls = *nitems - set;
+	}
+	return type;
 }
 
 /* LSD radix sort by bytes, skipping bytes that all keys share; one template per key width. */

@@ -19,6 +19,8 @@ typedef struct GpuextSortType
 } GpuextSortType;
 
 extern const GpuextSortType *GpuextSortTypeLookup(Oid typid);
+extern const GpuextSortType *GpuextArrayValues(struct ArrayType *arr, const char *fname,
+											   int *nitems, int *nnulls);
 extern const char *const GpuextSortTypeNames;
 extern void GpuextCpuSortKeys(void *keys, size_t n, int key_bytes);
 
