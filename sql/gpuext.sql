@@ -80,3 +80,18 @@ BEGIN
     END LOOP;
   END LOOP;
 END $$;
+
+-- The first column of any query, streamed through a cursor: aggregated, or sorted as a set.
+CREATE FUNCTION gpu_query_agg(query text,
+	OUT count bigint, OUT sum numeric, OUT min text, OUT max text, OUT avg numeric)
+RETURNS record
+AS 'MODULE_PATHNAME', 'gpu_query_agg'
+LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+
+CREATE FUNCTION gpu_query_sort(query text, descending boolean DEFAULT false)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'gpu_query_sort'
+LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION gpu_query_sort(text, boolean) IS
+'the first column of a query sorted as ORDER BY would; call with a column definition list, e.g. AS s(x integer)';

@@ -39,4 +39,16 @@ extern void GpuextAccumMerge(GpuextAccum *dst, const GpuextAccum *src);
 extern bool GpuextAccumIsFloat(const GpuextAccum *acc);
 extern double GpuextAccumFloatSum(GpuextAccum *acc, int mantissa_bits, int min_exponent);
 
+/* gpu_agg.c: one aggregate's result, typed as PostgreSQL's own (NULL for no rows, count 0). */
+typedef enum GpuextAggKind
+{
+	GPUEXT_AGG_SUM,
+	GPUEXT_AGG_AVG,
+	GPUEXT_AGG_MIN,
+	GPUEXT_AGG_MAX,
+	GPUEXT_AGG_COUNT
+} GpuextAggKind;
+
+extern Datum GpuextAccumResult(GpuextAccum *acc, GpuextAggKind kind, bool *isnull);
+
 #endif							/* GPUEXT_AGG_ACCUM_H */

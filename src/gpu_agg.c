@@ -92,21 +92,12 @@ AvgResult(GpuextAccum *acc)
 							   NumericGetDatum(int64_to_numeric(acc->count)));
 }
 
-typedef enum AggKind
-{
-	AGG_SUM,
-	AGG_AVG,
-	AGG_MIN,
-	AGG_MAX,
-	AGG_COUNT
-} AggKind;
-
 /* The result of one aggregate from an accumulator (NULL when nothing was added, count 0). */
-static Datum
-AggResult(GpuextAccum *acc, AggKind kind, bool *isnull)
+Datum
+GpuextAccumResult(GpuextAccum *acc, GpuextAggKind kind, bool *isnull)
 {
 	*isnull = false;
-	if (kind == AGG_COUNT)
+	if (kind == GPUEXT_AGG_COUNT)
 		return Int64GetDatum(acc ? acc->count : 0);
 	if (acc == NULL || acc->count == 0)
 	{
@@ -115,11 +106,11 @@ AggResult(GpuextAccum *acc, AggKind kind, bool *isnull)
 	}
 	switch (kind)
 	{
-		case AGG_SUM:
+		case GPUEXT_AGG_SUM:
 			return SumResult(acc);
-		case AGG_AVG:
+		case GPUEXT_AGG_AVG:
 			return AvgResult(acc);
-		case AGG_MIN:
+		case GPUEXT_AGG_MIN:
 			return acc->min_value;
 		default:
 			return acc->max_value;
@@ -128,7 +119,7 @@ AggResult(GpuextAccum *acc, AggKind kind, bool *isnull)
 
 /* An aggregate over the non-NULL elements of a one-dimensional array. */
 static Datum
-ArrayAggregate(FunctionCallInfo fcinfo, AggKind kind, const char *fname)
+ArrayAggregate(FunctionCallInfo fcinfo, GpuextAggKind kind, const char *fname)
 {
 	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(0);
 	int			nitems,
@@ -140,7 +131,7 @@ ArrayAggregate(FunctionCallInfo fcinfo, AggKind kind, const char *fname)
 
 	GpuextAccumInit(acc, type->typid);
 	GpuextAccumAddArray(acc, ARR_DATA_PTR(arr), (size_t) (nitems - nnulls));
-	result = AggResult(acc, kind, &isnull);
+	result = GpuextAccumResult(acc, kind, &isnull);
 	if (isnull)
 		PG_RETURN_NULL();
 	PG_RETURN_DATUM(result);
@@ -156,31 +147,31 @@ PG_FUNCTION_INFO_V1(gpu_array_count);
 Datum
 gpu_array_sum(PG_FUNCTION_ARGS)
 {
-	return ArrayAggregate(fcinfo, AGG_SUM, "gpu_sum");
+	return ArrayAggregate(fcinfo, GPUEXT_AGG_SUM, "gpu_sum");
 }
 
 Datum
 gpu_array_avg(PG_FUNCTION_ARGS)
 {
-	return ArrayAggregate(fcinfo, AGG_AVG, "gpu_avg");
+	return ArrayAggregate(fcinfo, GPUEXT_AGG_AVG, "gpu_avg");
 }
 
 Datum
 gpu_array_min(PG_FUNCTION_ARGS)
 {
-	return ArrayAggregate(fcinfo, AGG_MIN, "gpu_min");
+	return ArrayAggregate(fcinfo, GPUEXT_AGG_MIN, "gpu_min");
 }
 
 Datum
 gpu_array_max(PG_FUNCTION_ARGS)
 {
-	return ArrayAggregate(fcinfo, AGG_MAX, "gpu_max");
+	return ArrayAggregate(fcinfo, GPUEXT_AGG_MAX, "gpu_max");
 }
 
 Datum
 gpu_array_count(PG_FUNCTION_ARGS)
 {
-	return ArrayAggregate(fcinfo, AGG_COUNT, "gpu_count");
+	return ArrayAggregate(fcinfo, GPUEXT_AGG_COUNT, "gpu_count");
 }
 
 /* The aggregate memory context, or ERROR outside an aggregate. */
@@ -278,11 +269,11 @@ gpu_agg_deserialize(PG_FUNCTION_ARGS)
 
 /* A final function: the result of one aggregate kind from the group's accumulator. */
 static Datum
-AggFinal(FunctionCallInfo fcinfo, AggKind kind)
+AggFinal(FunctionCallInfo fcinfo, GpuextAggKind kind)
 {
 	GpuextAccum *acc = PG_ARGISNULL(0) ? NULL : (GpuextAccum *) PG_GETARG_POINTER(0);
 	bool		isnull;
-	Datum		result = AggResult(acc, kind, &isnull);
+	Datum		result = GpuextAccumResult(acc, kind, &isnull);
 
 	if (isnull)
 		PG_RETURN_NULL();
@@ -299,29 +290,29 @@ PG_FUNCTION_INFO_V1(gpu_agg_count_final);
 Datum
 gpu_agg_sum_final(PG_FUNCTION_ARGS)
 {
-	return AggFinal(fcinfo, AGG_SUM);
+	return AggFinal(fcinfo, GPUEXT_AGG_SUM);
 }
 
 Datum
 gpu_agg_avg_final(PG_FUNCTION_ARGS)
 {
-	return AggFinal(fcinfo, AGG_AVG);
+	return AggFinal(fcinfo, GPUEXT_AGG_AVG);
 }
 
 Datum
 gpu_agg_min_final(PG_FUNCTION_ARGS)
 {
-	return AggFinal(fcinfo, AGG_MIN);
+	return AggFinal(fcinfo, GPUEXT_AGG_MIN);
 }
 
 Datum
 gpu_agg_max_final(PG_FUNCTION_ARGS)
 {
-	return AggFinal(fcinfo, AGG_MAX);
+	return AggFinal(fcinfo, GPUEXT_AGG_MAX);
 }
 
 Datum
 gpu_agg_count_final(PG_FUNCTION_ARGS)
 {
-	return AggFinal(fcinfo, AGG_COUNT);
+	return AggFinal(fcinfo, GPUEXT_AGG_COUNT);
 }
