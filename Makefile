@@ -61,6 +61,9 @@ include $(PGXS)
 
 $(shlib): $(CUDA_OBJS)
 
+# PGXS tracks no header dependencies: rebuild the C objects when a project header changes.
+$(OBJS): $(wildcard src/*.h) cuda/gpuext_cuda.h
+
 cuda/%.o: cuda/%.cu $(CUDA_HDRS)
 	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 

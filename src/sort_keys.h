@@ -5,6 +5,8 @@
 #ifndef GPUEXT_SORT_KEYS_H
 #define GPUEXT_SORT_KEYS_H
 
+#include "utils/array.h"
+
 /* One entry per supported element type, generated from GPUEXT_SORT_TYPES. */
 typedef struct GpuextSortType
 {
@@ -19,7 +21,7 @@ typedef struct GpuextSortType
 } GpuextSortType;
 
 extern const GpuextSortType *GpuextSortTypeLookup(Oid typid);
-extern const GpuextSortType *GpuextArrayValues(struct ArrayType *arr, const char *fname,
+extern const GpuextSortType *GpuextArrayValues(ArrayType *arr, const char *fname,
 											   int *nitems, int *nnulls);
 extern const char *const GpuextSortTypeNames;
 extern void GpuextCpuSortKeys(void *keys, size_t n, int key_bytes);
