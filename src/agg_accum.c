@@ -30,6 +30,14 @@ GpuextAccumInit(GpuextAccum *acc, Oid typid)
 {
 	memset(acc, 0, sizeof(GpuextAccum));
 	acc->typid = typid;
+	GpuextAccumAttach(acc);
+}
+
+/* Point an accumulator at its type's table entry (after init, or after it crossed processes). */
+void
+GpuextAccumAttach(GpuextAccum *acc)
+{
+	acc->type = GpuextSortTypeLookup(acc->typid);
 }
 
 /* Whether the type's sum is a float sum. */
@@ -37,6 +45,14 @@ bool
 GpuextAccumIsFloat(const GpuextAccum *acc)
 {
 	return acc->typid == FLOAT4OID || acc->typid == FLOAT8OID;
+}
+
+/* Whether the type has a sum and an average (dates and timestamps have not). */
+bool
+GpuextAccumHasSum(const GpuextAccum *acc)
+{
+	return GpuextAccumIsFloat(acc) || acc->typid == INT2OID || acc->typid == INT4OID ||
+		acc->typid == INT8OID;
 }
 
 /* floor(v / 2^32) for negative v too. */
@@ -120,9 +136,9 @@ AddDouble(GpuextAccum *acc, double d)
 
 /* Track the smallest and largest value by sort key; the first of equal keys stays. */
 static inline void
-AddMinMax(GpuextAccum *acc, const GpuextSortType *type, Datum value)
+AddMinMax(GpuextAccum *acc, Datum value)
 {
-	uint64		key = type->datum_key(value);
+	uint64		key = acc->type->datum_key(value);
 
 	if (acc->count == 0 || key < acc->min_key)
 	{
@@ -140,7 +156,7 @@ AddMinMax(GpuextAccum *acc, const GpuextSortType *type, Datum value)
 void
 GpuextAccumAdd(GpuextAccum *acc, Datum value)
 {
-	AddMinMax(acc, GpuextSortTypeLookup(acc->typid), value);
+	AddMinMax(acc, value);
 	acc->count++;
 	switch (acc->typid)
 	{
@@ -168,7 +184,7 @@ GpuextAccumAdd(GpuextAccum *acc, Datum value)
 void
 GpuextAccumAddArray(GpuextAccum *acc, const char *values, size_t n)
 {
-	const GpuextSortType *type = GpuextSortTypeLookup(acc->typid);
+	const GpuextSortType *type = acc->type;
 
 	for (size_t i = 0; i < n; i++)
 	{

@@ -19,6 +19,7 @@
 typedef struct GpuextAccum
 {
 	Oid			typid;			/* base element type */
+	const GpuextSortType *type;	/* its table entry; valid in this process only */
 	int64		count;
 	int128		isum;			/* integer types */
 	int64		pending;		/* float additions since the digits were normalised */
@@ -36,7 +37,9 @@ extern void GpuextAccumInit(GpuextAccum *acc, Oid typid);
 extern void GpuextAccumAdd(GpuextAccum *acc, Datum value);
 extern void GpuextAccumAddArray(GpuextAccum *acc, const char *values, size_t n);
 extern void GpuextAccumMerge(GpuextAccum *dst, const GpuextAccum *src);
+extern void GpuextAccumAttach(GpuextAccum *acc);
 extern bool GpuextAccumIsFloat(const GpuextAccum *acc);
+extern bool GpuextAccumHasSum(const GpuextAccum *acc);
 extern double GpuextAccumFloatSum(GpuextAccum *acc, int mantissa_bits, int min_exponent);
 
 /* gpu_agg.c: one aggregate's result, typed as PostgreSQL's own (NULL for no rows, count 0). */

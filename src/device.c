@@ -78,8 +78,8 @@ DeviceOpen(void)
 }
 
 /* Open the device if needed and say whether it can be used. */
-bool
-GpuextDeviceReady(void)
+static bool
+DeviceReady(void)
 {
 	DeviceOpen();
 	return device_state == DEVICE_READY;
@@ -91,7 +91,7 @@ GpuextUseDevice(void)
 {
 	if (gpuext_device_mode == GPUEXT_DEVICE_CPU)
 		return false;
-	if (GpuextDeviceReady())
+	if (DeviceReady())
 		return true;
 	if (gpuext_device_mode == GPUEXT_DEVICE_GPU)
 		ereport(ERROR,

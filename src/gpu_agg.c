@@ -264,6 +264,7 @@ gpu_agg_deserialize(PG_FUNCTION_ARGS)
 			 (size_t) VARSIZE_ANY_EXHDR(data), sizeof(GpuextAccum));
 	acc = palloc(sizeof(GpuextAccum));
 	memcpy(acc, VARDATA_ANY(data), sizeof(GpuextAccum));
+	GpuextAccumAttach(acc);
 	PG_RETURN_POINTER(acc);
 }
 

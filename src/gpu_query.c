@@ -125,8 +125,7 @@ gpu_query_agg(PG_FUNCTION_ARGS)
 		nulls[1] = nulls[2] = nulls[3] = nulls[4] = true;
 	else
 	{
-		bool		sums = acc->typid != DATEOID && acc->typid != TIMESTAMPOID &&
-			acc->typid != TIMESTAMPTZOID;
+		bool		sums = GpuextAccumHasSum(acc);
 
 		values[1] = sums ? ValueAsNumeric(GpuextAccumResult(acc, GPUEXT_AGG_SUM, &isnull), sumtype) : (Datum) 0;
 		values[2] = ValueAsText(acc->min_value, acc->typid);

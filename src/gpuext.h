@@ -19,7 +19,6 @@ extern int	gpuext_device_mode;
 extern int	gpuext_min_gpu_elements;
 
 /* device.c: the backend's device session */
-extern bool GpuextDeviceReady(void);
 extern bool GpuextUseDevice(void);
 extern void GpuextCheck(GpuextStatus status, const char *what);
 extern void GpuextWait(int slot);
