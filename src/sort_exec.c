@@ -416,7 +416,6 @@ SortRowsOnDevice(GpuSortState *st)
 								 (uint32_t *) (buf->ptr + keys_bytes), n,
 								 buf->ptr + keys_bytes + order_bytes, scratch_bytes,
 								 GpuextPollInterrupts, NULL), "sort");
-	GpuextWait(-1);
 	st->sort_ms += ElapsedMs(start);
 
 	INSTR_TIME_SET_CURRENT(start);
@@ -453,6 +452,18 @@ GrowRows(GpuSortState *st, int64 budget_kb)
 		st->rows = GrowArray(st, st->rows, newcap * sizeof(MinimalTuple));
 	st->keys = GrowArray(st, st->keys, newcap * st->nwords * sizeof(uint64));
 	st->capacity = newcap;
+}
+
+/* Build the keys of the last batched rows, timed; returns the new batch length (0). */
+static int
+FlushKeys(GpuSortState *st, const Datum *values, const bool *isnull, int batched)
+{
+	instr_time	start;
+
+	INSTR_TIME_SET_CURRENT(start);
+	BuildKeys(st, st->keys + (st->nrows - batched) * st->nwords, values, isnull, batched);
+	st->keys_ms += ElapsedMs(start);
+	return 0;
 }
 
 /* Read the whole input and sort it: on the device when it can, else with tuplesort. */
@@ -508,33 +519,18 @@ GpuSortRun(GpuSortState *st)
 														   &isnull[batched * st->nkeys + k]);
 		st->nrows++;
 		if (++batched == KEY_BATCH)
-		{
-			instr_time	kstart;
-
-			INSTR_TIME_SET_CURRENT(kstart);
-			BuildKeys(st, st->keys + (st->nrows - batched) * st->nwords, values, isnull, batched);
-			st->keys_ms += ElapsedMs(kstart);
-			batched = 0;
-		}
+			batched = FlushKeys(st, values, isnull, batched);
 
 		st->host_bytes = row_bytes + st->nrows * st->nwords * sizeof(uint64);
 		if (st->host_bytes > (size_t) budget_kb * 1024 || st->nrows >= PG_UINT32_MAX)
 		{
-			if (batched > 0)
-				BuildKeys(st, st->keys + (st->nrows - batched) * st->nwords, values, isnull, batched);
 			batched = 0;
 			SpillToTuplesort(st, budget_kb,
 							 psprintf("input passed the memory budget of %lld kB", (long long) budget_kb));
 		}
 	}
 	if (batched > 0)
-	{
-		instr_time	kstart;
-
-		INSTR_TIME_SET_CURRENT(kstart);
-		BuildKeys(st, st->keys + (st->nrows - batched) * st->nwords, values, isnull, batched);
-		st->keys_ms += ElapsedMs(kstart);
-	}
+		FlushKeys(st, values, isnull, batched);
 	st->store_ms = ElapsedMs(start) - st->keys_ms;
 
 	if (st->tuplesort == NULL && st->nrows > 1 && !SortRowsOnDevice(st))
