@@ -122,6 +122,42 @@ extern GpuextStatus gpuext_sort_rows(int nwords, int top_bits, uint64_t *keys, u
 									 size_t n, void *scratch, size_t scratch_bytes,
 									 GpuextPollFn poll, void *arg);
 
+/*
+ * Reductions (cuda/reduce.cu) over n dense values in device memory (NULLs
+ * already left out): value_bytes 2, 4 or 8 signed integers (date, timestamp
+ * and timestamptz are these), or is_float with value_bytes 4 or 8.
+ */
+#define GPUEXT_REDUCE_DIGITS 70
+
+typedef struct GpuextReduceResult
+{
+	uint64_t	count;			/* values reduced */
+	uint64_t	min_key;		/* ascending keys as gpu_sort's (-0 just below +0, NaN on top) */
+	uint64_t	max_key;		/* both valid when count > 0 */
+	uint64_t	isum_lo;		/* integers: the exact sum, two's complement in 128 bits */
+	int64_t		isum_hi;
+	int32_t		has_nan;		/* floats: NaN and infinities, left out of digits */
+	int32_t		has_pos_inf;
+	int32_t		has_neg_inf;
+	int32_t		float_exact;	/* floats: 1 when digits hold the exact sum of the finite
+								 * values; 0 when the device could not sum this input
+								 * exactly, and the caller must sum it itself */
+	int64_t		digits[GPUEXT_REDUCE_DIGITS];	/* floats: the sum in units of 2^-1074,
+												 * base 2^32, least significant first;
+												 * digits 0..68 in [0, 2^32) */
+} GpuextReduceResult;
+
+/* Device scratch gpuext_reduce needs for n values. */
+extern GpuextStatus gpuext_reduce_scratch_bytes(int value_bytes, int is_float, size_t n, size_t *bytes);
+
+/*
+ * Enqueue count, exact sum, min and max of n values on the stream; *result
+ * (pinned host memory, the caller's) is written when the stream reaches that
+ * point: wait with gpuext_cuda_wait before reading it.  Returns without waiting.
+ */
+extern GpuextStatus gpuext_reduce(int value_bytes, int is_float, const void *values, size_t n,
+								  void *scratch, size_t scratch_bytes, GpuextReduceResult *result);
+
 #ifdef __cplusplus
 }
 #endif

@@ -98,19 +98,19 @@ float_from_uint64(uint64 k)
 	return f;
 }
 
-/* The type table: (name, type oid, stored C type, key type, key mapping, Datum getter). */
+/* The type table: (name, type oid, stored C type, key type, key mapping, Datum getter, setter). */
 #define GPUEXT_SORT_TYPES(X) \
-	X(int2, INT2OID, int16, uint32, signed, DatumGetInt16) \
-	X(int4, INT4OID, int32, uint32, signed, DatumGetInt32) \
-	X(int8, INT8OID, int64, uint64, signed, DatumGetInt64) \
-	X(float4, FLOAT4OID, float4, uint32, float, DatumGetFloat4) \
-	X(float8, FLOAT8OID, float8, uint64, float, DatumGetFloat8) \
-	X(date, DATEOID, DateADT, uint32, signed, DatumGetDateADT) \
-	X(timestamp, TIMESTAMPOID, Timestamp, uint64, signed, DatumGetTimestamp) \
-	X(timestamptz, TIMESTAMPTZOID, TimestampTz, uint64, signed, DatumGetTimestampTz)
+	X(int2, INT2OID, int16, uint32, signed, DatumGetInt16, Int16GetDatum) \
+	X(int4, INT4OID, int32, uint32, signed, DatumGetInt32, Int32GetDatum) \
+	X(int8, INT8OID, int64, uint64, signed, DatumGetInt64, Int64GetDatum) \
+	X(float4, FLOAT4OID, float4, uint32, float, DatumGetFloat4, Float4GetDatum) \
+	X(float8, FLOAT8OID, float8, uint64, float, DatumGetFloat8, Float8GetDatum) \
+	X(date, DATEOID, DateADT, uint32, signed, DatumGetDateADT, DateADTGetDatum) \
+	X(timestamp, TIMESTAMPOID, Timestamp, uint64, signed, DatumGetTimestamp, TimestampGetDatum) \
+	X(timestamptz, TIMESTAMPTZOID, TimestampTz, uint64, signed, DatumGetTimestampTz, TimestampTzGetDatum)
 
-/* Per type: encode values into keys, decode keys into values, one Datum into a key. */
-#define GPUEXT_DEFINE_CODEC(name, oid, ctype, ktype, kind, getter) \
+/* Per type: encode values into keys, decode keys into values, one Datum into a key and back. */
+#define GPUEXT_DEFINE_CODEC(name, oid, ctype, ktype, kind, getter, setter) \
 static void \
 encode_##name(const void *values, void *keys, size_t n, bool descending) \
 { \
@@ -141,12 +141,25 @@ datum_key_##name(Datum value) \
 	if (v == 0) \
 		v = 0;					/* -0 ties with 0 here: a later key decides */ \
 	return kind##_to_##ktype(v); \
+} \
+\
+static uint64 \
+datum_key_raw_##name(Datum value) \
+{ \
+	return kind##_to_##ktype(getter(value)); \
+} \
+\
+static Datum \
+key_datum_##name(uint64 key) \
+{ \
+	return setter((ctype) kind##_from_##ktype((ktype) key)); \
 }
 
 GPUEXT_SORT_TYPES(GPUEXT_DEFINE_CODEC)
 
-#define GPUEXT_TYPE_ENTRY(name, oid, ctype, ktype, kind, getter) \
-	{oid, sizeof(ctype), sizeof(ktype), encode_##name, decode_##name, datum_key_##name},
+#define GPUEXT_TYPE_ENTRY(name, oid, ctype, ktype, kind, getter, setter) \
+	{oid, sizeof(ctype), sizeof(ktype), encode_##name, decode_##name, datum_key_##name, \
+	 datum_key_raw_##name, key_datum_##name},
 
 static const GpuextSortType sort_types[] = {
 	GPUEXT_SORT_TYPES(GPUEXT_TYPE_ENTRY)

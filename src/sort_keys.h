@@ -16,8 +16,11 @@ typedef struct GpuextSortType
 	/* values -> keys (descending inverts the keys) and back */
 	void		(*encode) (const void *values, void *keys, size_t n, bool descending);
 	void		(*decode) (const void *keys, void *values, size_t n, bool descending);
-	/* one value as an ascending key in the low 8 * key_bytes bits */
+	/* one value as an ascending key in the low 8 * key_bytes bits, -0 keyed as +0 */
 	uint64		(*datum_key) (Datum value);
+	/* the same keeping -0 just below +0 (as encode does), and a key back to its value */
+	uint64		(*datum_key_raw) (Datum value);
+	Datum		(*key_datum) (uint64 key);
 } GpuextSortType;
 
 extern const GpuextSortType *GpuextSortTypeLookup(Oid typid);
