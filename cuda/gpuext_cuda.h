@@ -111,15 +111,16 @@ extern GpuextStatus gpuext_sort_keys(GpuextSortAlgo algo, int key_bytes,
  * stored word-major in device memory: word w of row i is keys[w * n + i].
  * Only the low top_bits bits of word 0 are used (1..64); later words use all
  * 64.  On return order[0..n) holds row numbers in ascending key order (ties in
- * any order).  keys may be overwritten.  n < 2^32.
+ * any order), and sorted_keys, unless NULL, the keys in that order (word-major,
+ * nwords * n words, apart from keys).  keys are left as they were.  n < 2^32.
  * scratch is device memory of at least gpuext_sort_rows_scratch_bytes (the
  * caller's).  The call enqueues the sort on the stream and waits for it,
  * polling poll; after GPUEXT_INTERRUPTED the sort is still on the stream, so
  * drain it before freeing keys, order or scratch.
  */
 extern GpuextStatus gpuext_sort_rows_scratch_bytes(int nwords, size_t n, size_t *bytes);
-extern GpuextStatus gpuext_sort_rows(int nwords, int top_bits, uint64_t *keys, uint32_t *order,
-									 size_t n, void *scratch, size_t scratch_bytes,
+extern GpuextStatus gpuext_sort_rows(int nwords, int top_bits, const uint64_t *keys, uint32_t *order,
+									 uint64_t *sorted_keys, size_t n, void *scratch, size_t scratch_bytes,
 									 GpuextPollFn poll, void *arg);
 
 /*

@@ -157,13 +157,14 @@ gpuext_sort_rows_scratch_bytes(int nwords, size_t n, size_t *bytes)
 
 /* No device row sort. */
 GpuextStatus
-gpuext_sort_rows(int nwords, int top_bits, uint64_t *keys, uint32_t *order, size_t n, void *scratch,
-				 size_t scratch_bytes, GpuextPollFn poll, void *arg)
+gpuext_sort_rows(int nwords, int top_bits, const uint64_t *keys, uint32_t *order, uint64_t *sorted_keys,
+				 size_t n, void *scratch, size_t scratch_bytes, GpuextPollFn poll, void *arg)
 {
 	(void) nwords;
 	(void) top_bits;
 	(void) keys;
 	(void) order;
+	(void) sorted_keys;
 	(void) n;
 	(void) scratch;
 	(void) scratch_bytes;

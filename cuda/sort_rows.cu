@@ -6,13 +6,15 @@
  * Keys are word-major (word w of row i at keys[w * n + i]).  order starts as
  * the identity; the passes go from the last word to word 0, each sorting
  * (key of word w of row order[i], order[i]) pairs stably, so ties on word w
- * keep the order the later words gave.  The last word needs no gather (order
- * is still the identity) and is sorted where it lies; every other word w is
- * gathered through the current order into the region of word w + 1, which
- * the previous pass has finished with.  Word 0 sorts only its low top_bits.
+ * keep the order the later words gave.  Each pass gathers word w through the
+ * current order into a working buffer (the last word is copied: order is
+ * still the identity), so the caller's keys stay as they were.  Word 0 sorts
+ * only its low top_bits.  When asked, every word is finally gathered through
+ * the order into sorted_keys.
  *
- * Scratch: alternate key buffer (n words) | alternate order buffer (n row
- * numbers) | CUB's temporary storage for a 64-bit pass, each 256-byte aligned.
+ * Scratch: working key buffer | alternate key buffer (n words each) |
+ * alternate order buffer (n row numbers) | CUB's temporary storage for a
+ * 64-bit pass, each 256-byte aligned.
  */
 #include <cub/device/device_radix_sort.cuh>
 
@@ -30,15 +32,17 @@ constexpr int MAX_WORDS = 16;
 /* Where each part of the caller's scratch lies for n rows. */
 struct RowsLayout
 {
-	size_t		alt_keys_off,
+	size_t		work_keys_off,
+				alt_keys_off,
 				alt_order_off,
 				temp_off;
 
-	/* Lay out the two alternate buffers; CUB's storage follows them. */
+	/* Lay out the working and alternate buffers; CUB's storage follows them. */
 	explicit RowsLayout(size_t n)
 	{
-		alt_keys_off = 0;
-		alt_order_off = align_up(n * sizeof(uint64_t), 256);
+		work_keys_off = 0;
+		alt_keys_off = align_up(n * sizeof(uint64_t), 256);
+		alt_order_off = alt_keys_off + align_up(n * sizeof(uint64_t), 256);
 		temp_off = alt_order_off + align_up(n * sizeof(uint32_t), 256);
 	}
 };
@@ -61,6 +65,23 @@ __global__ void __launch_bounds__(ROWS_THREADS) rows_gather_kernel(const uint64_
 
 	if (i < n)
 		dst[i] = word[order[i]];
+}
+
+/* sorted[w * n + i] = keys[w * n + order[i]] for every word w. */
+__global__ void __launch_bounds__(ROWS_THREADS) rows_gather_all_kernel(const uint64_t *__restrict__ keys,
+																		const uint32_t *__restrict__ order,
+																		uint64_t *__restrict__ sorted, int nwords,
+																		uint32_t n)
+{
+	size_t		i = (size_t) blockIdx.x * ROWS_THREADS + threadIdx.x;
+
+	if (i < n)
+	{
+		uint32_t	row = order[i];
+
+		for (int w = 0; w < nwords; w++)
+			sorted[(size_t) w * n + i] = keys[(size_t) w * n + row];
+	}
 }
 
 /* Blocks of ROWS_THREADS that cover n items. */
@@ -89,11 +110,12 @@ GpuextStatus check_rows_arguments(int nwords, size_t n)
 }
 
 /* Enqueue the passes from the last word to word 0; the permutation ends in order. */
-GpuextStatus sort_rows_passes(int nwords, int top_bits, uint64_t *keys, uint32_t *order, uint32_t n,
+GpuextStatus sort_rows_passes(int nwords, int top_bits, const uint64_t *keys, uint32_t *order, uint32_t n,
 							  char *scratch, size_t scratch_bytes)
 {
 	cudaStream_t stream = device_stream();
 	RowsLayout	layout(n);
+	uint64_t   *work_keys = reinterpret_cast<uint64_t *>(scratch + layout.work_keys_off);
 	uint64_t   *alt_keys = reinterpret_cast<uint64_t *>(scratch + layout.alt_keys_off);
 	uint32_t   *alt_order = reinterpret_cast<uint32_t *>(scratch + layout.alt_order_off);
 	size_t		temp_bytes = scratch_bytes - layout.temp_off;
@@ -105,17 +127,20 @@ GpuextStatus sort_rows_passes(int nwords, int top_bits, uint64_t *keys, uint32_t
 		return st;
 	for (int w = nwords - 1; w >= 0; w--)
 	{
-		uint64_t   *current = keys + (size_t) (w < nwords - 1 ? w + 1 : w) * n;
-
 		if (w < nwords - 1)
 		{
 			rows_gather_kernel<<<rows_blocks(n), ROWS_THREADS, 0, stream>>>(keys + (size_t) w * n,
-																			values.Current(), current, n);
-			if ((st = check_launch("rows_gather_kernel")) != GPUEXT_OK)
-				return st;
+																			values.Current(), work_keys, n);
+			st = check_launch("rows_gather_kernel");
 		}
+		else
+			st = check_cuda(cudaMemcpyAsync(work_keys, keys + (size_t) w * n, (size_t) n * sizeof(uint64_t),
+											cudaMemcpyDeviceToDevice, stream),
+							"copy of the last key word");
+		if (st != GPUEXT_OK)
+			return st;
 
-		cub::DoubleBuffer<uint64_t> words(current, alt_keys);
+		cub::DoubleBuffer<uint64_t> words(work_keys, alt_keys);
 
 		st = check_cuda(cub_sort_pairs(scratch + layout.temp_off, temp_bytes, words, values, n,
 									   w == 0 ? top_bits : 64, stream),
@@ -136,7 +161,7 @@ GpuextStatus sort_rows_passes(int nwords, int top_bits, uint64_t *keys, uint32_t
 
 }								/* namespace gpuext */
 
-/* Device scratch gpuext_sort_rows needs: two alternate buffers and CUB's storage for a 64-bit pass. */
+/* Device scratch gpuext_sort_rows needs: three buffers and CUB's storage for a 64-bit pass. */
 GpuextStatus gpuext_sort_rows_scratch_bytes(int nwords, size_t n, size_t *bytes)
 {
 	cub::DoubleBuffer<uint64_t> words(nullptr, nullptr);
@@ -161,9 +186,10 @@ GpuextStatus gpuext_sort_rows_scratch_bytes(int nwords, size_t n, size_t *bytes)
 	return GPUEXT_OK;
 }
 
-/* Sort row numbers by their keys on the stream, then wait (polling poll) for the result. */
-GpuextStatus gpuext_sort_rows(int nwords, int top_bits, uint64_t *keys, uint32_t *order, size_t n,
-							  void *scratch, size_t scratch_bytes, GpuextPollFn poll, void *arg)
+/* Sort row numbers (and, if asked, the keys) on the stream, then wait (polling poll) for the result. */
+GpuextStatus gpuext_sort_rows(int nwords, int top_bits, const uint64_t *keys, uint32_t *order,
+							  uint64_t *sorted_keys, size_t n, void *scratch, size_t scratch_bytes,
+							  GpuextPollFn poll, void *arg)
 {
 	size_t		need = 0;
 	GpuextStatus st;
@@ -185,6 +211,12 @@ GpuextStatus gpuext_sort_rows(int nwords, int top_bits, uint64_t *keys, uint32_t
 	else
 		st = gpuext::sort_rows_passes(nwords, top_bits, keys, order, (uint32_t) n, static_cast<char *>(scratch),
 									  scratch_bytes);
+	if (st == GPUEXT_OK && sorted_keys != nullptr)
+	{
+		gpuext::rows_gather_all_kernel<<<gpuext::rows_blocks((uint32_t) n), gpuext::ROWS_THREADS, 0,
+										 gpuext::device_stream()>>>(keys, order, sorted_keys, nwords, (uint32_t) n);
+		st = gpuext::check_launch("rows_gather_all_kernel");
+	}
 	if (st != GPUEXT_OK)
 		return st;
 	return gpuext::stream_wait(poll, arg);

@@ -412,8 +412,8 @@ SortRowsOnDevice(GpuSortState *st)
 	st->transfer_ms += ElapsedMs(start);
 
 	INSTR_TIME_SET_CURRENT(start);
-	GpuextCheck(gpuext_sort_rows(st->nwords, st->top_bits, (uint64_t *) buf->ptr,
-								 (uint32_t *) (buf->ptr + keys_bytes), n,
+	GpuextCheck(gpuext_sort_rows(st->nwords, st->top_bits, (const uint64_t *) buf->ptr,
+								 (uint32_t *) (buf->ptr + keys_bytes), NULL, n,
 								 buf->ptr + keys_bytes + order_bytes, scratch_bytes,
 								 GpuextPollInterrupts, NULL), "sort");
 	st->sort_ms += ElapsedMs(start);

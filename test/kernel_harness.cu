@@ -545,7 +545,9 @@ void check_rows(RowShape shape, RowPattern pattern, size_t n, const std::vector<
 	size_t		out_bytes = order_area + GUARD_KEYS * 8 + SCRATCH_GUARD_BYTES;
 	void	   *d_keys = nullptr;
 	void	   *d_order = nullptr;
+	void	   *d_sorted = nullptr;
 	void	   *d_scratch = nullptr;
+	std::vector<uint32_t> got_order(n);
 	GpuextStatus st;
 	bool		ok = true;
 
@@ -561,14 +563,16 @@ void check_rows(RowShape shape, RowPattern pattern, size_t n, const std::vector<
 	ensure_pinned(std::max(key_area, out_bytes));
 	must(gpuext_cuda_alloc(&d_keys, key_area), "key allocation");
 	must(gpuext_cuda_alloc(&d_order, order_area), "order allocation");
+	must(gpuext_cuda_alloc(&d_sorted, key_area), "sorted key allocation");
 	must(gpuext_cuda_alloc(&d_scratch, scratch_bytes + SCRATCH_GUARD_BYTES), "scratch allocation");
 	poison_device(d_keys, key_area);
 	poison_device(d_order, order_area, pinned_ones);
+	poison_device(d_sorted, key_area);
 	poison_device(d_scratch, scratch_bytes + SCRATCH_GUARD_BYTES);
 	upload_rows(d_keys, rows, nw, n);
 
-	st = gpuext_sort_rows(nw, shape.top_bits, static_cast<uint64_t *>(d_keys), static_cast<uint32_t *>(d_order), n,
-						  d_scratch, scratch_bytes, nullptr, nullptr);
+	st = gpuext_sort_rows(nw, shape.top_bits, static_cast<uint64_t *>(d_keys), static_cast<uint32_t *>(d_order),
+						  static_cast<uint64_t *>(d_sorted), n, d_scratch, scratch_bytes, nullptr, nullptr);
 	if (st == GPUEXT_OK)
 		st = gpuext_cuda_wait(-1, nullptr, nullptr);
 	if (st != GPUEXT_OK)
@@ -633,8 +637,38 @@ void check_rows(RowShape shape, RowPattern pattern, size_t n, const std::vector<
 					 scratch_bytes);
 			ok = false;
 		}
+		if (ok)
+		{
+			const uint64_t *back = static_cast<const uint64_t *>(pinned_out);
+
+			std::copy(order, order + n, got_order.begin());
+			must(gpuext_cuda_copy_to_host(pinned_out, d_keys, (size_t) nw * n * 8), "key download");
+			must(gpuext_cuda_wait(-1, nullptr, nullptr), "key download wait");
+			if (memcmp(pinned_out, pinned_in, (size_t) nw * n * 8) != 0)
+			{
+				snprintf(detail, sizeof(detail), "the input keys were changed");
+				ok = false;
+			}
+			must(gpuext_cuda_copy_to_host(pinned_out, d_sorted, key_area), "sorted key download");
+			must(gpuext_cuda_wait(-1, nullptr, nullptr), "sorted key download wait");
+			for (size_t i = 0; i < n && ok; i++)
+				for (int w = 0; w < nw && ok; w++)
+					if (back[(size_t) w * n + i] != rows[(size_t) got_order[i] * nw + w])
+					{
+						snprintf(detail, sizeof(detail), "sorted key %zu word %d is %#" PRIx64 ", row %u has %#" PRIx64,
+								 i, w, back[(size_t) w * n + i], got_order[i], rows[(size_t) got_order[i] * nw + w]);
+						ok = false;
+					}
+			if (ok && (bad = first_not(static_cast<const char *>(pinned_out) + (size_t) nw * n * 8, GUARD_KEYS * 8,
+									   POISON)) < GUARD_KEYS * 8)
+			{
+				snprintf(detail, sizeof(detail), "byte %zu past the last sorted key word was overwritten", bad);
+				ok = false;
+			}
+		}
 	}
 	gpuext_cuda_free(d_keys);
+	gpuext_cuda_free(d_sorted);
 	gpuext_cuda_free(d_order);
 	gpuext_cuda_free(d_scratch);
 	report(ok, what, detail);
@@ -666,19 +700,19 @@ void check_rows_arguments(size_t n)
 	keys = static_cast<uint64_t *>(d_keys);
 	order = static_cast<uint32_t *>(d_order);
 	poison_device(d_keys, 3 * n * 8);
-	expect_invalid("rows: top_bits 0 is refused", gpuext_sort_rows(3, 0, keys, order, n, d_scratch, bytes, nullptr,
+	expect_invalid("rows: top_bits 0 is refused", gpuext_sort_rows(3, 0, keys, order, nullptr, n, d_scratch, bytes, nullptr,
 																   nullptr));
-	expect_invalid("rows: top_bits 65 is refused", gpuext_sort_rows(3, 65, keys, order, n, d_scratch, bytes,
+	expect_invalid("rows: top_bits 65 is refused", gpuext_sort_rows(3, 65, keys, order, nullptr, n, d_scratch, bytes,
 																	nullptr, nullptr));
-	expect_invalid("rows: 17 words is refused by the sort", gpuext_sort_rows(17, 64, keys, order, n, d_scratch,
+	expect_invalid("rows: 17 words is refused by the sort", gpuext_sort_rows(17, 64, keys, order, nullptr, n, d_scratch,
 																			 bytes, nullptr, nullptr));
 	expect_invalid("rows: one byte too little scratch is refused",
-				   gpuext_sort_rows(3, 64, keys, order, n, d_scratch, bytes - 1, nullptr, nullptr));
-	expect_invalid("rows: null order is refused", gpuext_sort_rows(3, 64, keys, nullptr, n, d_scratch, bytes,
+				   gpuext_sort_rows(3, 64, keys, order, nullptr, n, d_scratch, bytes - 1, nullptr, nullptr));
+	expect_invalid("rows: null order is refused", gpuext_sort_rows(3, 64, keys, nullptr, nullptr, n, d_scratch, bytes,
 																   nullptr, nullptr));
 	must(gpuext_cuda_wait(-1, nullptr, nullptr), "wait");
 	poison_device(d_busy, busy_bytes);
-	st = gpuext_sort_rows(3, 64, keys, order, n, d_scratch, bytes, poll_stop, &polls);
+	st = gpuext_sort_rows(3, 64, keys, order, nullptr, n, d_scratch, bytes, poll_stop, &polls);
 	snprintf(detail, sizeof(detail), "status %d after %d polls: %s", (int) st, polls, gpuext_cuda_error_message());
 	report(st == GPUEXT_INTERRUPTED && polls > 0, "rows: the sort stops waiting when its poll callback says so",
 		   detail);
@@ -857,7 +891,7 @@ void run_rows_bench(uint64_t seed)
 				auto		t0 = std::chrono::steady_clock::now();
 
 				must(gpuext_sort_rows(nw, shape.top_bits, static_cast<uint64_t *>(d_keys),
-									  static_cast<uint32_t *>(d_order), n, d_scratch, bytes, nullptr, nullptr),
+									  static_cast<uint32_t *>(d_order), nullptr, n, d_scratch, bytes, nullptr, nullptr),
 					 "row sort");
 				must(gpuext_cuda_wait(-1, nullptr, nullptr), "row sort wait");
 				auto		t1 = std::chrono::steady_clock::now();
