@@ -56,6 +56,17 @@ SELECT same_as_postgres($$SELECT * FROM (VALUES (1, 0::float8, 0::real), (2, '-0
   (4, '-0', '-NaN'), (5, 'NaN', 0), (6, '-NaN', '-0')) v(id, c, r) ORDER BY c, id DESC$$);
 SELECT same_as_postgres($$SELECT * FROM (VALUES (1, 0::float8, 0::real), (2, '-0', '-0'), (3, 0, 'NaN'),
   (4, '-0', '-NaN'), (5, 'NaN', 0), (6, '-NaN', '-0')) v(id, c, r) ORDER BY r DESC, c, id$$);
+-- Output of nothing but keys: rows are rebuilt from the sorted keys, -0 and NaN included.
+SELECT same_as_postgres($$SELECT c, id FROM sn ORDER BY c, id$$);
+SELECT same_as_postgres($$SELECT c, id FROM sn ORDER BY c DESC NULLS LAST, id DESC$$);
+SELECT same_as_postgres($$SELECT id, r, d, s FROM sn ORDER BY id DESC, r, d, s$$);
+SELECT same_as_postgres($$SELECT r, ts, id, id FROM sn ORDER BY r NULLS FIRST, ts DESC, id$$);
+EXPLAIN (COSTS OFF) SELECT float8send(c) AS bits, count(*) FROM (SELECT c FROM sn ORDER BY c OFFSET 0) s GROUP BY 1 ORDER BY 1;
+SELECT same_as_postgres($$SELECT float8send(c) AS bits, count(*) FROM (SELECT c FROM sn ORDER BY c OFFSET 0) s
+  GROUP BY 1 ORDER BY 1$$);
+SELECT same_as_postgres($$SELECT float4send(r) AS bits, count(*) FROM (SELECT r FROM
+  (VALUES ('-0'::real), ('0'), ('-0'), ('NaN'), (NULL), ('-Infinity'), ('-0')) v(r) ORDER BY r DESC OFFSET 0) s
+  GROUP BY 1 ORDER BY 1$$);
 
 -- The output keeps -0, NaN and infinities in ORDER BY's places.
 SELECT c FROM sn WHERE c IN ('NaN', '-Infinity', '-0') OR c IS NULL ORDER BY c NULLS FIRST, id LIMIT 3;

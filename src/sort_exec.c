@@ -6,13 +6,20 @@
  *
  * Each key column takes a NULL flag bit (0 for the NULLs that come first)
  * and its gpu_sort key (inverted for DESC); the columns are packed, most
- * significant first, into as few 64-bit words as hold them.  When the output
- * is nothing but by-value key columns, rows are kept as Datums instead of
- * copied tuples.  A backend
- * without a GPU and small LIMIT bounds are known at executor start: then the
- * node runs PostgreSQL's own Sort executor inside, at exactly its cost.  Rows
- * whose storage would pass the memory budget, and inputs the device cannot
- * take, go on to PostgreSQL's tuplesort, which gives the same order.
+ * significant first, into as few 64-bit words as hold them.  Float keys
+ * before the last make -0 equal to +0, so that a later key decides.
+ *
+ * When every output column is a key column, the keys are the rows: they are
+ * sorted on the device and the rows rebuilt from them in order, with one
+ * extra low bit per tied float key that remembers a -0 (keys-only mode).
+ * Otherwise rows are copied as minimal tuples into a bump arena and emitted
+ * through a pointer array put in sorted order as the order arrives.
+ *
+ * A backend without a GPU and small LIMIT bounds are known at executor
+ * start: then the node runs PostgreSQL's own Sort executor inside, at
+ * exactly its cost.  Rows whose storage would pass the memory budget, and
+ * inputs the device cannot take, go on to PostgreSQL's tuplesort, which
+ * gives the same order.
  */
 #include "postgres.h"
 
@@ -43,6 +50,12 @@ int			gpuext_sort_work_mem = -1;
 /* LIMIT bounds up to this are served by tuplesort's top-N heap, which keeps only them. */
 #define HEAP_BOUND_MAX 100000
 
+/* Copied rows live in chunks of this size (larger rows get their own). */
+#define ARENA_CHUNK (8 * 1024 * 1024)
+
+/* Rows ahead of the one emitted whose tuples are prefetched. */
+#define EMIT_PREFETCH 16
+
 typedef struct GpuSortState
 {
 	CustomScanState css;
@@ -63,17 +76,23 @@ typedef struct GpuSortState
 	int			top_bits;
 	int		   *flag_lo;
 	int		   *value_lo;
+	int		   *negzero_lo;		/* keys-only: the -0 bit of a tied float key, or -1 */
 
-	/* Device path: stored rows (tuples, or Datums in values mode), keys (row-major), the order found */
+	/*
+	 * Device path: stored rows (tuple pointers, in sorted order once sorted;
+	 * none in keys-only mode) and keys (row-major; word-major and sorted once
+	 * sorted in keys-only mode).
+	 */
 	MemoryContext rowcxt;
-	bool		values_mode;
+	bool		keys_only;
+	bool		keys_sorted;
 	int			natts;
+	int		   *attkey;			/* keys-only: the key each output column is rebuilt from */
 	MinimalTuple *rows;
-	Datum	   *vals;
-	bool	   *vnulls;
+	char	   *arena_next;
+	char	   *arena_end;
 	TupleTableSlot *minslot;
 	uint64	   *keys;
-	uint32	   *order;
 	size_t		nrows;
 	size_t		capacity;
 	size_t		current;
@@ -158,7 +177,7 @@ MakeSortPlan(GpuSortState *st, CustomScan *cscan)
 	return sort;
 }
 
-/* Whether every output column is a by-value sort key, so rows need no tuple copies. */
+/* Whether every output column is a sort key, so that rows can be rebuilt from their keys. */
 static bool
 ValuesAreKeys(GpuSortState *st, TupleDesc desc)
 {
@@ -174,6 +193,13 @@ ValuesAreKeys(GpuSortState *st, TupleDesc desc)
 	return true;
 }
 
+/* Whether a key's type has a -0 that compares equal to +0. */
+static bool
+HasNegativeZero(const GpuextSortType *type)
+{
+	return type->typid == FLOAT4OID || type->typid == FLOAT8OID;
+}
+
 /* Read the sort specification from the plan and lay the key columns out in words. */
 static void
 GpuSortBegin(CustomScanState *node, EState *estate, int eflags)
@@ -183,6 +209,7 @@ GpuSortBegin(CustomScanState *node, EState *estate, int eflags)
 	List	   *priv = cscan->custom_private;
 	TupleDesc	desc = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor;
 	int			total = 0;
+	int			nnegzero = 0;
 	int			i;
 
 	st->nkeys = list_length(linitial(priv));
@@ -194,6 +221,7 @@ GpuSortBegin(CustomScanState *node, EState *estate, int eflags)
 	st->types = palloc(sizeof(GpuextSortType *) * st->nkeys);
 	st->flag_lo = palloc(sizeof(int) * st->nkeys);
 	st->value_lo = palloc(sizeof(int) * st->nkeys);
+	st->negzero_lo = palloc(sizeof(int) * st->nkeys);
 	for (i = 0; i < st->nkeys; i++)
 	{
 		st->colidx[i] = (AttrNumber) list_nth_int(linitial(priv), i);
@@ -204,17 +232,37 @@ GpuSortBegin(CustomScanState *node, EState *estate, int eflags)
 		st->descending[i] = list_nth_int(list_nth(priv, 5), i) != 0;
 		if (st->types[i] == NULL)
 			elog(ERROR, "GpuSort key %d has an unsupported type", i + 1);
-		total += 1 + 8 * st->types[i]->key_bytes;
 	}
 	st->bound = intVal(list_nth(priv, 6));
+	st->natts = desc->natts;
+	st->keys_only = ValuesAreKeys(st, desc);
 
+	/* Flag and value of each key from the top; keys-only -0 bits at the bottom. */
+	for (i = 0; i < st->nkeys; i++)
+	{
+		total += 1 + 8 * st->types[i]->key_bytes;
+		if (st->keys_only && i < st->nkeys - 1 && HasNegativeZero(st->types[i]))
+			nnegzero++;
+	}
+	total += nnegzero;
 	st->nwords = (total + 63) / 64;
 	st->top_bits = total - 64 * (st->nwords - 1);
-	for (i = 0, total = st->nwords * 64 - (64 - st->top_bits); i < st->nkeys; i++)
+	for (i = 0, nnegzero = 0; i < st->nkeys; i++)
 	{
 		st->flag_lo[i] = total - 1;
 		st->value_lo[i] = total - 1 - 8 * st->types[i]->key_bytes;
 		total = st->value_lo[i];
+		st->negzero_lo[i] = -1;
+		if (st->keys_only && i < st->nkeys - 1 && HasNegativeZero(st->types[i]))
+			st->negzero_lo[i] = nnegzero++;
+	}
+	if (st->keys_only)
+	{
+		st->attkey = palloc(sizeof(int) * st->natts);
+		for (int a = 0; a < st->natts; a++)
+			for (int k = st->nkeys - 1; k >= 0; k--)
+				if (st->colidx[k] == a + 1)
+					st->attkey[a] = k;
 	}
 
 	/* Where the sort will run, when that is known now: then PostgreSQL's Sort does it. */
@@ -243,11 +291,10 @@ GpuSortBegin(CustomScanState *node, EState *estate, int eflags)
 	/* Output is every input column, unprojected. */
 	if (node->ss.ps.ps_ProjInfo != NULL)
 		elog(ERROR, "GpuSort output does not match its input");
-	st->natts = desc->natts;
-	st->values_mode = st->fallback == NULL && ValuesAreKeys(st, desc);
-	if (st->values_mode)
+	st->keys_only &= st->fallback == NULL;
+	if (st->keys_only)
 	{
-		/* Rows are Datums in a virtual slot, as the scan slot already is. */
+		/* Rows are rebuilt into a virtual slot, as the scan slot already is. */
 		st->minslot = ExecAllocTableSlot(&estate->es_tupleTable, desc, &TTSOpsMinimalTuple);
 		return;
 	}
@@ -271,6 +318,19 @@ PutBits(uint64 *words, int nwords, int lo, int width, uint64 value)
 		words[w - 1] |= value >> (64 - shift);
 }
 
+/* The field of width bits whose lowest bit is lo, word w of the key at words[w * stride]. */
+static inline uint64
+GetBits(const uint64 *words, size_t stride, int nwords, int lo, int width)
+{
+	int			w = nwords - 1 - lo / 64;
+	int			shift = lo % 64;
+	uint64		v = words[w * stride] >> shift;
+
+	if (shift + width > 64)
+		v |= words[(w - 1) * stride] << (64 - shift);
+	return width == 64 ? v : v & ((UINT64CONST(1) << width) - 1);
+}
+
 /* Build the keys of a batch of rows from their key column values. */
 static void
 BuildKeys(GpuSortState *st, uint64 *keys, const Datum *values, const bool *isnull, int nrows)
@@ -282,9 +342,11 @@ BuildKeys(GpuSortState *st, uint64 *keys, const Datum *values, const bool *isnul
 
 		for (int k = 0; k < st->nkeys; k++)
 		{
-			int			bits = 8 * st->types[k]->key_bytes;
+			const GpuextSortType *type = st->types[k];
+			int			bits = 8 * type->key_bytes;
 			uint64		mask = bits == 64 ? ~UINT64CONST(0) : (UINT64CONST(1) << bits) - 1;
 			Datum		v = values[r * st->nkeys + k];
+			uint64		key;
 
 			if (isnull[r * st->nkeys + k])
 			{
@@ -294,10 +356,43 @@ BuildKeys(GpuSortState *st, uint64 *keys, const Datum *values, const bool *isnul
 			}
 			if (st->nullsfirst[k])
 				PutBits(words, st->nwords, st->flag_lo[k], 1, 1);
-			PutBits(words, st->nwords, st->value_lo[k], bits,
-					(st->descending[k] ? ~st->types[k]->datum_key(v) : st->types[k]->datum_key(v)) & mask);
+			/* The last key needs no -0 = +0 tie: nothing comes after it */
+			key = k == st->nkeys - 1 ? type->datum_key_raw(v) : type->datum_key(v);
+			if (st->negzero_lo[k] >= 0 && type->datum_key_raw(v) != key)
+				PutBits(words, st->nwords, st->negzero_lo[k], 1, 1);
+			PutBits(words, st->nwords, st->value_lo[k], bits, (st->descending[k] ? ~key : key) & mask);
 		}
 	}
+}
+
+/* Rebuild a row of a keys-only sort from its key (word w at words[w * stride]) into a virtual slot. */
+static void
+DecodeRow(GpuSortState *st, TupleTableSlot *slot, const uint64 *words, size_t stride)
+{
+	ExecClearTuple(slot);
+	for (int a = 0; a < st->natts; a++)
+	{
+		int			k = st->attkey[a];
+		const GpuextSortType *type = st->types[k];
+		int			bits = 8 * type->key_bytes;
+		uint64		flag = GetBits(words, stride, st->nwords, st->flag_lo[k], 1);
+		uint64		key;
+
+		slot->tts_isnull[a] = st->nullsfirst[k] ? flag == 0 : flag == 1;
+		if (slot->tts_isnull[a])
+		{
+			slot->tts_values[a] = (Datum) 0;
+			continue;
+		}
+		key = GetBits(words, stride, st->nwords, st->value_lo[k], bits);
+		if (st->descending[k])
+			key = ~key & (bits == 64 ? ~UINT64CONST(0) : (UINT64CONST(1) << bits) - 1);
+		if (st->negzero_lo[k] >= 0 && GetBits(words, stride, st->nwords, st->negzero_lo[k], 1))
+			slot->tts_values[a] = type->typid == FLOAT4OID ? Float4GetDatum(-0.0f) : Float8GetDatum(-0.0);
+		else
+			slot->tts_values[a] = type->key_datum(key);
+	}
+	ExecStoreVirtualTuple(slot);
 }
 
 /* Start PostgreSQL's tuplesort for this node's keys, bounded where a LIMIT says so. */
@@ -313,19 +408,16 @@ StartTuplesort(GpuSortState *st, int64 budget_kb)
 		tuplesort_set_bound(st->tuplesort, st->bound);
 }
 
-/* Put stored row i into slot (a virtual slot in values mode, else a minimal-tuple slot). */
+/* Put stored row i into slot: rebuilt from its key in keys-only mode, else the stored tuple. */
 static inline void
 StoreRow(GpuSortState *st, TupleTableSlot *slot, size_t i)
 {
-	if (st->values_mode)
-	{
-		ExecClearTuple(slot);
-		memcpy(slot->tts_values, st->vals + i * st->natts, sizeof(Datum) * st->natts);
-		memcpy(slot->tts_isnull, st->vnulls + i * st->natts, sizeof(bool) * st->natts);
-		ExecStoreVirtualTuple(slot);
-	}
-	else
+	if (!st->keys_only)
 		ExecStoreMinimalTuple(st->rows[i], slot, false);
+	else if (st->keys_sorted)
+		DecodeRow(st, slot, st->keys + i, st->nrows);
+	else
+		DecodeRow(st, slot, st->keys + i * st->nwords, 1);
 }
 
 /* Hand the rows stored so far to tuplesort and forget them. */
@@ -333,7 +425,7 @@ static void
 SpillToTuplesort(GpuSortState *st, int64 budget_kb, const char *why)
 {
 	TupleTableSlot *slot = MakeSingleTupleTableSlot(st->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor,
-													st->values_mode ? &TTSOpsVirtual : &TTSOpsMinimalTuple);
+													st->keys_only ? &TTSOpsVirtual : &TTSOpsMinimalTuple);
 
 	st->fallback = why;
 	StartTuplesort(st, budget_kb);
@@ -345,8 +437,7 @@ SpillToTuplesort(GpuSortState *st, int64 budget_kb, const char *why)
 	ExecDropSingleTupleTableSlot(slot);
 	MemoryContextReset(st->rowcxt);
 	st->rows = NULL;
-	st->vals = NULL;
-	st->vnulls = NULL;
+	st->arena_next = st->arena_end = NULL;
 	st->keys = NULL;
 	st->nrows = st->capacity = 0;
 }
@@ -356,6 +447,7 @@ typedef struct RowTransfer
 {
 	GpuSortState *st;
 	int			word;
+	MinimalTuple *sorted;
 } RowTransfer;
 
 /* Upload piece: word t->word of the rows in this piece, from the row-major keys. */
@@ -372,55 +464,89 @@ KeyWordPiece(void *arg, char *piece, size_t offset, size_t bytes)
 		dst[i] = t->st->keys[(first + i) * nwords + t->word];
 }
 
-/* Download piece: row numbers in sorted order. */
+/* Download piece: row numbers in sorted order, turned at once into the tuples in that order. */
 static void
 OrderPiece(void *arg, char *piece, size_t offset, size_t bytes)
 {
 	RowTransfer *t = (RowTransfer *) arg;
+	const uint32 *order = (const uint32 *) piece;
+	MinimalTuple *sorted = t->sorted + offset / sizeof(uint32);
+	size_t		count = bytes / sizeof(uint32);
 
-	memcpy((char *) t->st->order + offset, piece, bytes);
+	for (size_t i = 0; i < count; i++)
+		sorted[i] = t->st->rows[order[i]];
 }
 
-/* Sort the stored rows' keys on the device into st->order; false if device memory is short. */
+/* Download piece: sorted keys, word-major, over the row-major keys already uploaded. */
+static void
+SortedKeysPiece(void *arg, char *piece, size_t offset, size_t bytes)
+{
+	RowTransfer *t = (RowTransfer *) arg;
+
+	memcpy((char *) t->st->keys + offset, piece, bytes);
+}
+
+/* Sort the stored rows on the device, leaving them (or their keys) in order; false if device memory is short. */
 static bool
 SortRowsOnDevice(GpuSortState *st)
 {
 	size_t		n = st->nrows;
 	size_t		keys_bytes = TYPEALIGN(256, n * st->nwords * sizeof(uint64));
 	size_t		order_bytes = TYPEALIGN(256, n * sizeof(uint32));
+	size_t		sorted_bytes = st->keys_only ? keys_bytes : 0;
 	size_t		scratch_bytes;
 	GpuextBuffer *buf;
 	char	   *staging;
-	RowTransfer transfer = {st, 0};
+	char	   *dkeys,
+			   *dorder,
+			   *dsorted,
+			   *dscratch;
+	RowTransfer transfer = {st, 0, NULL};
 	instr_time	start;
 
 	GpuextCheck(gpuext_sort_rows_scratch_bytes(st->nwords, n, &scratch_bytes), "sort setup");
-	buf = GpuextDeviceAlloc(keys_bytes + order_bytes + scratch_bytes,
+	buf = GpuextDeviceAlloc(keys_bytes + order_bytes + sorted_bytes + scratch_bytes,
 							gpuext_device_mode == GPUEXT_DEVICE_AUTO);
 	if (buf == NULL)
 		return false;
 	st->device_bytes = buf->bytes;
-	st->order = MemoryContextAllocHuge(st->rowcxt, n * sizeof(uint32));
-	st->host_bytes += n * sizeof(uint32);
+	dkeys = buf->ptr;
+	dorder = dkeys + keys_bytes;
+	dsorted = dorder + order_bytes;
+	dscratch = dsorted + sorted_bytes;
+	if (!st->keys_only)
+	{
+		transfer.sorted = MemoryContextAllocHuge(st->rowcxt, n * sizeof(MinimalTuple));
+		st->host_bytes += n * sizeof(MinimalTuple);
+	}
 	staging = GpuextStagingBegin();
 
 	INSTR_TIME_SET_CURRENT(start);
 	for (transfer.word = 0; transfer.word < st->nwords; transfer.word++)
-		GpuextUpload(buf->ptr + transfer.word * n * sizeof(uint64), n * sizeof(uint64),
+		GpuextUpload(dkeys + transfer.word * n * sizeof(uint64), n * sizeof(uint64),
 					 sizeof(uint64), staging, KeyWordPiece, &transfer);
 	GpuextWait(-1);
 	st->transfer_ms += ElapsedMs(start);
 
 	INSTR_TIME_SET_CURRENT(start);
-	GpuextCheck(gpuext_sort_rows(st->nwords, st->top_bits, (const uint64_t *) buf->ptr,
-								 (uint32_t *) (buf->ptr + keys_bytes), NULL, n,
-								 buf->ptr + keys_bytes + order_bytes, scratch_bytes,
+	GpuextCheck(gpuext_sort_rows(st->nwords, st->top_bits, (const uint64_t *) dkeys, (uint32_t *) dorder,
+								 st->keys_only ? (uint64_t *) dsorted : NULL, n, dscratch, scratch_bytes,
 								 GpuextPollInterrupts, NULL), "sort");
 	st->sort_ms += ElapsedMs(start);
 
 	INSTR_TIME_SET_CURRENT(start);
-	GpuextDownload(buf->ptr + keys_bytes, n * sizeof(uint32), sizeof(uint32), staging,
-				   OrderPiece, &transfer);
+	if (st->keys_only)
+	{
+		GpuextDownload(dsorted, n * st->nwords * sizeof(uint64), sizeof(uint64), staging,
+					   SortedKeysPiece, &transfer);
+		st->keys_sorted = true;
+	}
+	else
+	{
+		GpuextDownload(dorder, n * sizeof(uint32), sizeof(uint32), staging, OrderPiece, &transfer);
+		pfree(st->rows);
+		st->rows = transfer.sorted;
+	}
 	st->transfer_ms += ElapsedMs(start);
 
 	GpuextStagingEnd();
@@ -439,19 +565,63 @@ GrowArray(GpuSortState *st, void *old, size_t bytes)
 static void
 GrowRows(GpuSortState *st, int64 budget_kb)
 {
-	double		row_bytes = st->css.ss.ps.plan->plan_width + sizeof(MinimalTuple) + st->nwords * sizeof(uint64);
+	double		row_bytes = (st->keys_only ? 0 : st->css.ss.ps.plan->plan_width + sizeof(MinimalTuple)) +
+		st->nwords * sizeof(uint64);
 	double		expected = Min(st->css.ss.ps.plan->plan_rows * 1.1 + 1, budget_kb * 1024.0 / row_bytes);
 	size_t		newcap = st->capacity ? st->capacity * 2 : (size_t) Max(Min(expected, 1 << 26), 1024);
 
-	if (st->values_mode)
-	{
-		st->vals = GrowArray(st, st->vals, newcap * st->natts * sizeof(Datum));
-		st->vnulls = GrowArray(st, st->vnulls, newcap * st->natts * sizeof(bool));
-	}
-	else
+	if (!st->keys_only)
 		st->rows = GrowArray(st, st->rows, newcap * sizeof(MinimalTuple));
 	st->keys = GrowArray(st, st->keys, newcap * st->nwords * sizeof(uint64));
 	st->capacity = newcap;
+}
+
+/* Copy the slot's row as a minimal tuple into the arena; returns the bytes it takes. */
+static size_t
+CopyRow(GpuSortState *st, TupleTableSlot *slot)
+{
+	const char *src;
+	size_t		len;
+	size_t		space;
+	bool		heap = TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot);
+	bool		should_free = false;
+	MinimalTuple mt = NULL;
+	MinimalTuple copy;
+
+	/* A heap tuple is copied straight from where it lies, as minimal_tuple_from_heap_tuple does. */
+	if (heap)
+	{
+		HeapTuple	ht = ExecFetchSlotHeapTuple(slot, false, NULL);
+
+		src = (const char *) ht->t_data + MINIMAL_TUPLE_OFFSET;
+		len = ht->t_len - MINIMAL_TUPLE_OFFSET;
+	}
+	else
+	{
+		mt = ExecFetchSlotMinimalTuple(slot, &should_free);
+		src = (const char *) mt;
+		len = mt->t_len;
+	}
+	space = MAXALIGN(len);
+	if (space > (size_t) (st->arena_end - st->arena_next))
+	{
+		size_t		chunk = Max(space, ARENA_CHUNK);
+
+		st->arena_next = MemoryContextAllocHuge(st->rowcxt, chunk);
+		st->arena_end = st->arena_next + chunk;
+	}
+	copy = (MinimalTuple) st->arena_next;
+	st->arena_next += space;
+	memcpy(copy, src, len);
+	if (heap)
+	{
+		memset(copy, 0, offsetof(MinimalTupleData, t_infomask2));
+		copy->t_len = len;
+	}
+	if (should_free)
+		pfree(mt);
+	st->rows[st->nrows] = copy;
+	return space + sizeof(MinimalTuple);
 }
 
 /* Build the keys of the last batched rows, timed; returns the new batch length (0). */
@@ -478,10 +648,10 @@ GpuSortRun(GpuSortState *st)
 	size_t		row_bytes = 0;
 	instr_time	start;
 	TupleTableSlot *slot;
-	MemoryContext oldcxt;
 
 	INSTR_TIME_SET_CURRENT(start);
 	st->rows_sorted = 0;
+	st->keys_sorted = false;
 	if (st->rowcxt == NULL)
 		st->rowcxt = GenerationContextCreate(st->css.ss.ps.state->es_query_cxt, "GpuSort rows",
 											 ALLOCSET_DEFAULT_SIZES);
@@ -500,20 +670,8 @@ GpuSortRun(GpuSortState *st)
 
 		if (st->nrows == st->capacity)
 			GrowRows(st, budget_kb);
-		if (st->values_mode)
-		{
-			slot_getallattrs(slot);
-			memcpy(st->vals + st->nrows * st->natts, slot->tts_values, sizeof(Datum) * st->natts);
-			memcpy(st->vnulls + st->nrows * st->natts, slot->tts_isnull, sizeof(bool) * st->natts);
-			row_bytes += (sizeof(Datum) + sizeof(bool)) * st->natts;
-		}
-		else
-		{
-			oldcxt = MemoryContextSwitchTo(st->rowcxt);
-			st->rows[st->nrows] = ExecCopySlotMinimalTuple(slot);
-			MemoryContextSwitchTo(oldcxt);
-			row_bytes += st->rows[st->nrows]->t_len + sizeof(MinimalTuple);
-		}
+		if (!st->keys_only)
+			row_bytes += CopyRow(st, slot);
 		for (int k = 0; k < st->nkeys; k++)
 			values[batched * st->nkeys + k] = slot_getattr(slot, st->colidx[k],
 														   &isnull[batched * st->nkeys + k]);
@@ -524,7 +682,9 @@ GpuSortRun(GpuSortState *st)
 		st->host_bytes = row_bytes + st->nrows * st->nwords * sizeof(uint64);
 		if (st->host_bytes > (size_t) budget_kb * 1024 || st->nrows >= PG_UINT32_MAX)
 		{
-			batched = 0;
+			/* Keys-only rows are rebuilt from their keys: build the batch's first */
+			if (batched > 0)
+				batched = FlushKeys(st, values, isnull, batched);
 			SpillToTuplesort(st, budget_kb,
 							 psprintf("input passed the memory budget of %lld kB", (long long) budget_kb));
 		}
@@ -540,10 +700,6 @@ GpuSortRun(GpuSortState *st)
 		INSTR_TIME_SET_CURRENT(start);
 		tuplesort_performsort(st->tuplesort);
 		st->sort_ms = ElapsedMs(start);
-	}
-	else if (st->nrows <= 1)
-	{
-		st->order = MemoryContextAllocZero(st->rowcxt, sizeof(uint32));
 	}
 	st->current = 0;
 	st->eof = false;
@@ -566,7 +722,7 @@ GpuSortExec(CustomScanState *node)
 		return ExecProcNode(st->sortstate);
 	if (!st->done)
 		GpuSortRun(st);
-	if (st->tuplesort && st->values_mode)
+	if (st->tuplesort && st->keys_only)
 	{
 		ExecClearTuple(slot);
 		if (tuplesort_gettupleslot(st->tuplesort, forward, false, st->minslot, NULL))
@@ -592,7 +748,17 @@ GpuSortExec(CustomScanState *node)
 	if (forward)
 	{
 		if (st->current < st->nrows)
-			StoreRow(st, slot, st->order[st->current++]);
+		{
+			/* Tuples lie in input order in memory: fetch those about to be emitted early */
+			if (!st->keys_only && st->current + EMIT_PREFETCH < st->nrows)
+			{
+				const char *ahead = (const char *) st->rows[st->current + EMIT_PREFETCH];
+
+				__builtin_prefetch(ahead);
+				__builtin_prefetch(ahead + 64);
+			}
+			StoreRow(st, slot, st->current++);
+		}
 		else
 			st->eof = true;
 	}
@@ -603,7 +769,7 @@ GpuSortExec(CustomScanState *node)
 		else
 			st->current--;
 		if (st->current > 0)
-			StoreRow(st, slot, st->order[st->current - 1]);
+			StoreRow(st, slot, st->current - 1);
 	}
 	if (timed)
 		st->emit_ms += ElapsedMs(start);
@@ -620,10 +786,9 @@ ForgetRun(GpuSortState *st)
 	if (st->rowcxt)
 		MemoryContextReset(st->rowcxt);
 	st->rows = NULL;
-	st->vals = NULL;
-	st->vnulls = NULL;
+	st->arena_next = st->arena_end = NULL;
 	st->keys = NULL;
-	st->order = NULL;
+	st->keys_sorted = false;
 	st->nrows = st->capacity = 0;
 	st->fallback = NULL;
 	st->host_bytes = st->device_bytes = 0;
@@ -781,10 +946,11 @@ GpuSortExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	else
 	{
 		ExplainPropertyText("Sort Method",
-							psprintf("GPU radix on (key, row) pairs, %d key bit%s in %d word%s",
+							psprintf("GPU radix on (key, row) pairs, %d key bit%s in %d word%s%s",
 									 64 * (st->nwords - 1) + st->top_bits,
 									 64 * (st->nwords - 1) + st->top_bits == 1 ? "" : "s",
-									 st->nwords, st->nwords == 1 ? "" : "s"), es);
+									 st->nwords, st->nwords == 1 ? "" : "s",
+									 st->keys_only ? ", rows rebuilt from keys" : ""), es);
 		ExplainPropertyInteger("Rows Sorted", NULL, (int64) st->rows_sorted, es);
 		ExplainPropertyInteger("Host Memory", "kB", (int64) (st->host_bytes + 1023) / 1024, es);
 		ExplainPropertyInteger("Device Memory", "kB", (int64) (st->device_bytes + 1023) / 1024, es);
