@@ -9,6 +9,7 @@
 #   GPUEXT_DEVICE=gpu     gpuext.device for the run (auto|gpu|cpu; gpu fails where no GPU can be used)
 #   SORT_MIN_ROWS=        gpuext.sort_min_rows for the on-side (empty: the server's setting)
 #   OUT=                  the CSV goes to $OUT/orderby.csv, else bench/results/orderby.csv
+#   ONE_CONFIG=true       only PostgreSQL's default work_mem (4MB), not also 4GB
 # Work and tables live in schema gpuext_bench (t with ROWS rows, small with 1,000; replaced each run).
 # Timing is EXPLAIN ANALYZE's Execution Time: the whole plan runs and every row reaches the top
 # node, but no row is sent to the client (bench/orderby.sql explains why).
@@ -36,6 +37,7 @@ echo "== gpuext $("${psql_[@]}" -Atc "SELECT coalesce((SELECT extversion FROM pg
 	"rows $rows, runs $runs, gpuext.device $device, gpuext.sort_min_rows ${min_rows:-(server setting)}"
 
 "${psql_[@]}" -q -v rows="$rows" -v runs="$runs" -v device="$device" -v min_rows="$min_rows" \
+	-v one_config="${ONE_CONFIG:-false}" \
 	-f bench/orderby.sql
 
 "${psql_[@]}" -Atc "COPY (SELECT work_mem, \"case\", rows, on_ms, off_ms, speedup, gpusort, query

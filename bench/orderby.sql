@@ -118,10 +118,17 @@ BEGIN
     round((off_med / nullif(on_med, 0))::numeric, 2), used, q);
 END $$;
 
--- PostgreSQL as configured by default (work_mem 4MB: its Sort spills to disk), then with work_mem 4GB.
+-- PostgreSQL as configured by default (work_mem 4MB: its Sort spills to disk), then with work_mem 4GB
+-- (one_config: the first only).
+\if :one_config
+\set work_mem 4MB
+\set show_plan true
+\ir orderby_run.sql
+\else
 \set work_mem 4MB
 \set show_plan false
 \ir orderby_run.sql
 \set work_mem 4GB
 \set show_plan true
 \ir orderby_run.sql
+\endif

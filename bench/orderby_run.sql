@@ -20,7 +20,12 @@ WHERE work_mem = current_setting('work_mem') ORDER BY ord;
 
 
 \if :show_plan
-\echo == on-side plan of the whole-row case
+\echo == on-side plans, with per-stage times (EXPLAIN ANALYZE timing adds two clock reads per emitted row)
 SELECT pg_temp.side(true) \g /dev/null
+EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) SELECT a FROM t ORDER BY a;
+EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) SELECT d, c FROM t ORDER BY d, c DESC;
 EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) SELECT * FROM t ORDER BY c;
+\echo == the scan alone
+EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) SELECT * FROM t;
+EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) SELECT d, c FROM t;
 \endif

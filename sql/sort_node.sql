@@ -159,6 +159,7 @@ SET gpuext.sort_work_mem = '64kB';
 SELECT q, same_as_postgres(q) FROM unnest(ARRAY[
   'SELECT * FROM sn ORDER BY c, id',
   'SELECT id, c FROM sn ORDER BY c DESC, id',
+  'SELECT c, id FROM sn WHERE id % 3 <> 0 ORDER BY c, id DESC',
   'SELECT * FROM sn ORDER BY t'
 ]) q;
 RESET gpuext.sort_work_mem;

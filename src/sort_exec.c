@@ -88,6 +88,8 @@ typedef struct GpuSortState
 	bool		keys_sorted;
 	int			natts;
 	int		   *attkey;			/* keys-only: the key each output column is rebuilt from */
+	AttrNumber *input_attno;	/* keys-only over an unprojected scan: where each column lies in its tuple */
+	TupleTableSlot *projslot;	/* ... and the row as the scan would have projected it */
 	MinimalTuple *rows;
 	char	   *arena_next;
 	char	   *arena_end;
@@ -193,6 +195,54 @@ ValuesAreKeys(GpuSortState *st, TupleDesc desc)
 	return true;
 }
 
+/*
+ * Keys-only over a sequential scan that projects plain columns: the scan is
+ * told not to project, and the keys are read from its tuple where they lie.
+ * Projecting each row costs more than reading the few key columns, and
+ * keys-only rows are rebuilt from their keys anyway.
+ */
+static void
+SkipScanProjection(GpuSortState *st, EState *estate)
+{
+	PlanState  *child = outerPlanState(st);
+	Index		scanrelid;
+	AttrNumber *attno;
+	ListCell   *lc;
+	int			a = 0;
+
+	if (!IsA(child, SeqScanState) || child->ps_ProjInfo == NULL)
+		return;
+	scanrelid = ((Scan *) child->plan)->scanrelid;
+	attno = palloc(sizeof(AttrNumber) * st->natts);
+	foreach(lc, child->plan->targetlist)
+	{
+		Var		   *var = (Var *) lfirst_node(TargetEntry, lc)->expr;
+
+		if (!IsA(var, Var) || var->varno != scanrelid || var->varattno <= 0 || var->varlevelsup != 0 ||
+			a >= st->natts)
+			return;
+		attno[a++] = var->varattno;
+	}
+	if (a != st->natts)
+		return;
+	st->input_attno = attno;
+	st->projslot = ExecAllocTableSlot(&estate->es_tupleTable, st->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor,
+									  &TTSOpsVirtual);
+	child->ps_ProjInfo = NULL;
+}
+
+/* The input row as the scan's projection would have made it. */
+static TupleTableSlot *
+ProjectInput(GpuSortState *st, TupleTableSlot *slot)
+{
+	if (st->input_attno == NULL)
+		return slot;
+	ExecClearTuple(st->projslot);
+	for (int a = 0; a < st->natts; a++)
+		st->projslot->tts_values[a] = slot_getattr(slot, st->input_attno[a], &st->projslot->tts_isnull[a]);
+	return ExecStoreVirtualTuple(st->projslot);
+}
+
 /* Whether a key's type has a -0 that compares equal to +0. */
 static bool
 HasNegativeZero(const GpuextSortType *type)
@@ -296,6 +346,7 @@ GpuSortBegin(CustomScanState *node, EState *estate, int eflags)
 	{
 		/* Rows are rebuilt into a virtual slot, as the scan slot already is. */
 		st->minslot = ExecAllocTableSlot(&estate->es_tupleTable, desc, &TTSOpsMinimalTuple);
+		SkipScanProjection(st, estate);
 		return;
 	}
 	/* Rows are stored as minimal tuples. */
@@ -664,7 +715,7 @@ GpuSortRun(GpuSortState *st)
 		st->rows_sorted++;
 		if (st->tuplesort)
 		{
-			tuplesort_puttupleslot(st->tuplesort, slot);
+			tuplesort_puttupleslot(st->tuplesort, ProjectInput(st, slot));
 			continue;
 		}
 
@@ -673,8 +724,9 @@ GpuSortRun(GpuSortState *st)
 		if (!st->keys_only)
 			row_bytes += CopyRow(st, slot);
 		for (int k = 0; k < st->nkeys; k++)
-			values[batched * st->nkeys + k] = slot_getattr(slot, st->colidx[k],
-														   &isnull[batched * st->nkeys + k]);
+			values[batched * st->nkeys + k] =
+				slot_getattr(slot, st->input_attno ? st->input_attno[st->colidx[k] - 1] : st->colidx[k],
+							 &isnull[batched * st->nkeys + k]);
 		st->nrows++;
 		if (++batched == KEY_BATCH)
 			batched = FlushKeys(st, values, isnull, batched);
