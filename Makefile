@@ -15,7 +15,7 @@ PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare -Wno-m
 REGRESS = device gpu_sort gpu_sort_large bad_input sort_node sort_node_random gpu_agg gpu_query
 REGRESS_OPTS = --load-extension=gpuext
 
-EXTRA_CLEAN = sql/$(EXTENSION)--$(EXTVERSION).sql cuda/*.o test/kernel_harness results regression.diffs regression.out
+EXTRA_CLEAN = sql/$(EXTENSION)--$(EXTVERSION).sql cuda/*.o test/kernel_harness bench/reduce_bench results regression.diffs regression.out
 
 # CUDA: CUDA_HOME, else /usr/local/cuda, else nvcc on PATH; WITH_CUDA=no forces the CPU-only build.
 WITH_CUDA ?= auto
@@ -75,4 +75,9 @@ harness: test/kernel_harness
 test/kernel_harness: test/kernel_harness.cu $(CUDA_OBJS) $(CUDA_HDRS)
 	$(NVCC) $(NVCCFLAGS) -Icuda -o $@ $< $(CUDA_OBJS) -cudart static
 
-.PHONY: harness
+# Reduction benchmark (needs a GPU to run): gpuext_reduce beside CUB and a D2D copy, and the reduction ladder.
+bench-reduce: bench/reduce_bench
+bench/reduce_bench: bench/reduce_bench.cu $(CUDA_OBJS) $(CUDA_HDRS)
+	$(NVCC) $(NVCCFLAGS) -Icuda -o $@ $< $(CUDA_OBJS) -cudart static
+
+.PHONY: harness bench-reduce

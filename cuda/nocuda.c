@@ -172,3 +172,30 @@ gpuext_sort_rows(int nwords, int top_bits, const uint64_t *keys, uint32_t *order
 	(void) arg;
 	return GPUEXT_NOT_BUILT;
 }
+
+/* No device reduction, so no scratch. */
+GpuextStatus
+gpuext_reduce_scratch_bytes(int value_bytes, int is_float, size_t n, size_t *bytes)
+{
+	(void) value_bytes;
+	(void) is_float;
+	(void) n;
+	if (bytes)
+		*bytes = 0;
+	return GPUEXT_NOT_BUILT;
+}
+
+/* No device reduction. */
+GpuextStatus
+gpuext_reduce(int value_bytes, int is_float, const void *values, size_t n, void *scratch,
+			  size_t scratch_bytes, GpuextReduceResult *result)
+{
+	(void) value_bytes;
+	(void) is_float;
+	(void) values;
+	(void) n;
+	(void) scratch;
+	(void) scratch_bytes;
+	(void) result;
+	return GPUEXT_NOT_BUILT;
+}

@@ -3,7 +3,8 @@
  *		Standalone check of gpuext's device sorts against std::sort, through
  *		gpuext_cuda.h only (no PostgreSQL).  Needs a GPU to run.
  *
- *	kernel_harness [--quick] [--bench] [--rows] [--seed N] [--max-n N] [--pattern NAME] [--verbose]
+ *	kernel_harness [--quick] [--bench] [--rows] [--only sort|rows|reduce] [--seed N] [--max-n N]
+ *				   [--pattern NAME] [--verbose]
  *
  * Every algorithm x key width x input pattern x size is sorted on the device
  * and compared element by element with the CPU; keys past n and scratch
@@ -13,8 +14,13 @@
  * keys match a CPU sort of the rows, with guards past order, keys and
  * scratch intact.  --quick runs a small size set (for compute-sanitizer);
  * --max-n and --pattern narrow the set further (racecheck is slow); --rows
- * keeps only the row sort; --bench times the sorts instead.  The last line
- * is "N passed, M failed".
+ * keeps only the row sort; --bench times the sorts instead.
+ * The reductions (gpuext_reduce) are checked for every value type x input
+ * pattern x size, at an aligned and a one-element-off address, field by
+ * field against a CPU reference (128-bit integer sums; for floats the exact
+ * digits of agg_accum.c), with the result and scratch poisoned first and
+ * the bytes past the scratch intact after.  --only picks one family.  The
+ * last line is "N passed, M failed".
  */
 #include <algorithm>
 #include <cfloat>
@@ -88,6 +94,8 @@ bool		verbose = false;
 size_t		max_n = SIZE_MAX;
 const char *only_pattern = nullptr;
 bool		only_rows = false;
+bool		only_sort = false;
+bool		only_reduce = false;
 
 void	   *pinned_in = nullptr;
 void	   *pinned_out = nullptr;
@@ -916,6 +924,524 @@ void run_rows_bench(uint64_t seed)
 		}
 }
 
+
+/* Reduction value types: name, bytes, float. */
+struct ReduceType
+{
+	const char *name;
+	int			value_bytes;
+	int			is_float;
+};
+
+const ReduceType REDUCE_TYPES[] = {{"int2", 2, 0}, {"int4", 4, 0}, {"int8", 8, 0}, {"float4", 4, 1}, {"float8", 8, 1}};
+
+/* Reduction inputs; limits is for integers only, the last three for floats only. */
+enum ReducePattern
+{
+	RED_RANDOM,
+	RED_UNIFORM,
+	RED_SORTED,
+	RED_REVERSE,
+	RED_ALL_EQUAL,
+	RED_FEW_16,
+	RED_NEAR_MAX,
+	RED_MOSTLY_ZERO,
+	RED_LIMITS,
+	RED_SPECIAL,
+	RED_WIDE,
+	RED_CANCEL,
+	NUM_REDUCE_PATTERNS
+};
+const char *const REDUCE_PATTERN_NAMES[] = {"random", "uniform", "sorted", "reverse", "all-equal", "16-distinct",
+											"near-max", "mostly-zero", "limits", "special-floats", "wide-range",
+											"cancel"};
+
+GpuextReduceResult *pinned_result = nullptr;
+int			reduce_inexact = 0;
+
+/* The stored bits of a value (low value_bytes bytes of the word). */
+uint64_t value_bits(const ReduceType &t, double d)
+{
+	if (t.value_bytes == 4)
+	{
+		float		f = (float) d;
+		uint32_t	b;
+
+		memcpy(&b, &f, 4);
+		return b;
+	}
+	uint64_t	b;
+
+	memcpy(&b, &d, 8);
+	return b;
+}
+
+/* The value of stored bits as a double (floats) or a sign-extended integer. */
+double bits_double(const ReduceType &t, uint64_t bits)
+{
+	if (t.value_bytes == 4)
+	{
+		uint32_t	b = (uint32_t) bits;
+		float		f;
+
+		memcpy(&f, &b, 4);
+		return f;
+	}
+	double		d;
+
+	memcpy(&d, &bits, 8);
+	return d;
+}
+
+int64_t bits_int(const ReduceType &t, uint64_t bits)
+{
+	return t.value_bytes == 2 ? (int64_t) (int16_t) bits : t.value_bytes == 4 ? (int64_t) (int32_t) bits
+		: (int64_t) bits;
+}
+
+/* Sort key of stored bits, as sort_keys.c (raw -0, NaN canonical). */
+uint64_t value_key(const ReduceType &t, uint64_t bits)
+{
+	if (!t.is_float)
+	{
+		int64_t		v = bits_int(t, bits);
+
+		return t.value_bytes == 8 ? (uint64_t) v ^ (1ull << 63) : (uint32_t) (int32_t) v ^ 0x80000000u;
+	}
+	if (t.value_bytes == 4)
+	{
+		uint32_t	b = (uint32_t) bits;
+
+		if ((b & 0x7FFFFFFFu) > 0x7F800000u)
+			b = 0x7FC00000u;
+		return (b & 0x80000000u) ? (uint32_t) ~b : (b | 0x80000000u);
+	}
+	if ((bits & ~(1ull << 63)) > 0x7FF0000000000000ull)
+		bits = 0x7FF8000000000000ull;
+	return (bits & (1ull << 63)) ? ~bits : (bits | (1ull << 63));
+}
+
+/* floor(v / 2^32) for negative v too (agg_accum.c's FloorShift32). */
+int64_t floor_shift32(int64_t v)
+{
+	return v >= 0 ? v >> 32 : -((-v + 0xFFFFFFFFll) >> 32);
+}
+
+/* agg_accum.c's Normalize. */
+void normalize_digits(int64_t *digits)
+{
+	int64_t		carry = 0;
+
+	for (int i = 0; i < GPUEXT_REDUCE_DIGITS - 1; i++)
+	{
+		int64_t		v = digits[i] + carry;
+
+		carry = floor_shift32(v);
+		digits[i] = v - carry * (1ll << 32);
+	}
+	digits[GPUEXT_REDUCE_DIGITS - 1] += carry;
+}
+
+/* agg_accum.c's AddDouble: NaN and infinities to flags, finite values exactly into the digits. */
+void add_double(GpuextReduceResult *r, int64_t *pending, double d)
+{
+	uint64_t	u;
+	int			exp;
+	uint64_t	m;
+	int			pos;
+	unsigned __int128 v;
+	int64_t    *dig;
+
+	memcpy(&u, &d, sizeof(u));
+	exp = (int) ((u >> 52) & 0x7FF);
+	m = u & ((1ull << 52) - 1);
+	if (exp == 0x7FF)
+	{
+		if (m != 0)
+			r->has_nan = 1;
+		else if (u >> 63)
+			r->has_neg_inf = 1;
+		else
+			r->has_pos_inf = 1;
+		return;
+	}
+	if (exp == 0)
+	{
+		if (m == 0)
+			return;
+		exp = 1;
+	}
+	else
+		m |= 1ull << 52;
+	pos = exp - 1;
+	v = (unsigned __int128) m << (pos & 31);
+	dig = r->digits + (pos >> 5);
+	if (u >> 63)
+	{
+		dig[0] -= (int64_t) (v & 0xFFFFFFFF);
+		dig[1] -= (int64_t) ((v >> 32) & 0xFFFFFFFF);
+		dig[2] -= (int64_t) (v >> 64);
+	}
+	else
+	{
+		dig[0] += (int64_t) (v & 0xFFFFFFFF);
+		dig[1] += (int64_t) ((v >> 32) & 0xFFFFFFFF);
+		dig[2] += (int64_t) (v >> 64);
+	}
+	if (++*pending >= (1ll << 30))
+	{
+		normalize_digits(r->digits);
+		*pending = 0;
+	}
+}
+
+/* The result gpuext_reduce must give: int128 sums, exact float digits, keys; zeros where unused. */
+GpuextReduceResult reference_reduce(const ReduceType &t, const std::vector<uint64_t> &bits)
+{
+	GpuextReduceResult r;
+	__int128	isum = 0;
+	int64_t		pending = 0;
+
+	memset(&r, 0, sizeof(r));
+	r.count = bits.size();
+	r.float_exact = t.is_float;
+	for (size_t i = 0; i < bits.size(); i++)
+	{
+		uint64_t	key = value_key(t, bits[i]);
+
+		if (i == 0 || key < r.min_key)
+			r.min_key = key;
+		if (i == 0 || key > r.max_key)
+			r.max_key = key;
+		if (t.is_float)
+			add_double(&r, &pending, bits_double(t, bits[i]));
+		else
+			isum += bits_int(t, bits[i]);
+	}
+	if (t.is_float)
+		normalize_digits(r.digits);
+	r.isum_lo = (uint64_t) isum;
+	r.isum_hi = (int64_t) (isum >> 64);
+	return r;
+}
+
+/* Whether a pattern applies to a type. */
+bool reduce_pattern_applies(const ReduceType &t, ReducePattern p)
+{
+	if (p == RED_LIMITS)
+		return !t.is_float;
+	if (p == RED_SPECIAL || p == RED_WIDE || p == RED_CANCEL)
+		return t.is_float;
+	return true;
+}
+
+/* A random value of the type: full-range bits, or (uniform) small integers / reals in [-1e6, 1e6]. */
+uint64_t random_value(const ReduceType &t, bool uniform, std::mt19937_64 &rng)
+{
+	const uint64_t mask = t.value_bytes == 8 ? ~0ull : (1ull << (8 * t.value_bytes)) - 1;
+	uint64_t	b;
+
+	if (!uniform)
+	{
+		do
+			b = rng() & mask;
+		while (b == 0);
+		return b;
+	}
+	if (t.is_float)
+		return value_bits(t, std::uniform_real_distribution<double>(-1e6, 1e6)(rng));
+	return (uint64_t) (int64_t) std::uniform_int_distribution<int>(-1000, 1000)(rng) & mask;
+}
+
+/* Fill n values of the type with the pattern; never all zeros. */
+void generate_reduce(std::vector<uint64_t> &bits, const ReduceType &t, ReducePattern p, std::mt19937_64 &rng)
+{
+	const uint64_t mask = t.value_bytes == 8 ? ~0ull : (1ull << (8 * t.value_bytes)) - 1;
+	const bool	f32 = t.value_bytes == 4;
+	const int64_t imax = t.value_bytes == 2 ? INT16_MAX : t.value_bytes == 4 ? INT32_MAX : INT64_MAX;
+	std::vector<uint64_t> few;
+
+	switch (p)
+	{
+		case RED_RANDOM:
+		case RED_UNIFORM:
+			for (uint64_t &b : bits)
+				b = random_value(t, p == RED_UNIFORM, rng);
+			break;
+		case RED_SORTED:
+		case RED_REVERSE:
+			for (uint64_t &b : bits)
+				b = random_value(t, t.is_float, rng);
+			std::sort(bits.begin(), bits.end(), [&](uint64_t a, uint64_t b) {
+				return (value_key(t, a) < value_key(t, b)) == (p == RED_SORTED);
+			});
+			break;
+		case RED_ALL_EQUAL:
+		case RED_FEW_16:
+			few.resize(p == RED_ALL_EQUAL ? 1 : 16);
+			for (uint64_t &v : few)
+				v = random_value(t, t.is_float, rng);
+			for (uint64_t &b : bits)
+				b = few[rng() % few.size()];
+			break;
+		case RED_NEAR_MAX:
+			/* Integers within 1000 of the maximum (int8 sums overflow 64 bits); floats near the largest finite. */
+			for (uint64_t &b : bits)
+				b = t.is_float ? value_bits(t, (f32 ? (double) FLT_MAX : DBL_MAX) * (1.0 - (rng() % 1000) * 1e-6) *
+											(rng() % 4 == 0 ? -1 : 1))
+					: (uint64_t) (imax - (int64_t) (rng() % 1000)) & mask;
+			break;
+		case RED_MOSTLY_ZERO:
+			for (uint64_t &b : bits)
+				b = rng() % 8 != 0 ? (t.is_float && rng() % 2 ? value_bits(t, -0.0) : 0) : random_value(t, true, rng);
+			if (!bits.empty())
+				bits[rng() % bits.size()] = random_value(t, false, rng) | 1;
+			break;
+		case RED_LIMITS:
+			for (uint64_t &b : bits)
+			{
+				const int64_t choices[] = {imax, -imax - 1, imax - 1, -imax, -1, 1, 0, 2};
+
+				b = (uint64_t) choices[rng() % 8] & mask;
+			}
+			break;
+		case RED_SPECIAL:
+			{
+				const double specials[] = {
+					std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(), 0.0, -0.0,
+					f32 ? (double) std::numeric_limits<float>::denorm_min() : std::numeric_limits<double>::denorm_min(),
+					f32 ? -(double) std::numeric_limits<float>::denorm_min() : -std::numeric_limits<double>::denorm_min(),
+					f32 ? 1e-40 : 1e-310, f32 ? -1e-40 : -1e-310, f32 ? (double) FLT_MAX : DBL_MAX,
+					f32 ? -(double) FLT_MAX : -DBL_MAX, f32 ? (double) FLT_MIN : DBL_MIN,
+					f32 ? -(double) FLT_MIN : -DBL_MIN, 1.0, -1.0, 0.5, -2.5};
+				const size_t nspecial = sizeof(specials) / sizeof(specials[0]);
+				/* NaNs as raw bits: quiet, negative, with payloads, signalling. */
+				const uint64_t nans[] = {f32 ? 0x7FC00000ull : 0x7FF8000000000000ull,
+										 f32 ? 0xFFC00000ull : 0xFFF8000000000000ull,
+										 f32 ? 0x7FC01234ull : 0x7FF8000000001234ull,
+										 f32 ? 0x7F800001ull : 0x7FF0000000000001ull,
+										 f32 ? 0xFFFFFFFFull : 0xFFFFFFFFFFFFFFFFull};
+
+				for (uint64_t &b : bits)
+				{
+					uint64_t	r = rng();
+
+					if (r % 16 == 0)
+						b = nans[(r >> 8) % 5];
+					else if (r % 2 == 0)
+						b = value_bits(t, specials[(r >> 8) % nspecial]);
+					else
+						b = random_value(t, r % 4 == 1, rng);
+				}
+			}
+			break;
+		case RED_WIDE:
+			/* Magnitudes 2^1000 apart (2^250 for real), both signs: no window holds them. */
+			for (uint64_t &b : bits)
+			{
+				double		mant = std::uniform_real_distribution<double>(1.0, 2.0)(rng) * (rng() % 2 ? 1 : -1);
+
+				b = value_bits(t, rng() % 2 ? (f32 ? mant * 1e37 : mant * 1e300) : (f32 ? mant * 1e-37 : mant * 1e-300));
+			}
+			break;
+		case RED_CANCEL:
+			/* Large values that cancel in pairs, around small ones that must survive. */
+			for (size_t i = 0; i < bits.size(); i++)
+			{
+				double		big = std::uniform_real_distribution<double>(1.0, 2.0)(rng) * (f32 ? 1e30 : 1e200);
+
+				if (i % 3 == 2)
+					bits[i] = value_bits(t, std::uniform_real_distribution<double>(-1.0, 1.0)(rng));
+				else
+					bits[i] = value_bits(t, i % 3 == 0 ? big : -bits_double(t, bits[i - 1]));
+			}
+			break;
+		case NUM_REDUCE_PATTERNS:
+			break;
+	}
+	if (!bits.empty() && std::all_of(bits.begin(), bits.end(), [](uint64_t b) { return b == 0; }))
+		bits[0] = t.is_float ? value_bits(t, 1.0) : 1;
+}
+
+/* First field of got that differs from want, described; empty when equal. */
+std::string reduce_mismatch(const ReduceType &t, const GpuextReduceResult &got, const GpuextReduceResult &want)
+{
+	char		buf[256];
+
+#define FIELD(f, fmt) \
+	if (got.f != want.f) \
+	{ \
+		snprintf(buf, sizeof(buf), #f " is " fmt ", expected " fmt, got.f, want.f); \
+		return buf; \
+	}
+	FIELD(count, "%" PRIu64);
+	FIELD(min_key, "%#" PRIx64);
+	FIELD(max_key, "%#" PRIx64);
+	FIELD(isum_lo, "%#" PRIx64);
+	FIELD(isum_hi, "%" PRId64);
+	FIELD(has_nan, "%d");
+	FIELD(has_pos_inf, "%d");
+	FIELD(has_neg_inf, "%d");
+#undef FIELD
+	if (t.is_float && got.float_exact == 0)
+	{
+		reduce_inexact++;
+		return "";
+	}
+	if (got.float_exact != want.float_exact)
+	{
+		snprintf(buf, sizeof(buf), "float_exact is %d, expected %d", got.float_exact, want.float_exact);
+		return buf;
+	}
+	for (int d = 0; d < GPUEXT_REDUCE_DIGITS; d++)
+		if (got.digits[d] != want.digits[d])
+		{
+			snprintf(buf, sizeof(buf), "digit %d is %" PRId64 ", expected %" PRId64, d, got.digits[d], want.digits[d]);
+			return buf;
+		}
+	return "";
+}
+
+/* Reduce n values (offset elements past an aligned allocation) on the device and compare every field; one case. */
+void check_reduce(const ReduceType &t, ReducePattern p, size_t n, size_t offset, const std::vector<uint64_t> &bits,
+				  const GpuextReduceResult &want)
+{
+	const size_t vb = t.value_bytes;
+	const size_t value_area = (offset + n + GUARD_KEYS) * vb;
+	char		what[160];
+	std::string detail;
+	size_t		scratch_bytes = 0;
+	void	   *d_values = nullptr;
+	void	   *d_scratch = nullptr;
+	char	   *in;
+	char	   *out;
+	size_t		bad;
+	GpuextStatus st;
+
+	snprintf(what, sizeof(what), "reduce %s %s n=%zu offset=%zu", t.name, REDUCE_PATTERN_NAMES[p], n, offset);
+	st = gpuext_reduce_scratch_bytes(t.value_bytes, t.is_float, n, &scratch_bytes);
+	if (st != GPUEXT_OK)
+	{
+		report(false, what, std::string("scratch size query: ") + gpuext_cuda_error_message());
+		return;
+	}
+	ensure_pinned(std::max(value_area, SCRATCH_GUARD_BYTES));
+	must(gpuext_cuda_alloc(&d_values, value_area), "value allocation");
+	must(gpuext_cuda_alloc(&d_scratch, scratch_bytes + SCRATCH_GUARD_BYTES), "scratch allocation");
+	poison_device(d_values, value_area);
+	poison_device(d_scratch, scratch_bytes + SCRATCH_GUARD_BYTES);
+	in = static_cast<char *>(pinned_in);
+	for (size_t i = 0; i < n; i++)
+		memcpy(in + i * vb, &bits[i], vb);
+	must(gpuext_cuda_copy_to_device(static_cast<char *>(d_values) + offset * vb, in, n * vb), "value upload");
+	memset(pinned_result, POISON, sizeof(GpuextReduceResult));
+
+	st = gpuext_reduce(t.value_bytes, t.is_float, static_cast<char *>(d_values) + offset * vb, n, d_scratch,
+					   scratch_bytes, pinned_result);
+	if (st == GPUEXT_OK)
+		st = gpuext_cuda_wait(-1, nullptr, nullptr);
+	if (st != GPUEXT_OK)
+		detail = std::string("status ") + std::to_string((int) st) + ": " + gpuext_cuda_error_message();
+	else
+	{
+		detail = reduce_mismatch(t, *pinned_result, want);
+		out = static_cast<char *>(pinned_out);
+		memset(out, 0x5A, SCRATCH_GUARD_BYTES);
+		must(gpuext_cuda_copy_to_host(out, static_cast<char *>(d_scratch) + scratch_bytes, SCRATCH_GUARD_BYTES),
+			 "scratch guard download");
+		must(gpuext_cuda_wait(-1, nullptr, nullptr), "download wait");
+		if (detail.empty() && (bad = first_not(out, SCRATCH_GUARD_BYTES, POISON)) < SCRATCH_GUARD_BYTES)
+			detail = "byte " + std::to_string(bad) + " past the " + std::to_string(scratch_bytes) +
+				" scratch bytes was overwritten";
+	}
+	gpuext_cuda_free(d_values);
+	gpuext_cuda_free(d_scratch);
+	report(detail.empty(), what, detail);
+}
+
+/* Reduction argument checks: value widths, alignment, short scratch, null pointers. */
+void check_reduce_arguments()
+{
+	void	   *d_values = nullptr;
+	void	   *d_scratch = nullptr;
+	size_t		bytes = 0;
+	const size_t n = 1000;
+	char	   *v;
+	GpuextStatus st;
+
+	expect_invalid("reduce: 3-byte values are refused", gpuext_reduce_scratch_bytes(3, 0, n, &bytes));
+	expect_invalid("reduce: 16-byte values are refused", gpuext_reduce_scratch_bytes(16, 0, n, &bytes));
+	expect_invalid("reduce: 2-byte floats are refused", gpuext_reduce_scratch_bytes(2, 1, n, &bytes));
+	expect_invalid("reduce: null scratch size pointer is refused", gpuext_reduce_scratch_bytes(4, 0, n, nullptr));
+	must(gpuext_reduce_scratch_bytes(4, 0, n, &bytes), "reduce scratch size query");
+	must(gpuext_cuda_alloc(&d_values, n * 8 + 16), "allocation");
+	must(gpuext_cuda_alloc(&d_scratch, bytes), "allocation");
+	v = static_cast<char *>(d_values);
+	expect_invalid("reduce: 1-byte values are refused", gpuext_reduce(1, 0, v, n, d_scratch, bytes, pinned_result));
+	expect_invalid("reduce: 2-byte floats are refused by the reduction",
+				   gpuext_reduce(2, 1, v, n, d_scratch, bytes, pinned_result));
+	expect_invalid("reduce: int4 values 2 bytes off alignment are refused",
+				   gpuext_reduce(4, 0, v + 2, n, d_scratch, bytes, pinned_result));
+	expect_invalid("reduce: one byte too little scratch is refused",
+				   gpuext_reduce(4, 0, v, n, d_scratch, bytes - 1, pinned_result));
+	expect_invalid("reduce: null scratch is refused", gpuext_reduce(4, 0, v, n, nullptr, bytes, pinned_result));
+	expect_invalid("reduce: null result is refused", gpuext_reduce(4, 0, v, n, d_scratch, bytes, nullptr));
+	expect_invalid("reduce: null values are refused", gpuext_reduce(4, 0, nullptr, n, d_scratch, bytes, pinned_result));
+	must(gpuext_reduce_scratch_bytes(8, 1, 0, &bytes), "reduce scratch size query");
+	gpuext_cuda_free(d_scratch);
+	must(gpuext_cuda_alloc(&d_scratch, bytes), "allocation");
+	memset(pinned_result, POISON, sizeof(GpuextReduceResult));
+	st = gpuext_reduce(8, 1, nullptr, 0, d_scratch, bytes, pinned_result);
+	if (st == GPUEXT_OK)
+		st = gpuext_cuda_wait(-1, nullptr, nullptr);
+	report(st == GPUEXT_OK && pinned_result->count == 0 && pinned_result->float_exact == 1 &&
+		   pinned_result->digits[0] == 0, "reduce: no values at a null pointer give count 0 and sum 0",
+		   st == GPUEXT_OK ? "" : gpuext_cuda_error_message());
+	must(gpuext_cuda_wait(-1, nullptr, nullptr), "wait");
+	gpuext_cuda_free(d_values);
+	gpuext_cuda_free(d_scratch);
+}
+
+/* Reduction correctness over every type, pattern, size and alignment. */
+void run_reduce_checks(bool quick, uint64_t seed)
+{
+	std::vector<size_t> sizes;
+
+	if (quick)
+		sizes = {0, 1, 2, 3, 31, 33, 257, 1025, 65537, 262147};
+	else
+		sizes = {0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 127, 255, 256, 257, 1023, 1024, 1025, 4093, 4095,
+				 4097, 65535, 65537, 131071, 262147, 1000003, (1u << 20) + 1, 4194301, (1u << 22) + 1};
+	check_reduce_arguments();
+	for (const ReduceType &t : REDUCE_TYPES)
+		for (int pi = 0; pi < NUM_REDUCE_PATTERNS; pi++)
+		{
+			ReducePattern p = static_cast<ReducePattern>(pi);
+
+			if (!reduce_pattern_applies(t, p) ||
+				(quick && (p == RED_SORTED || p == RED_REVERSE || p == RED_FEW_16)) ||
+				(only_pattern != nullptr && strcmp(only_pattern, REDUCE_PATTERN_NAMES[p]) != 0))
+				continue;
+			for (size_t n : sizes)
+			{
+				if (n > max_n)
+					continue;
+				std::mt19937_64 rng(seed ^ (n * 0x9E3779B97F4A7C15ull) ^ ((uint64_t) pi << 40) ^
+									((uint64_t) (t.value_bytes + 16 * t.is_float) << 56));
+				std::vector<uint64_t> bits(n);
+				GpuextReduceResult want;
+
+				generate_reduce(bits, t, p, rng);
+				want = reference_reduce(t, bits);
+				for (size_t offset = 0; offset < 2; offset++)
+					check_reduce(t, p, n, offset, bits, want);
+			}
+		}
+	if (reduce_inexact > 0)
+		printf("reduce: %d float cases came back with float_exact = 0 (the caller sums those itself)\n",
+			   reduce_inexact);
+}
+
 }								/* namespace */
 
 /* Parse options, open the device, print it, run the checks or the benchmark. */
@@ -935,6 +1461,15 @@ int main(int argc, char **argv)
 			bench = true;
 		else if (strcmp(argv[i], "--rows") == 0)
 			only_rows = true;
+		else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc &&
+				 (strcmp(argv[i + 1], "sort") == 0 || strcmp(argv[i + 1], "rows") == 0 ||
+				  strcmp(argv[i + 1], "reduce") == 0))
+		{
+			i++;
+			only_sort = strcmp(argv[i], "sort") == 0;
+			only_rows = strcmp(argv[i], "rows") == 0;
+			only_reduce = strcmp(argv[i], "reduce") == 0;
+		}
 		else if (strcmp(argv[i], "--verbose") == 0)
 			verbose = true;
 		else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
@@ -951,6 +1486,9 @@ int main(int argc, char **argv)
 			for (int p = 0; p < NUM_ROW_PATTERNS; p++)
 				if (strcmp(name, ROW_PATTERN_NAMES[p]) == 0)
 					only_pattern = name;
+			for (int p = 0; p < NUM_REDUCE_PATTERNS; p++)
+				if (strcmp(name, REDUCE_PATTERN_NAMES[p]) == 0)
+					only_pattern = name;
 			if (only_pattern == nullptr)
 			{
 				fprintf(stderr, "unknown pattern \"%s\"\n", name);
@@ -960,12 +1498,21 @@ int main(int argc, char **argv)
 		else
 		{
 			fprintf(stderr,
-					"usage: %s [--quick] [--bench] [--rows] [--seed N] [--max-n N] [--pattern NAME] [--verbose]\n",
+					"usage: %s [--quick] [--bench] [--rows] [--only sort|rows|reduce] [--seed N] [--max-n N] "
+					"[--pattern NAME] [--verbose]\n",
 					argv[0]);
 			return 2;
 		}
 	}
 
+	/* Before the device is open a reduction says so. */
+	{
+		size_t		bytes = 0;
+
+		st = gpuext_reduce_scratch_bytes(4, 0, 100, &bytes);
+		report(st == GPUEXT_NO_DEVICE, "reduce: scratch query before the device is open says GPUEXT_NO_DEVICE",
+			   gpuext_cuda_error_message());
+	}
 	st = gpuext_cuda_open(&info);
 	if (st != GPUEXT_OK)
 	{
@@ -983,6 +1530,8 @@ int main(int argc, char **argv)
 	memset(pinned_poison, POISON, POISON_CHUNK);
 	must(gpuext_cuda_alloc_pinned(&pinned_ones, POISON_CHUNK), "pinned allocation");
 	memset(pinned_ones, 0xFF, POISON_CHUNK);
+	must(gpuext_cuda_alloc_pinned(reinterpret_cast<void **>(&pinned_result), sizeof(GpuextReduceResult)),
+		 "pinned allocation");
 
 	if (bench)
 	{
@@ -991,14 +1540,19 @@ int main(int argc, char **argv)
 		run_rows_bench(seed);
 		return 0;
 	}
-	if (!only_rows)
+	if (!only_rows && !only_reduce)
 	{
 		check_invalid_arguments();
 		check_waits(quick ? 1 << 17 : 1 << 20);
 		run_checks(quick, seed);
 	}
-	check_rows_arguments(quick ? 1 << 17 : 1 << 20);
-	run_row_checks(quick, seed);
+	if (!only_sort && !only_reduce)
+	{
+		check_rows_arguments(quick ? 1 << 17 : 1 << 20);
+		run_row_checks(quick, seed);
+	}
+	if (!only_sort && !only_rows)
+		run_reduce_checks(quick, seed);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }
