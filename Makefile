@@ -17,9 +17,10 @@ REGRESS_OPTS = --load-extension=gpuext
 
 EXTRA_CLEAN = sql/$(EXTENSION)--$(EXTVERSION).sql cuda/*.o test/kernel_harness results regression.diffs regression.out
 
-# CUDA: CUDA_HOME, else /usr/local/cuda, else nvcc on PATH; WITH_CUDA=no forces the CPU-only build.
+# CUDA: CUDA_HOME, else /usr/local/cuda, else nvcc on PATH; WITH_CUDA=no forces the CPU-only build,
+# WITH_CUDA=fake the host-memory fake device (cuda/fakedev.c) that runs the device paths without a GPU.
 WITH_CUDA ?= auto
-ifeq ($(WITH_CUDA),no)
+ifneq ($(filter no fake,$(WITH_CUDA)),)
 CUDA_HOME :=
 else ifneq ($(CUDA_HOME),)
 else ifneq ($(wildcard /usr/local/cuda/bin/nvcc),)
@@ -48,6 +49,8 @@ CUDA_LIBDIR = $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/targets/x86
 CUDA_OBJS = $(CUDA_SRCS:.cu=.o)
 # Static CUDA runtime: the server needs only the NVIDIA driver.  PGXS links with gcc, so name libstdc++.
 SHLIB_LINK += $(CUDA_OBJS) -L$(CUDA_LIBDIR) -Wl,--exclude-libs,ALL -lcudart_static -lstdc++ -lrt -ldl -lpthread
+else ifeq ($(WITH_CUDA),fake)
+OBJS += cuda/fakedev.o
 else
 OBJS += cuda/nocuda.o
 endif
