@@ -410,8 +410,11 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
+-- The plan shapes are PostgreSQL's (no GpuSort, whatever gpuext.sort_min_rows says).
+SET gpuext.enable_sort = off;
 EXPLAIN (COSTS OFF) SELECT gpu_sum(f8) FROM agg;
 EXPLAIN (COSTS OFF) SELECT g, gpu_sum(f8) FILTER (WHERE id % 3 = 0), gpu_avg(i8) FROM agg GROUP BY g;
+RESET gpuext.enable_sort;
 SELECT k.* FROM cols, LATERAL check_aggs('agg', col) k;
 SELECT k.* FROM cols, LATERAL check_aggs('agg', col, grp => 'g', filt => 'id % 3 = 0') k;
 SELECT col,

@@ -26,7 +26,7 @@ suite() {
 }
 
 suite WITH_CUDA=no
-SUITE_PGOPTIONS="-c gpuext.device=gpu" suite WITH_CUDA=fake
+SUITE_PGOPTIONS="-c gpuext.device=gpu -c gpuext.sort_min_rows=0" suite WITH_CUDA=fake
 if [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] || command -v nvcc >/dev/null; then
 	suite
 	echo "== kernel harness (compiled here; it runs on a GPU host)"
