@@ -108,6 +108,7 @@ gpuext_cuda_alloc(void **dptr, size_t bytes)
 	return FakeAlloc(dptr, bytes, 1);
 }
 
+/* Free "device" memory. */
 void
 gpuext_cuda_free(void *dptr)
 {
@@ -121,6 +122,7 @@ gpuext_cuda_alloc_pinned(void **hptr, size_t bytes)
 	return FakeAlloc(hptr, bytes, 0);
 }
 
+/* Free "pinned" memory. */
 void
 gpuext_cuda_free_pinned(void *hptr)
 {
@@ -135,6 +137,7 @@ gpuext_cuda_copy_to_device(void *dst, const void *src, size_t bytes)
 	return GPUEXT_OK;
 }
 
+/* Likewise back to the host. */
 GpuextStatus
 gpuext_cuda_copy_to_host(void *dst, const void *src, size_t bytes)
 {
@@ -187,6 +190,7 @@ CompareU32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Likewise for 64-bit keys. */
 static int
 CompareU64(const void *a, const void *b)
 {
