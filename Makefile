@@ -12,14 +12,15 @@ PG_CPPFLAGS = -I$(srcdir)/cuda
 # PostgreSQL's own headers are not clean under -Wextra's sign-compare and unused-parameter.
 PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
 
-REGRESS = device gpu_sort gpu_sort_large bad_input sort_node sort_node_random gpu_agg gpu_query
+REGRESS = device gpu_sort gpu_sort_large bad_input sort_node sort_node_random gpu_agg gpu_query agg_device
 REGRESS_OPTS = --load-extension=gpuext
 
 EXTRA_CLEAN = sql/$(EXTENSION)--$(EXTVERSION).sql cuda/*.o test/kernel_harness bench/reduce_bench results regression.diffs regression.out
 
-# CUDA: CUDA_HOME, else /usr/local/cuda, else nvcc on PATH; WITH_CUDA=no forces the CPU-only build.
+# CUDA: CUDA_HOME, else /usr/local/cuda, else nvcc on PATH; WITH_CUDA=no forces the CPU-only build,
+# WITH_CUDA=fake the host-memory fake device (cuda/fakedev.c) that runs the device paths without a GPU.
 WITH_CUDA ?= auto
-ifeq ($(WITH_CUDA),no)
+ifneq ($(filter no fake,$(WITH_CUDA)),)
 CUDA_HOME :=
 else ifneq ($(CUDA_HOME),)
 else ifneq ($(wildcard /usr/local/cuda/bin/nvcc),)
@@ -48,6 +49,8 @@ CUDA_LIBDIR = $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/targets/x86
 CUDA_OBJS = $(CUDA_SRCS:.cu=.o)
 # Static CUDA runtime: the server needs only the NVIDIA driver.  PGXS links with gcc, so name libstdc++.
 SHLIB_LINK += $(CUDA_OBJS) -L$(CUDA_LIBDIR) -Wl,--exclude-libs,ALL -lcudart_static -lstdc++ -lrt -ldl -lpthread
+else ifeq ($(WITH_CUDA),fake)
+OBJS += cuda/fakedev.o
 else
 OBJS += cuda/nocuda.o
 endif

@@ -1,6 +1,8 @@
 -- gpu_query_agg and gpu_query_sort: the first column of any query, streamed through a cursor,
 -- against PostgreSQL's own aggregates and ORDER BY over the same query.
 SELECT setseed(0.125);
+-- Batches and runs of 1000 values or more go to the device where gpuext.device allows.
+SET gpuext.min_gpu_elements = 1000;
 CREATE TABLE qt AS
 SELECT i, CASE WHEN i % 10 = 0 THEN NULL ELSE ((i::int8 * 7919) % 100003 - 50000)::int END AS n,
        CASE WHEN i % 11 = 0 THEN NULL ELSE ((i::int8 * 31337) % 1000003) / 8.0::float8 - 60000 END AS f,

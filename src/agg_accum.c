@@ -9,7 +9,8 @@
  * device, and is never less accurate than PostgreSQL's sequential sum.
  * NaN and infinities are counted aside and decide the result as IEEE
  * arithmetic (and PostgreSQL's sum) would.  Min and max compare the same
- * order-preserving keys as the sorts, so NaN is above every number.
+ * raw order-preserving keys as the device (-0 just below +0, NaN above every
+ * number), so both placements pick the same value bit for bit.
  */
 #include "postgres.h"
 
@@ -20,6 +21,9 @@
 #include "utils/float.h"
 
 #include "agg_accum.h"
+
+StaticAssertDecl(GPUEXT_EXACT_DIGITS == GPUEXT_REDUCE_DIGITS,
+				 "the device's digits are the accumulator's");
 
 /* Normalise well before a digit could overflow: each addition adds < 2^32 to a digit. */
 #define PENDING_MAX (INT64CONST(1) << 30)
@@ -134,11 +138,11 @@ AddDouble(GpuextAccum *acc, double d)
 	}
 }
 
-/* Track the smallest and largest value by sort key; the first of equal keys stays. */
+/* Track the smallest and largest value by raw sort key; the first of equal keys stays. */
 static inline void
 AddMinMax(GpuextAccum *acc, Datum value)
 {
-	uint64		key = acc->type->datum_key(value);
+	uint64		key = acc->type->datum_key_raw(value);
 
 	if (acc->count == 0 || key < acc->min_key)
 	{
@@ -207,6 +211,56 @@ GpuextAccumAddArray(GpuextAccum *acc, const char *values, size_t n)
 		}
 		GpuextAccumAdd(acc, d);
 	}
+}
+
+/* Store one by-value Datum of a supported type as an array stores it (value_bytes bytes). */
+void
+GpuextStoreDatum(const GpuextSortType *type, Datum value, char *dst)
+{
+	switch (type->value_bytes)
+	{
+		case 2:
+			*(int16 *) dst = DatumGetInt16(value);
+			break;
+		case 4:
+			*(int32 *) dst = DatumGetInt32(value);	/* a float4 Datum holds its bits */
+			break;
+		default:
+			*(int64 *) dst = DatumGetInt64(value);	/* likewise float8 (by value) */
+			break;
+	}
+}
+
+/*
+ * Fold a device reduction into an accumulator.  False, having changed
+ * nothing, when the device could not sum these floats exactly: the caller
+ * then adds the same values on the CPU.
+ */
+bool
+GpuextAccumMergeReduce(GpuextAccum *acc, const GpuextReduceResult *r)
+{
+	GpuextAccum part;
+
+	if (GpuextAccumIsFloat(acc) && !r->float_exact)
+		return false;
+	if (r->count == 0)
+		return true;
+	memset(&part, 0, sizeof(part));
+	part.typid = acc->typid;
+	part.type = acc->type;
+	part.count = (int64) r->count;
+	part.min_key = r->min_key;
+	part.max_key = r->max_key;
+	part.min_value = acc->type->key_datum(r->min_key);
+	part.max_value = acc->type->key_datum(r->max_key);
+	if (GpuextAccumHasSum(acc) && !GpuextAccumIsFloat(acc))
+		part.isum = (int128) (((uint128) (uint64) r->isum_hi << 64) | r->isum_lo);
+	part.has_nan = r->has_nan != 0;
+	part.has_pos_inf = r->has_pos_inf != 0;
+	part.has_neg_inf = r->has_neg_inf != 0;
+	memcpy(part.digits, r->digits, sizeof(part.digits));
+	GpuextAccumMerge(acc, &part);
+	return true;
 }
 
 /* Fold src into dst (partial aggregates). */

@@ -6,6 +6,7 @@
 #ifndef GPUEXT_AGG_ACCUM_H
 #define GPUEXT_AGG_ACCUM_H
 
+#include "gpuext_cuda.h"
 #include "sort_keys.h"
 
 /*
@@ -41,6 +42,20 @@ extern void GpuextAccumAttach(GpuextAccum *acc);
 extern bool GpuextAccumIsFloat(const GpuextAccum *acc);
 extern bool GpuextAccumHasSum(const GpuextAccum *acc);
 extern double GpuextAccumFloatSum(GpuextAccum *acc, int mantissa_bits, int min_exponent);
+extern void GpuextStoreDatum(const GpuextSortType *type, Datum value, char *dst);
+extern bool GpuextAccumMergeReduce(GpuextAccum *acc, const GpuextReduceResult *r);
+
+/* agg_device.c: count, sum, min and max of dense values on the device, or on the CPU. */
+typedef struct GpuextReducer GpuextReducer;
+
+/* Values reduced per device batch by the column aggregates and gpu_query_agg. */
+#define GPUEXT_REDUCE_BATCH ((size_t) 1 << 20)
+
+extern GpuextReducer *GpuextReducerCreate(const GpuextSortType *type, size_t max_n);
+extern void GpuextReducerSubmit(GpuextReducer *r, const char *values, size_t n);
+extern void GpuextReducerFinish(GpuextReducer *r, GpuextAccum *acc);
+extern void GpuextReducerDestroy(GpuextReducer *r);
+extern void GpuextAccumAddValues(GpuextAccum *acc, const char *values, size_t n);
 
 /* gpu_agg.c: one aggregate's result, typed as PostgreSQL's own (NULL for no rows, count 0). */
 typedef enum GpuextAggKind

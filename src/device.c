@@ -102,6 +102,15 @@ GpuextUseDevice(void)
 	return false;
 }
 
+/* Placement of n elements, as gpu_sort's: gpuext.device decides; auto keeps fewer than min_gpu_elements on the CPU. */
+bool
+GpuextUseDeviceFor(size_t n)
+{
+	if (!GpuextUseDevice())
+		return false;
+	return gpuext_device_mode != GPUEXT_DEVICE_AUTO || n >= (size_t) gpuext_min_gpu_elements;
+}
+
 /* Turn a device-layer failure into an ERROR carrying the CUDA message. */
 void
 GpuextCheck(GpuextStatus status, const char *what)

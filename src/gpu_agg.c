@@ -8,6 +8,11 @@
  * double precision; avg of integers numeric, of floats double precision; no
  * rows give NULL (count gives 0).  Sums are exact (see agg_accum.c), so float
  * results are deterministic and at least as accurate as PostgreSQL's.
+ *
+ * With a device, an array's values go up in one batch; a column aggregate
+ * gathers its group's values in a bounded batch, reduced on the device each
+ * time it fills and at the end (agg_device.c decides where each batch runs,
+ * so small groups stay on the CPU).
  */
 #include "postgres.h"
 
@@ -23,6 +28,24 @@
 #include "utils/numeric.h"
 
 #include "agg_accum.h"
+#include "gpuext.h"
+
+#ifndef USE_FLOAT8_BYVAL
+#error "gpuext's aggregates keep float8 values in Datums by value"
+#endif
+
+/* A column aggregate's transition state: the accumulator and the batch not yet added to it. */
+typedef struct GpuextAggState
+{
+	GpuextAccum acc;			/* first: serialization sends only this */
+	bool		batching;		/* values gather for the device, else go straight to acc */
+	size_t		nbatch;
+	size_t		capacity;		/* values batch can hold, up to GPUEXT_REDUCE_BATCH */
+	char	   *batch;			/* in the aggregate's memory context */
+} GpuextAggState;
+
+/* Batch capacity a group starts with; it doubles as the group grows. */
+#define BATCH_START 64
 
 /* A 128-bit integer as numeric. */
 static Datum
@@ -130,7 +153,7 @@ ArrayAggregate(FunctionCallInfo fcinfo, GpuextAggKind kind, const char *fname)
 	Datum		result;
 
 	GpuextAccumInit(acc, type->typid);
-	GpuextAccumAddArray(acc, ARR_DATA_PTR(arr), (size_t) (nitems - nnulls));
+	GpuextAccumAddValues(acc, ARR_DATA_PTR(arr), (size_t) (nitems - nnulls));
 	result = GpuextAccumResult(acc, kind, &isnull);
 	if (isnull)
 		PG_RETURN_NULL();
@@ -185,16 +208,77 @@ AggContext(FunctionCallInfo fcinfo)
 	return aggcxt;
 }
 
+/* A new transition state in aggcxt for values of typid, with the accumulator of src if given. */
+static GpuextAggState *
+StateCreate(MemoryContext aggcxt, Oid typid, const GpuextAccum *src)
+{
+	GpuextAggState *state = MemoryContextAllocZero(aggcxt, sizeof(GpuextAggState));
+
+	if (src)
+		memcpy(&state->acc, src, sizeof(GpuextAccum));
+	else
+		GpuextAccumInit(&state->acc, typid);
+	/* Batch only where a batch could go to the device. */
+	state->batching = GpuextUseDevice() &&
+		(gpuext_device_mode != GPUEXT_DEVICE_AUTO || gpuext_min_gpu_elements <= GPUEXT_REDUCE_BATCH);
+	return state;
+}
+
+/* Add the pending batch to the accumulator (on the device or the CPU, by its size). */
+static void
+StateFlush(GpuextAggState *state)
+{
+	if (state->nbatch == 0)
+		return;
+	GpuextAccumAddValues(&state->acc, state->batch, state->nbatch);
+	state->nbatch = 0;
+}
+
+/* Room for one more value in the batch: grow it, or flush it once it is full. */
+static void
+StateMakeRoom(GpuextAggState *state, MemoryContext aggcxt)
+{
+	size_t		vb = state->acc.type->value_bytes;
+
+	if (state->nbatch < state->capacity)
+		return;
+	if (state->capacity >= GPUEXT_REDUCE_BATCH)
+	{
+		StateFlush(state);
+		return;
+	}
+	state->capacity = state->capacity ? state->capacity * 2 : BATCH_START;
+	if (state->batch == NULL)
+		state->batch = MemoryContextAlloc(aggcxt, state->capacity * vb);
+	else
+		state->batch = repalloc(state->batch, state->capacity * vb);
+}
+
+/* Add one non-NULL value to a state. */
+static inline void
+StateAdd(GpuextAggState *state, MemoryContext aggcxt, Datum value)
+{
+	if (!state->batching)
+	{
+		GpuextAccumAdd(&state->acc, value);
+		return;
+	}
+	StateMakeRoom(state, aggcxt);
+	GpuextStoreDatum(state->acc.type, value,
+					 state->batch + state->nbatch * state->acc.type->value_bytes);
+	state->nbatch++;
+}
+
 PG_FUNCTION_INFO_V1(gpu_agg_trans);
 
-/* Transition: add one value (NULLs are skipped) to the group's accumulator. */
+/* Transition: add one value (NULLs are skipped) to the group's state. */
 Datum
 gpu_agg_trans(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcxt = AggContext(fcinfo);
-	GpuextAccum *acc = PG_ARGISNULL(0) ? NULL : (GpuextAccum *) PG_GETARG_POINTER(0);
+	GpuextAggState *state = PG_ARGISNULL(0) ? NULL : (GpuextAggState *) PG_GETARG_POINTER(0);
 
-	if (acc == NULL)
+	if (state == NULL)
 	{
 		Oid			argtype = get_fn_expr_argtype(fcinfo->flinfo, 1);
 
@@ -203,78 +287,92 @@ gpu_agg_trans(PG_FUNCTION_ARGS)
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("gpuext aggregates do not support type %s", format_type_be(argtype)),
 					 errdetail("Supported types: %s.", GpuextSortTypeNames)));
-		acc = MemoryContextAlloc(aggcxt, sizeof(GpuextAccum));
-		GpuextAccumInit(acc, getBaseType(argtype));
+		state = StateCreate(aggcxt, getBaseType(argtype), NULL);
 	}
 	if (!PG_ARGISNULL(1))
-		GpuextAccumAdd(acc, PG_GETARG_DATUM(1));
-	PG_RETURN_POINTER(acc);
+		StateAdd(state, aggcxt, PG_GETARG_DATUM(1));
+	PG_RETURN_POINTER(state);
 }
 
 PG_FUNCTION_INFO_V1(gpu_agg_combine);
 
-/* Combine: fold a partial aggregate into another. */
+/* Combine: fold a partial aggregate (its accumulator and its pending batch) into another. */
 Datum
 gpu_agg_combine(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcxt = AggContext(fcinfo);
-	GpuextAccum *dst = PG_ARGISNULL(0) ? NULL : (GpuextAccum *) PG_GETARG_POINTER(0);
-	GpuextAccum *src = PG_ARGISNULL(1) ? NULL : (GpuextAccum *) PG_GETARG_POINTER(1);
+	GpuextAggState *dst = PG_ARGISNULL(0) ? NULL : (GpuextAggState *) PG_GETARG_POINTER(0);
+	GpuextAggState *src = PG_ARGISNULL(1) ? NULL : (GpuextAggState *) PG_GETARG_POINTER(1);
 
 	if (src == NULL)
 		PG_RETURN_POINTER(dst);
 	if (dst == NULL)
+		dst = StateCreate(aggcxt, src->acc.typid, &src->acc);
+	else
+		GpuextAccumMerge(&dst->acc, &src->acc);
+	if (!dst->batching)
+		GpuextAccumAddArray(&dst->acc, src->batch, src->nbatch);
+	else
 	{
-		dst = MemoryContextAlloc(aggcxt, sizeof(GpuextAccum));
-		memcpy(dst, src, sizeof(GpuextAccum));
-		PG_RETURN_POINTER(dst);
+		size_t		vb = src->acc.type->value_bytes;
+
+		for (size_t i = 0; i < src->nbatch; i++)
+		{
+			StateMakeRoom(dst, aggcxt);
+			memcpy(dst->batch + dst->nbatch++ * vb, src->batch + i * vb, vb);
+		}
 	}
-	GpuextAccumMerge(dst, src);
 	PG_RETURN_POINTER(dst);
 }
 
 PG_FUNCTION_INFO_V1(gpu_agg_serialize);
 
-/* Serialize a partial aggregate for a parallel worker's leader (same build on both sides). */
+/* Serialize a partial aggregate for a parallel worker's leader: its batch added, then the accumulator. */
 Datum
 gpu_agg_serialize(PG_FUNCTION_ARGS)
 {
-	GpuextAccum *acc = (GpuextAccum *) PG_GETARG_POINTER(0);
+	GpuextAggState *state = (GpuextAggState *) PG_GETARG_POINTER(0);
 	bytea	   *result;
 
 	(void) AggContext(fcinfo);
+	StateFlush(state);
 	result = palloc(VARHDRSZ + sizeof(GpuextAccum));
 	SET_VARSIZE(result, VARHDRSZ + sizeof(GpuextAccum));
-	memcpy(VARDATA(result), acc, sizeof(GpuextAccum));
+	memcpy(VARDATA(result), &state->acc, sizeof(GpuextAccum));
 	PG_RETURN_BYTEA_P(result);
 }
 
 PG_FUNCTION_INFO_V1(gpu_agg_deserialize);
 
-/* Deserialize a partial aggregate. */
+/* Deserialize a partial aggregate (same build on both sides). */
 Datum
 gpu_agg_deserialize(PG_FUNCTION_ARGS)
 {
 	bytea	   *data = PG_GETARG_BYTEA_PP(0);
-	GpuextAccum *acc;
+	GpuextAggState *state;
 
 	(void) AggContext(fcinfo);
 	if (VARSIZE_ANY_EXHDR(data) != sizeof(GpuextAccum))
 		elog(ERROR, "gpuext partial aggregate has %zu bytes, expected %zu",
 			 (size_t) VARSIZE_ANY_EXHDR(data), sizeof(GpuextAccum));
-	acc = palloc(sizeof(GpuextAccum));
-	memcpy(acc, VARDATA_ANY(data), sizeof(GpuextAccum));
-	GpuextAccumAttach(acc);
-	PG_RETURN_POINTER(acc);
+	state = palloc0(sizeof(GpuextAggState));
+	memcpy(&state->acc, VARDATA_ANY(data), sizeof(GpuextAccum));
+	GpuextAccumAttach(&state->acc);
+	PG_RETURN_POINTER(state);
 }
 
-/* A final function: the result of one aggregate kind from the group's accumulator. */
+/* A final function: the result of one aggregate kind from the group's state. */
 static Datum
 AggFinal(FunctionCallInfo fcinfo, GpuextAggKind kind)
 {
-	GpuextAccum *acc = PG_ARGISNULL(0) ? NULL : (GpuextAccum *) PG_GETARG_POINTER(0);
+	GpuextAggState *state = PG_ARGISNULL(0) ? NULL : (GpuextAggState *) PG_GETARG_POINTER(0);
 	bool		isnull;
-	Datum		result = GpuextAccumResult(acc, kind, &isnull);
+	Datum		result;
+
+	/* Adding the batch leaves the state's values as they were: other final calls may follow. */
+	if (state)
+		StateFlush(state);
+	result = GpuextAccumResult(state ? &state->acc : NULL, kind, &isnull);
 
 	if (isnull)
 		PG_RETURN_NULL();

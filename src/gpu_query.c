@@ -5,8 +5,12 @@
  *		batches, in bounded memory whatever the column's size.
  *
  * The query runs with the caller's privileges.  Aggregation feeds the same
- * exact accumulators as gpu_sum and friends; sorting goes through
- * tuplesort, which spills past work_mem, and returns a set.
+ * exact accumulators as gpu_sum and friends; with a device, each batch is
+ * reduced there while the next one is fetched.  Sorting with a device sorts
+ * runs of values there, keeps the sorted keys in memory up to
+ * gpuext.sort_work_mem (else work_mem) and on temporary tapes past it, and
+ * merges them on the host; without one it goes through tuplesort.  Either
+ * way it returns a set ordered as ORDER BY would.
  */
 #include "postgres.h"
 
@@ -15,6 +19,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/logtape.h"
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
 #include "utils/tuplesort.h"
@@ -22,6 +27,8 @@
 #include "utils/typcache.h"
 
 #include "agg_accum.h"
+#include "gpuext.h"
+#include "sort_node.h"
 
 /* Rows fetched from the cursor at a time. */
 #define FETCH_BATCH 10000
@@ -77,6 +84,100 @@ ValueAsNumeric(Datum value, Oid typid)
 							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
 }
 
+/* Add the first column of every row of the cursor to acc, batch by batch, on the CPU. */
+static void
+AggregateOnCpu(Portal portal, GpuextAccum *acc)
+{
+	for (;;)
+	{
+		SPI_cursor_fetch(portal, true, FETCH_BATCH);
+		if (SPI_processed == 0)
+			break;
+		for (uint64 i = 0; i < SPI_processed; i++)
+		{
+			bool		isnull;
+			Datum		v = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+
+			if (!isnull)
+				GpuextAccumAdd(acc, v);
+		}
+		SPI_freetuptable(SPI_tuptable);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* Fetch up to cap non-NULL values of the first column into values; *nnulls counts the NULLs. */
+static size_t
+FetchValues(Portal portal, const GpuextSortType *type, char *values, size_t cap, uint64 *nnulls)
+{
+	size_t		n = 0;
+
+	while (n < cap)
+	{
+		SPI_cursor_fetch(portal, true, (long) Min(cap - n, FETCH_BATCH));
+		if (SPI_processed == 0)
+			break;
+		for (uint64 i = 0; i < SPI_processed; i++)
+		{
+			bool		isnull;
+			Datum		v = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+
+			if (isnull)
+				(*nnulls)++;
+			else
+				GpuextStoreDatum(type, v, values + n++ * type->value_bytes);
+		}
+		SPI_freetuptable(SPI_tuptable);
+		CHECK_FOR_INTERRUPTS();
+	}
+	return n;
+}
+
+/*
+ * Add the first column to acc in device batches: batch k is reduced on the
+ * device while batch k + 1 is fetched into the other buffer; small batches
+ * (auto) and a device short of memory leave the batch to the CPU.
+ */
+static void
+AggregateOnDevice(Portal portal, GpuextAccum *acc)
+{
+	const GpuextSortType *type = acc->type;
+	char	   *values[2];
+	GpuextReducer *reducer = NULL;
+	bool		pending = false;
+	uint64		nnulls = 0;
+
+	for (int b = 0; b < 2; b++)
+		values[b] = MemoryContextAllocHuge(CurrentMemoryContext, GPUEXT_REDUCE_BATCH * type->value_bytes);
+	for (int cur = 0;; cur ^= 1)
+	{
+		size_t		n = FetchValues(portal, type, values[cur], GPUEXT_REDUCE_BATCH, &nnulls);
+
+		if (pending)
+			GpuextReducerFinish(reducer, acc);
+		pending = false;
+		if (n == 0)
+			break;
+		if (reducer == NULL && GpuextUseDeviceFor(n))
+			reducer = GpuextReducerCreate(type, GPUEXT_REDUCE_BATCH);
+		if (reducer != NULL && GpuextUseDeviceFor(n))
+		{
+			GpuextReducerSubmit(reducer, values[cur], n);
+			pending = true;
+		}
+		else
+			GpuextAccumAddArray(acc, values[cur], n);
+		if (n < GPUEXT_REDUCE_BATCH)
+			break;
+	}
+	if (pending)
+		GpuextReducerFinish(reducer, acc);
+	if (reducer != NULL)
+		GpuextReducerDestroy(reducer);
+	pfree(values[0]);
+	pfree(values[1]);
+}
+
 PG_FUNCTION_INFO_V1(gpu_query_agg);
 
 /* SQL: count, sum, min, max and avg of the first column of a query. */
@@ -99,22 +200,10 @@ gpu_query_agg(PG_FUNCTION_ARGS)
 	SPI_connect();
 	portal = OpenQuery(query, "gpu_query_agg", &typid);
 	GpuextAccumInit(acc, getBaseType(typid));
-	for (;;)
-	{
-		SPI_cursor_fetch(portal, true, FETCH_BATCH);
-		if (SPI_processed == 0)
-			break;
-		for (uint64 i = 0; i < SPI_processed; i++)
-		{
-			bool		isnull;
-			Datum		v = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
-
-			if (!isnull)
-				GpuextAccumAdd(acc, v);
-		}
-		SPI_freetuptable(SPI_tuptable);
-		CHECK_FOR_INTERRUPTS();
-	}
+	if (GpuextUseDevice())
+		AggregateOnDevice(portal, acc);
+	else
+		AggregateOnCpu(portal, acc);
 	SPI_cursor_close(portal);
 	SPI_finish();
 
@@ -135,6 +224,215 @@ gpu_query_agg(PG_FUNCTION_ARGS)
 		nulls[1] = nulls[4] = !sums;
 	}
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/* Keys read back from a tape at a time. */
+#define TAPE_CHUNK_BYTES ((size_t) 64 * 1024)
+
+/* One sorted run of keys being merged: all in memory, or read from its tape a chunk at a time. */
+typedef struct SortRun
+{
+	char	   *keys;			/* the run, or the current chunk of it */
+	size_t		n;				/* keys in keys[] */
+	size_t		pos;			/* next key in keys[] */
+	LogicalTape *tape;			/* NULL for a run held in memory */
+	size_t		on_tape;		/* keys still on the tape */
+} SortRun;
+
+/* All runs of one gpu_query_sort. */
+typedef struct SortRuns
+{
+	const GpuextSortType *type;
+	bool		descending;
+	size_t		budget;			/* bytes of keys kept in memory */
+	size_t		in_memory;		/* bytes of keys held now */
+	LogicalTapeSet *tapes;		/* created at the first run past the budget */
+	SortRun    *runs;
+	int			nruns;
+	int			maxruns;
+} SortRuns;
+
+/* The key at a run's read position, as an unsigned 64-bit number. */
+static inline uint64
+RunKey(const SortRuns *s, const SortRun *run)
+{
+	if (s->type->key_bytes == 4)
+		return ((const uint32 *) run->keys)[run->pos];
+	return ((const uint64 *) run->keys)[run->pos];
+}
+
+/* Sort n values into keys: on the device where placement says so, else with the CPU key sort. */
+static void
+SortRunKeys(SortRuns *s, const char *values, char *keys, size_t n)
+{
+	if (n > 1 && GpuextUseDeviceFor(n) &&
+		GpuextSortKeysOnDevice(s->type, values, keys, n, s->descending))
+		return;
+	s->type->encode(values, keys, n, s->descending);
+	GpuextCpuSortKeys(keys, n, s->type->key_bytes);
+}
+
+/* Sort n values as one run; keep its keys in memory within the budget, else write them to a tape. */
+static void
+AddRun(SortRuns *s, const char *values, size_t n)
+{
+	size_t		bytes = n * s->type->key_bytes;
+	char	   *keys = MemoryContextAllocHuge(CurrentMemoryContext, Max(bytes, 1));
+	SortRun    *run;
+
+	SortRunKeys(s, values, keys, n);
+	if (s->nruns == s->maxruns)
+	{
+		s->maxruns = Max(16, 2 * s->maxruns);
+		s->runs = s->runs ? repalloc(s->runs, s->maxruns * sizeof(SortRun))
+			: palloc(s->maxruns * sizeof(SortRun));
+	}
+	run = &s->runs[s->nruns++];
+	memset(run, 0, sizeof(SortRun));
+	if (s->in_memory + bytes <= s->budget)
+	{
+		run->keys = keys;
+		run->n = n;
+		s->in_memory += bytes;
+		return;
+	}
+	if (s->tapes == NULL)
+		s->tapes = LogicalTapeSetCreate(false, NULL, -1);
+	run->tape = LogicalTapeCreate(s->tapes);
+	LogicalTapeWrite(run->tape, keys, bytes);
+	run->on_tape = n;
+	pfree(keys);
+}
+
+/* Read a tape run's next chunk; false when the run is done. */
+static bool
+RunRefill(SortRuns *s, SortRun *run)
+{
+	size_t		kb = s->type->key_bytes;
+	size_t		want;
+
+	if (run->pos < run->n)
+		return true;
+	if (run->tape == NULL || run->on_tape == 0)
+		return false;
+	want = Min(run->on_tape, TAPE_CHUNK_BYTES / kb);
+	if (LogicalTapeRead(run->tape, run->keys, want * kb) != want * kb)
+		elog(ERROR, "gpu_query_sort: unexpected end of a temporary tape");
+	run->n = want;
+	run->pos = 0;
+	run->on_tape -= want;
+	return true;
+}
+
+/* Restore the heap order of runs (by head key) below position i. */
+static void
+HeapSiftDown(SortRuns *s, int *heap, int nheap, int i)
+{
+	for (;;)
+	{
+		int			l = 2 * i + 1,
+					m = i,
+					swap;
+
+		if (l < nheap && RunKey(s, &s->runs[heap[l]]) < RunKey(s, &s->runs[heap[m]]))
+			m = l;
+		if (l + 1 < nheap && RunKey(s, &s->runs[heap[l + 1]]) < RunKey(s, &s->runs[heap[m]]))
+			m = l + 1;
+		if (m == i)
+			return;
+		swap = heap[i];
+		heap[i] = heap[m];
+		heap[m] = swap;
+		i = m;
+	}
+}
+
+/* Merge every run into the result set, smallest key first, as values of the column's type. */
+static void
+MergeRuns(SortRuns *s, ReturnSetInfo *rsinfo)
+{
+	uint64		flip = s->descending ? (s->type->key_bytes == 4 ? PG_UINT32_MAX : PG_UINT64_MAX) : 0;
+	int		   *heap = palloc(Max(s->nruns, 1) * sizeof(int));
+	int			nheap = 0;
+	bool		isnull = false;
+	uint64		emitted = 0;
+
+	for (int i = 0; i < s->nruns; i++)
+	{
+		SortRun    *run = &s->runs[i];
+
+		if (run->tape)
+		{
+			LogicalTapeRewindForRead(run->tape, BLCKSZ);
+			run->keys = palloc(TAPE_CHUNK_BYTES);
+		}
+		if (RunRefill(s, run))
+			heap[nheap++] = i;
+	}
+	for (int i = nheap / 2 - 1; i >= 0; i--)
+		HeapSiftDown(s, heap, nheap, i);
+	while (nheap > 0)
+	{
+		SortRun    *run = &s->runs[heap[0]];
+		Datum		value = s->type->key_datum(RunKey(s, run) ^ flip);
+
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
+		run->pos++;
+		if (!RunRefill(s, run))
+			heap[0] = heap[--nheap];
+		HeapSiftDown(s, heap, nheap, 0);
+		if ((++emitted & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	pfree(heap);
+}
+
+/* Emit n NULLs into the result set. */
+static void
+PutNulls(ReturnSetInfo *rsinfo, uint64 n)
+{
+	Datum		value = (Datum) 0;
+	bool		isnull = true;
+
+	for (uint64 i = 0; i < n; i++)
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
+}
+
+/* Sort the first column in runs (device where placement allows), merge them, NULLs as ORDER BY places them. */
+static void
+SortInRuns(Portal portal, Oid typid, bool descending, ReturnSetInfo *rsinfo)
+{
+	SortRuns	s = {0};
+	int64		budget_kb = gpuext_sort_work_mem >= 0 ? gpuext_sort_work_mem : work_mem;
+	size_t		run_cap;
+	char	   *values;
+	uint64		nnulls = 0;
+
+	s.type = GpuextSortTypeLookup(getBaseType(typid));
+	s.descending = descending;
+	s.budget = (size_t) budget_kb * 1024;
+	/* A run (its values and keys) fits the budget, within sensible bounds for a device sort. */
+	run_cap = s.budget / (s.type->value_bytes + s.type->key_bytes);
+	run_cap = Max(Min(run_cap, (size_t) 4 * GPUEXT_REDUCE_BATCH), 8192);
+	values = MemoryContextAllocHuge(CurrentMemoryContext, run_cap * s.type->value_bytes);
+	for (;;)
+	{
+		size_t		n = FetchValues(portal, s.type, values, run_cap, &nnulls);
+
+		if (n > 0)
+			AddRun(&s, values, n);
+		if (n < run_cap)
+			break;
+	}
+	pfree(values);
+
+	if (descending)
+		PutNulls(rsinfo, nnulls);
+	MergeRuns(&s, rsinfo);
+	if (!descending)
+		PutNulls(rsinfo, nnulls);
+	if (s.tapes)
+		LogicalTapeSetClose(s.tapes);
 }
 
 PG_FUNCTION_INFO_V1(gpu_query_sort);
@@ -168,6 +466,13 @@ gpu_query_sort(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("gpu_query_sort: the column definition list says %s, the query's first column is %s",
 						format_type_be(TupleDescAttr(rsinfo->setDesc, 0)->atttypid), format_type_be(typid))));
+	if (GpuextUseDevice())
+	{
+		SortInRuns(portal, typid, descending, rsinfo);
+		SPI_cursor_close(portal);
+		SPI_finish();
+		return (Datum) 0;
+	}
 	tc = lookup_type_cache(typid, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
 
 	/* The sort lives in the caller's context, beyond SPI's. */

@@ -103,6 +103,7 @@ typedef struct SortTransfer
 	const char *in;
 	char	   *out;
 	bool		descending;
+	bool		keys_out;		/* out receives the sorted keys, not values */
 } SortTransfer;
 
 /* Upload piece: encode the values behind these key bytes into staging. */
@@ -116,13 +117,18 @@ EncodePiece(void *arg, char *piece, size_t offset, size_t bytes)
 					t->descending);
 }
 
-/* Download piece: decode sorted keys from staging into the result. */
+/* Download piece: decode sorted keys from staging into the result (or copy them as they are). */
 static void
 DecodePiece(void *arg, char *piece, size_t offset, size_t bytes)
 {
 	SortTransfer *t = (SortTransfer *) arg;
 	size_t		first = offset / t->type->key_bytes;
 
+	if (t->keys_out)
+	{
+		memcpy(t->out + offset, piece, bytes);
+		return;
+	}
 	t->type->decode(piece, t->out + first * t->type->value_bytes, bytes / t->type->key_bytes,
 					t->descending);
 }
@@ -130,12 +136,12 @@ DecodePiece(void *arg, char *piece, size_t offset, size_t bytes)
 /*
  * Sort n values on the device: keys are built in one pinned half while the
  * other half is in flight, sorted in device memory, and decoded the same way
- * on the way back.  Returns false, having done nothing, if device memory is
- * short and the caller may use the CPU instead.
+ * on the way back (or returned as keys when keys_out).  Returns false, having
+ * done nothing, if device memory is short and the caller may use the CPU instead.
  */
 static bool
 SortOnDevice(const GpuextSortType *type, GpuextSortAlgo algo, const char *in, char *out,
-			 size_t n, bool descending, bool missing_ok)
+			 size_t n, bool descending, bool keys_out, bool missing_ok)
 {
 	size_t		kb = type->key_bytes;
 	size_t		keys_bytes = TYPEALIGN(256, n * kb);
@@ -144,7 +150,7 @@ SortOnDevice(const GpuextSortType *type, GpuextSortAlgo algo, const char *in, ch
 	GpuextBuffer *buf;
 	GpuextBuffer *host_buf = NULL;
 	char	   *staging;
-	SortTransfer transfer = {type, in, out, descending};
+	SortTransfer transfer = {type, in, out, descending, keys_out};
 
 	GpuextCheck(gpuext_sort_scratch_bytes(algo, kb, n, &scratch_bytes, &host_bytes), "sort setup");
 	buf = GpuextDeviceAlloc(keys_bytes + scratch_bytes, missing_ok);
@@ -167,6 +173,18 @@ SortOnDevice(const GpuextSortType *type, GpuextSortAlgo algo, const char *in, ch
 		GpuextBufferFree(host_buf);
 	GpuextBufferFree(buf);
 	return true;
+}
+
+/*
+ * Sort n values into their sorted keys (descending inverts them), on the
+ * device with the automatic algorithm; false if auto finds device memory short.
+ */
+bool
+GpuextSortKeysOnDevice(const GpuextSortType *type, const char *values, void *keys, size_t n,
+					   bool descending)
+{
+	return SortOnDevice(type, AutoAlgorithm(n, type->key_bytes), values, keys, n, descending, true,
+						gpuext_device_mode == GPUEXT_DEVICE_AUTO);
 }
 
 PG_FUNCTION_INFO_V1(gpu_sort);
@@ -229,7 +247,7 @@ gpu_sort(PG_FUNCTION_ARGS)
 		GpuextSortAlgo algo = choice == SORT_AUTO ? AutoAlgorithm(n, type->key_bytes)
 			: (GpuextSortAlgo) choice;
 
-		if (SortOnDevice(type, algo, ARR_DATA_PTR(arr), ARR_DATA_PTR(result), n, descending,
+		if (SortOnDevice(type, algo, ARR_DATA_PTR(arr), ARR_DATA_PTR(result), n, descending, false,
 						 gpuext_device_mode == GPUEXT_DEVICE_AUTO))
 			PG_RETURN_ARRAYTYPE_P(result);
 		elog(DEBUG1, "gpu_sort: device memory short for %zu elements, sorting on the CPU", n);

@@ -20,6 +20,7 @@ extern int	gpuext_min_gpu_elements;
 
 /* device.c: the backend's device session */
 extern bool GpuextUseDevice(void);
+extern bool GpuextUseDeviceFor(size_t n);
 extern void GpuextCheck(GpuextStatus status, const char *what);
 extern void GpuextWait(int slot);
 extern int	GpuextPollInterrupts(void *arg);
@@ -48,5 +49,10 @@ extern void GpuextUpload(char *dst, size_t bytes, size_t unit, char *staging,
 extern void GpuextDownload(const char *src, size_t bytes, size_t unit, char *staging,
 						   GpuextStageFn drain, void *arg);
 extern const char *GpuextDeviceUnavailableReason(void);
+
+/* gpu_sort.c: values into sorted keys on the device (sort_keys.h's encoding) */
+struct GpuextSortType;
+extern bool GpuextSortKeysOnDevice(const struct GpuextSortType *type, const char *values, void *keys,
+								   size_t n, bool descending);
 
 #endif							/* GPUEXT_H */

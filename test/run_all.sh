@@ -1,7 +1,8 @@
 #!/bin/bash
 # Run every gpuext test on this machine: installs what is missing (as root, Debian 12),
 # then builds, installs and runs the regression suite against a throwaway cluster,
-# once for the CPU-only build and once with the CUDA kernels when nvcc is present.
+# once for the CPU-only build, once for the fake device build (host memory, every device path
+# taken with gpuext.device = gpu) and once with the CUDA kernels when nvcc is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,14 +11,14 @@ PACKAGES="postgresql-15 postgresql-server-dev-15 postgresql-common make gcc libi
 
 passed=0 failed=0
 log=$(mktemp)
-# Build and install one variant, then run pg_regress on a throwaway cluster.
+# Build and install one variant, then run pg_regress on a throwaway cluster (with $SUITE_PGOPTIONS).
 suite() {
 	echo "== build $*"
 	make -s clean >/dev/null
 	make -s -j"$(nproc)" "$@"
 	$SUDO make -s install "$@" >/dev/null
 	echo "== regression suite ($*)"
-	if pg_virtualenv -v 15 make -s installcheck "$@" 2>&1 | tee "$log"; then :; else
+	if PGOPTIONS="${SUITE_PGOPTIONS:-}" pg_virtualenv -v 15 make -s installcheck "$@" 2>&1 | tee "$log"; then :; else
 		[ -f regression.diffs ] && cat regression.diffs
 	fi
 	passed=$((passed + $(grep -cE '^(ok|test) .* \.\.\. ok|^ok ' "$log" || true)))
@@ -25,6 +26,7 @@ suite() {
 }
 
 suite WITH_CUDA=no
+SUITE_PGOPTIONS="-c gpuext.device=gpu -c gpuext.sort_min_rows=0" suite WITH_CUDA=fake
 if [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] || command -v nvcc >/dev/null; then
 	suite
 	echo "== kernel harness (compiled here; it runs on a GPU host)"

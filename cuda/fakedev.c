@@ -1,0 +1,468 @@
+/*
+ * fakedev.c
+ *		gpuext_cuda.h on the host (WITH_CUDA=fake): a "device" whose memory is
+ *		malloc'd, whose copies are synchronous and whose kernels are plain C.
+ *
+ * It exists so that a machine without a GPU runs every device-path line of
+ * src/ (staging, batching, merging results, errors) with gpuext.device = gpu.
+ * Results match the CUDA kernels' contracts: the same keys, the same exact
+ * digits as src/agg_accum.c.  Plain C: no postgres.h.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpuext_cuda.h"
+
+/* Device memory the fake reports; allocations past it fail as a full GPU's would. */
+#define FAKE_MEMORY_TOTAL ((size_t) 16 << 30)
+
+/* Every allocation carries its size in front, so that frees can be accounted. */
+#define FAKE_HEADER 64
+
+static char error_message[256] = "no error";
+static size_t device_held;
+
+/* Remember why the last call failed and return its status. */
+static GpuextStatus
+Fail(GpuextStatus status, const char *what)
+{
+	snprintf(error_message, sizeof(error_message), "gpuext fake device: %s", what);
+	return status;
+}
+
+/* This build holds (fake) device code. */
+int
+gpuext_cuda_built(void)
+{
+	return 1;
+}
+
+/* Message for the last failed call. */
+const char *
+gpuext_cuda_error_message(void)
+{
+	return error_message;
+}
+
+/* Describe the fake device. */
+GpuextStatus
+gpuext_cuda_open(GpuextDeviceInfo *info)
+{
+	memset(info, 0, sizeof(*info));
+	snprintf(info->name, sizeof(info->name), "gpuext fake device (host memory)");
+	info->multiprocessors = 1;
+	info->memory_total = FAKE_MEMORY_TOTAL;
+	info->memory_free = FAKE_MEMORY_TOTAL - device_held;
+	return GPUEXT_OK;
+}
+
+/* Free and total fake device memory. */
+GpuextStatus
+gpuext_cuda_mem_info(size_t *free_bytes, size_t *total_bytes)
+{
+	*free_bytes = FAKE_MEMORY_TOTAL - device_held;
+	*total_bytes = FAKE_MEMORY_TOTAL;
+	return GPUEXT_OK;
+}
+
+/* malloc with the size in a header; device allocations count against the fake total. */
+static GpuextStatus
+FakeAlloc(void **ptr, size_t bytes, int device)
+{
+	char	   *p;
+
+	*ptr = NULL;
+	if (device && bytes > FAKE_MEMORY_TOTAL - device_held)
+		return Fail(GPUEXT_OUT_OF_MEMORY, "out of device memory");
+	p = malloc(bytes + FAKE_HEADER);
+	if (p == NULL)
+		return Fail(GPUEXT_OUT_OF_MEMORY, "out of host memory");
+	memcpy(p, &bytes, sizeof(bytes));
+	if (device)
+		device_held += bytes;
+	*ptr = p + FAKE_HEADER;
+	return GPUEXT_OK;
+}
+
+/* Free a FakeAlloc block. */
+static void
+FakeFree(void *ptr, int device)
+{
+	char	   *p = (char *) ptr - FAKE_HEADER;
+	size_t		bytes;
+
+	if (ptr == NULL)
+		return;
+	memcpy(&bytes, p, sizeof(bytes));
+	if (device)
+		device_held -= bytes;
+	free(p);
+}
+
+/* "Device" memory: host memory counted against the fake total. */
+GpuextStatus
+gpuext_cuda_alloc(void **dptr, size_t bytes)
+{
+	return FakeAlloc(dptr, bytes, 1);
+}
+
+/* Free "device" memory. */
+void
+gpuext_cuda_free(void *dptr)
+{
+	FakeFree(dptr, 1);
+}
+
+/* "Pinned" memory: plain host memory. */
+GpuextStatus
+gpuext_cuda_alloc_pinned(void **hptr, size_t bytes)
+{
+	return FakeAlloc(hptr, bytes, 0);
+}
+
+/* Free "pinned" memory. */
+void
+gpuext_cuda_free_pinned(void *hptr)
+{
+	FakeFree(hptr, 0);
+}
+
+/* Copies are done by the time they are "enqueued". */
+GpuextStatus
+gpuext_cuda_copy_to_device(void *dst, const void *src, size_t bytes)
+{
+	memcpy(dst, src, bytes);
+	return GPUEXT_OK;
+}
+
+/* Likewise back to the host. */
+GpuextStatus
+gpuext_cuda_copy_to_host(void *dst, const void *src, size_t bytes)
+{
+	memcpy(dst, src, bytes);
+	return GPUEXT_OK;
+}
+
+/* Events complete at once; only the slot is checked. */
+GpuextStatus
+gpuext_cuda_mark(int slot)
+{
+	if (slot < 0 || slot >= GPUEXT_CUDA_EVENTS)
+		return Fail(GPUEXT_INVALID, "event slot out of range");
+	return GPUEXT_OK;
+}
+
+/* Nothing is pending, but a pending cancel is honoured as a real wait would. */
+GpuextStatus
+gpuext_cuda_wait(int slot, GpuextPollFn poll, void *arg)
+{
+	if (slot >= GPUEXT_CUDA_EVENTS)
+		return Fail(GPUEXT_INVALID, "event slot out of range");
+	if (poll && poll(arg))
+		return Fail(GPUEXT_INTERRUPTED, "wait interrupted");
+	return GPUEXT_OK;
+}
+
+/* The fake sorts need no scratch. */
+GpuextStatus
+gpuext_sort_scratch_bytes(GpuextSortAlgo algo, int key_bytes, size_t n, size_t *bytes,
+						  size_t *host_bytes)
+{
+	(void) n;
+	if (key_bytes != 4 && key_bytes != 8)
+		return Fail(GPUEXT_INVALID, "key width must be 4 or 8 bytes");
+	if (algo > GPUEXT_SORT_RADIX)
+		return Fail(GPUEXT_INVALID, "unknown sort algorithm");
+	*bytes = 0;
+	*host_bytes = 0;
+	return GPUEXT_OK;
+}
+
+/* qsort comparators for unsigned keys. */
+static int
+CompareU32(const void *a, const void *b)
+{
+	uint32_t	x = *(const uint32_t *) a,
+				y = *(const uint32_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* Likewise for 64-bit keys. */
+static int
+CompareU64(const void *a, const void *b)
+{
+	uint64_t	x = *(const uint64_t *) a,
+				y = *(const uint64_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sort unsigned keys in place, whatever the algorithm asked for. */
+GpuextStatus
+gpuext_sort_keys(GpuextSortAlgo algo, int key_bytes, void *keys, size_t n, void *scratch,
+				 size_t scratch_bytes, void *host_scratch, size_t host_scratch_bytes,
+				 GpuextPollFn poll, void *arg)
+{
+	(void) scratch;
+	(void) scratch_bytes;
+	(void) host_scratch;
+	(void) host_scratch_bytes;
+	if (key_bytes != 4 && key_bytes != 8)
+		return Fail(GPUEXT_INVALID, "key width must be 4 or 8 bytes");
+	if (algo == GPUEXT_SORT_ODDEVEN && n > GPUEXT_ODDEVEN_MAX_ELEMENTS)
+		return Fail(GPUEXT_INVALID, "too many keys for the odd-even sort");
+	if (poll && poll(arg))
+		return Fail(GPUEXT_INTERRUPTED, "sort interrupted");
+	qsort(keys, n, key_bytes, key_bytes == 4 ? CompareU32 : CompareU64);
+	return GPUEXT_OK;
+}
+
+/* The fake row sort needs no scratch. */
+GpuextStatus
+gpuext_sort_rows_scratch_bytes(int nwords, size_t n, size_t *bytes)
+{
+	(void) n;
+	if (nwords < 1)
+		return Fail(GPUEXT_INVALID, "a row sort needs at least one key word");
+	*bytes = 0;
+	return GPUEXT_OK;
+}
+
+/* The keys qsort compares rows by (qsort has no argument for them). */
+static const uint64_t *rows_keys;
+static size_t rows_n;
+static int	rows_nwords;
+static uint64_t rows_top_mask;
+
+/* Compare two row numbers by their word-major keys, row number last (a stable order). */
+static int
+CompareRows(const void *a, const void *b)
+{
+	uint32_t	i = *(const uint32_t *) a,
+				j = *(const uint32_t *) b;
+
+	for (int w = 0; w < rows_nwords; w++)
+	{
+		uint64_t	mask = w == 0 ? rows_top_mask : ~(uint64_t) 0;
+		uint64_t	x = rows_keys[w * rows_n + i] & mask,
+					y = rows_keys[w * rows_n + j] & mask;
+
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return (i > j) - (i < j);
+}
+
+/* Sort row numbers by multi-word keys; the keys stay, sorted_keys gets them in order. */
+GpuextStatus
+gpuext_sort_rows(int nwords, int top_bits, const uint64_t *keys, uint32_t *order, uint64_t *sorted_keys,
+				 size_t n, void *scratch, size_t scratch_bytes, GpuextPollFn poll, void *arg)
+{
+	(void) scratch;
+	(void) scratch_bytes;
+	if (nwords < 1 || top_bits < 1 || top_bits > 64)
+		return Fail(GPUEXT_INVALID, "bad key width for a row sort");
+	if (n >= ((size_t) 1 << 32))
+		return Fail(GPUEXT_INVALID, "too many rows for a row sort");
+	if (poll && poll(arg))
+		return Fail(GPUEXT_INTERRUPTED, "row sort interrupted");
+	for (size_t i = 0; i < n; i++)
+		order[i] = (uint32_t) i;
+	rows_keys = keys;
+	rows_n = n;
+	rows_nwords = nwords;
+	rows_top_mask = top_bits == 64 ? ~(uint64_t) 0 : ((uint64_t) 1 << top_bits) - 1;
+	qsort(order, n, sizeof(uint32_t), CompareRows);
+	if (sorted_keys)
+		for (int w = 0; w < nwords; w++)
+			for (size_t i = 0; i < n; i++)
+				sorted_keys[w * n + i] = keys[w * n + order[i]];
+	return GPUEXT_OK;
+}
+
+/* The fake reduction needs no scratch. */
+GpuextStatus
+gpuext_reduce_scratch_bytes(int value_bytes, int is_float, size_t n, size_t *bytes)
+{
+	(void) n;
+	if (is_float ? (value_bytes != 4 && value_bytes != 8)
+		: (value_bytes != 2 && value_bytes != 4 && value_bytes != 8))
+		return Fail(GPUEXT_INVALID, "unsupported value width for a reduction");
+	*bytes = 0;
+	return GPUEXT_OK;
+}
+
+/* A signed integer as gpu_sort's ascending key (sign bit flipped, key width 32 or 64). */
+static uint64_t
+IntKey(int64_t v, int value_bytes)
+{
+	if (value_bytes == 8)
+		return (uint64_t) v ^ ((uint64_t) 1 << 63);
+	return (uint32_t) (int32_t) v ^ (uint32_t) 0x80000000;
+}
+
+/* A double as gpu_sort's 64-bit key: NaN made the positive quiet NaN, -0 below +0. */
+static uint64_t
+DoubleKey(double d)
+{
+	uint64_t	u;
+
+	if (isnan(d))
+		u = UINT64_C(0x7FF8000000000000);
+	else
+		memcpy(&u, &d, sizeof(u));
+	return (u >> 63) ? ~u : u | ((uint64_t) 1 << 63);
+}
+
+/* A float as gpu_sort's 32-bit key, likewise. */
+static uint64_t
+FloatKey(float f)
+{
+	uint32_t	u;
+
+	if (isnan(f))
+		u = UINT32_C(0x7FC00000);
+	else
+		memcpy(&u, &f, sizeof(u));
+	return (u >> 31) ? (uint32_t) ~u : u | UINT32_C(0x80000000);
+}
+
+/* Carry digits so that all but the top one are in [0, 2^32) (as agg_accum.c's Normalize). */
+static void
+NormalizeDigits(int64_t *digits)
+{
+	int64_t		carry = 0;
+
+	for (int i = 0; i < GPUEXT_REDUCE_DIGITS - 1; i++)
+	{
+		int64_t		v = digits[i] + carry;
+
+		carry = v >= 0 ? v >> 32 : -((-v + INT64_C(0xFFFFFFFF)) >> 32);
+		digits[i] = v - carry * (INT64_C(1) << 32);
+	}
+	digits[GPUEXT_REDUCE_DIGITS - 1] += carry;
+}
+
+/* Add a finite double to the digits in units of 2^-1074, or note NaN or an infinity. */
+static void
+AddDoubleDigits(GpuextReduceResult *r, double d, uint64_t *pending)
+{
+	uint64_t	u,
+				m;
+	int			exp,
+				pos;
+	unsigned __int128 v;
+	int64_t	   *dig;
+	int64_t		sign;
+
+	memcpy(&u, &d, sizeof(u));
+	exp = (int) ((u >> 52) & 0x7FF);
+	m = u & ((UINT64_C(1) << 52) - 1);
+	if (exp == 0x7FF)
+	{
+		if (m != 0)
+			r->has_nan = 1;
+		else if (u >> 63)
+			r->has_neg_inf = 1;
+		else
+			r->has_pos_inf = 1;
+		return;
+	}
+	if (exp == 0)
+	{
+		if (m == 0)
+			return;
+		exp = 1;
+	}
+	else
+		m |= UINT64_C(1) << 52;
+	pos = exp - 1;
+	v = (unsigned __int128) m << (pos & 31);
+	dig = r->digits + (pos >> 5);
+	sign = (u >> 63) ? -1 : 1;
+	dig[0] += sign * (int64_t) (v & 0xFFFFFFFF);
+	dig[1] += sign * (int64_t) ((v >> 32) & 0xFFFFFFFF);
+	dig[2] += sign * (int64_t) (v >> 64);
+	if (++*pending >= (UINT64_C(1) << 30))
+	{
+		NormalizeDigits(r->digits);
+		*pending = 0;
+	}
+}
+
+/* Reduce n values at once: count, min and max keys, exact integer or float sum. */
+GpuextStatus
+gpuext_reduce(int value_bytes, int is_float, const void *values, size_t n,
+			  void *scratch, size_t scratch_bytes, GpuextReduceResult *result)
+{
+	const char *p = (const char *) values;
+	__int128	isum = 0;
+	uint64_t	pending = 0;
+	size_t		need;
+	GpuextStatus status = gpuext_reduce_scratch_bytes(value_bytes, is_float, n, &need);
+
+	if (status != GPUEXT_OK)
+		return status;
+	(void) scratch;
+	if (scratch_bytes < need)
+		return Fail(GPUEXT_INVALID, "reduction scratch too small");
+	memset(result, 0, sizeof(*result));
+	result->count = n;
+	result->float_exact = 1;
+	for (size_t i = 0; i < n; i++, p += value_bytes)
+	{
+		uint64_t	key;
+
+		if (is_float && value_bytes == 8)
+		{
+			double		d;
+
+			memcpy(&d, p, sizeof(d));
+			key = DoubleKey(d);
+			AddDoubleDigits(result, d, &pending);
+		}
+		else if (is_float)
+		{
+			float		f;
+
+			memcpy(&f, p, sizeof(f));
+			key = FloatKey(f);
+			AddDoubleDigits(result, (double) f, &pending);
+		}
+		else
+		{
+			int64_t		v;
+
+			if (value_bytes == 2)
+			{
+				int16_t		s;
+
+				memcpy(&s, p, sizeof(s));
+				v = s;
+			}
+			else if (value_bytes == 4)
+			{
+				int32_t		s;
+
+				memcpy(&s, p, sizeof(s));
+				v = s;
+			}
+			else
+				memcpy(&v, p, sizeof(v));
+			key = IntKey(v, value_bytes);
+			isum += v;
+		}
+		if (i == 0 || key < result->min_key)
+			result->min_key = key;
+		if (i == 0 || key > result->max_key)
+			result->max_key = key;
+	}
+	if (is_float)
+		NormalizeDigits(result->digits);
+	result->isum_lo = (uint64_t) isum;
+	result->isum_hi = (int64_t) (isum >> 64);
+	return GPUEXT_OK;
+}

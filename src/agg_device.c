@@ -1,0 +1,124 @@
+/*
+ * agg_device.c
+ *		Count, exact sum, min and max of dense values on the device, merged
+ *		into the same accumulators the CPU fills (agg_accum.c).
+ *
+ * A reducer owns a device buffer for one batch and a pinned result, both
+ * belonging to the memory context it was created in.  Submit stages a batch
+ * up and enqueues the reduction without waiting, so that the caller can
+ * gather the next batch meanwhile; Finish waits and merges.  The staging
+ * buffer is lent only while a batch is staged.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+
+#include "gpuext.h"
+#include "agg_accum.h"
+
+/* The event slot marking the end of a reduction (slots 0 and 1 are the staging halves'). */
+#define REDUCE_EVENT 2
+
+struct GpuextReducer
+{
+	const GpuextSortType *type;
+	bool		is_float;
+	size_t		max_n;
+	size_t		values_bytes;	/* device bytes for max_n values, aligned */
+	size_t		scratch_bytes;
+	GpuextBuffer *device;		/* values, then scratch */
+	GpuextBuffer *result;		/* pinned GpuextReduceResult */
+	const char *pending;		/* the submitted batch (kept by the caller until Finish) */
+	size_t		pending_n;
+};
+
+/* A reducer for batches of up to max_n values; NULL when auto finds device memory short. */
+GpuextReducer *
+GpuextReducerCreate(const GpuextSortType *type, size_t max_n)
+{
+	GpuextReducer *r = palloc0(sizeof(GpuextReducer));
+
+	r->type = type;
+	r->is_float = type->typid == FLOAT4OID || type->typid == FLOAT8OID;
+	r->max_n = max_n;
+	r->values_bytes = TYPEALIGN(256, Max(max_n, 1) * type->value_bytes);
+	GpuextCheck(gpuext_reduce_scratch_bytes(type->value_bytes, r->is_float, max_n, &r->scratch_bytes),
+				"reduction setup");
+	r->device = GpuextDeviceAlloc(r->values_bytes + r->scratch_bytes,
+								  gpuext_device_mode == GPUEXT_DEVICE_AUTO);
+	if (r->device == NULL)
+	{
+		pfree(r);
+		return NULL;
+	}
+	r->result = GpuextPinnedAlloc(sizeof(GpuextReduceResult));
+	return r;
+}
+
+/* Upload piece: copy the values behind these bytes into staging. */
+static void
+CopyPiece(void *arg, char *piece, size_t offset, size_t bytes)
+{
+	memcpy(piece, (const char *) arg + offset, bytes);
+}
+
+/* Stage n values up and enqueue their reduction; the values must stay until Finish. */
+void
+GpuextReducerSubmit(GpuextReducer *r, const char *values, size_t n)
+{
+	char	   *staging;
+
+	Assert(r->pending == NULL && n <= r->max_n);
+	staging = GpuextStagingBegin();
+	GpuextUpload(r->device->ptr, n * r->type->value_bytes, r->type->value_bytes, staging,
+				 CopyPiece, (void *) values);
+	GpuextCheck(gpuext_reduce(r->type->value_bytes, r->is_float, r->device->ptr, n,
+							  r->device->ptr + r->values_bytes, r->scratch_bytes,
+							  (GpuextReduceResult *) r->result->ptr), "reduction");
+	GpuextCheck(gpuext_cuda_mark(REDUCE_EVENT), "event record");
+	GpuextStagingEnd();
+	r->pending = values;
+	r->pending_n = n;
+}
+
+/* Wait for the submitted batch and merge it; floats the device could not sum exactly go to the CPU. */
+void
+GpuextReducerFinish(GpuextReducer *r, GpuextAccum *acc)
+{
+	Assert(r->pending != NULL);
+	GpuextWait(REDUCE_EVENT);
+	if (!GpuextAccumMergeReduce(acc, (const GpuextReduceResult *) r->result->ptr))
+		GpuextAccumAddArray(acc, r->pending, r->pending_n);
+	r->pending = NULL;
+}
+
+/* Free a reducer's buffers now (after Finish, or with nothing submitted). */
+void
+GpuextReducerDestroy(GpuextReducer *r)
+{
+	if (r->pending != NULL)
+		GpuextWait(REDUCE_EVENT);
+	GpuextBufferFree(r->result);
+	GpuextBufferFree(r->device);
+	pfree(r);
+}
+
+/* Add n dense values: one device batch where placement says so, else the CPU. */
+void
+GpuextAccumAddValues(GpuextAccum *acc, const char *values, size_t n)
+{
+	if (GpuextUseDeviceFor(n) && n > 0)
+	{
+		GpuextReducer *r = GpuextReducerCreate(acc->type, n);
+
+		if (r != NULL)
+		{
+			GpuextReducerSubmit(r, values, n);
+			GpuextReducerFinish(r, acc);
+			GpuextReducerDestroy(r);
+			return;
+		}
+		elog(DEBUG1, "gpuext: device memory short for %zu values, reducing on the CPU", n);
+	}
+	GpuextAccumAddArray(acc, values, n);
+}
