@@ -55,7 +55,8 @@ extern GpuextReducer *GpuextReducerCreate(const GpuextSortType *type, size_t max
 extern void GpuextReducerSubmit(GpuextReducer *r, const char *values, size_t n);
 extern void GpuextReducerFinish(GpuextReducer *r, GpuextAccum *acc);
 extern void GpuextReducerDestroy(GpuextReducer *r);
-extern void GpuextAccumAddValues(GpuextAccum *acc, const char *values, size_t n);
+extern void GpuextAccumAddValues(GpuextAccum *acc, const char *values, size_t n, GpuextReducer **keep,
+								 MemoryContext keepcxt);
 
 /* gpu_agg.c: one aggregate's result, typed as PostgreSQL's own (NULL for no rows, count 0). */
 typedef enum GpuextAggKind

@@ -103,19 +103,34 @@ GpuextReducerDestroy(GpuextReducer *r)
 	pfree(r);
 }
 
-/* Add n dense values: one device batch where placement says so, else the CPU. */
+/*
+ * Add n dense values: one device batch where placement says so, else the CPU.
+ * With keep, the reducer is made in keepcxt and kept there for the next batch,
+ * since device and pinned allocations cost more than a batch's transfer.
+ */
 void
-GpuextAccumAddValues(GpuextAccum *acc, const char *values, size_t n)
+GpuextAccumAddValues(GpuextAccum *acc, const char *values, size_t n, GpuextReducer **keep,
+					 MemoryContext keepcxt)
 {
 	if (GpuextUseDeviceFor(n) && n > 0)
 	{
-		GpuextReducer *r = GpuextReducerCreate(acc->type, n);
+		GpuextReducer *r = keep ? *keep : NULL;
 
-		if (r != NULL)
+		if (r == NULL)
+		{
+			MemoryContext old = MemoryContextSwitchTo(keep ? keepcxt : CurrentMemoryContext);
+
+			r = GpuextReducerCreate(acc->type, keep ? Max(n, GPUEXT_REDUCE_BATCH) : n);
+			MemoryContextSwitchTo(old);
+		}
+		if (r != NULL && n <= r->max_n)
 		{
 			GpuextReducerSubmit(r, values, n);
 			GpuextReducerFinish(r, acc);
-			GpuextReducerDestroy(r);
+			if (keep)
+				*keep = r;
+			else
+				GpuextReducerDestroy(r);
 			return;
 		}
 		elog(DEBUG1, "gpuext: device memory short for %zu values, reducing on the CPU", n);

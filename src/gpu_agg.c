@@ -25,6 +25,7 @@
 #include "utils/builtins.h"
 #include "utils/float.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/numeric.h"
 
 #include "agg_accum.h"
@@ -42,6 +43,7 @@ typedef struct GpuextAggState
 	size_t		nbatch;
 	size_t		capacity;		/* values batch can hold, up to GPUEXT_REDUCE_BATCH */
 	char	   *batch;			/* in the aggregate's memory context */
+	GpuextReducer *reducer;		/* the device buffers of the batches, once one went there */
 } GpuextAggState;
 
 /* Batch capacity a group starts with; it doubles as the group grows. */
@@ -153,7 +155,7 @@ ArrayAggregate(FunctionCallInfo fcinfo, GpuextAggKind kind, const char *fname)
 	Datum		result;
 
 	GpuextAccumInit(acc, type->typid);
-	GpuextAccumAddValues(acc, ARR_DATA_PTR(arr), (size_t) (nitems - nnulls));
+	GpuextAccumAddValues(acc, ARR_DATA_PTR(arr), (size_t) (nitems - nnulls), NULL, NULL);
 	result = GpuextAccumResult(acc, kind, &isnull);
 	if (isnull)
 		PG_RETURN_NULL();
@@ -230,7 +232,8 @@ StateFlush(GpuextAggState *state)
 {
 	if (state->nbatch == 0)
 		return;
-	GpuextAccumAddValues(&state->acc, state->batch, state->nbatch);
+	GpuextAccumAddValues(&state->acc, state->batch, state->nbatch, &state->reducer,
+						 GetMemoryChunkContext(state));
 	state->nbatch = 0;
 }
 

@@ -1172,8 +1172,9 @@ void generate_reduce(std::vector<uint64_t> &bits, const ReduceType &t, ReducePat
 		case RED_REVERSE:
 			for (uint64_t &b : bits)
 				b = random_value(t, t.is_float, rng);
+			/* A strict order both ways: "not less" is no comparator for std::sort */
 			std::sort(bits.begin(), bits.end(), [&](uint64_t a, uint64_t b) {
-				return (value_key(t, a) < value_key(t, b)) == (p == RED_SORTED);
+				return p == RED_SORTED ? value_key(t, a) < value_key(t, b) : value_key(t, b) < value_key(t, a);
 			});
 			break;
 		case RED_ALL_EQUAL:
