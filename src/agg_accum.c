@@ -213,24 +213,6 @@ GpuextAccumAddArray(GpuextAccum *acc, const char *values, size_t n)
 	}
 }
 
-/* Store one by-value Datum of a supported type as an array stores it (value_bytes bytes). */
-void
-GpuextStoreDatum(const GpuextSortType *type, Datum value, char *dst)
-{
-	switch (type->value_bytes)
-	{
-		case 2:
-			*(int16 *) dst = DatumGetInt16(value);
-			break;
-		case 4:
-			*(int32 *) dst = DatumGetInt32(value);	/* a float4 Datum holds its bits */
-			break;
-		default:
-			*(int64 *) dst = DatumGetInt64(value);	/* likewise float8 (by value) */
-			break;
-	}
-}
-
 /*
  * Fold a device reduction into an accumulator.  False, having changed
  * nothing, when the device could not sum these floats exactly: the caller

@@ -42,7 +42,25 @@ extern void GpuextAccumAttach(GpuextAccum *acc);
 extern bool GpuextAccumIsFloat(const GpuextAccum *acc);
 extern bool GpuextAccumHasSum(const GpuextAccum *acc);
 extern double GpuextAccumFloatSum(GpuextAccum *acc, int mantissa_bits, int min_exponent);
-extern void GpuextStoreDatum(const GpuextSortType *type, Datum value, char *dst);
+
+/* Store one by-value Datum of a supported type as an array stores it (value_bytes bytes). */
+static inline void
+GpuextStoreDatum(const GpuextSortType *type, Datum value, char *dst)
+{
+	switch (type->value_bytes)
+	{
+		case 2:
+			*(int16 *) dst = DatumGetInt16(value);
+			break;
+		case 4:
+			*(int32 *) dst = DatumGetInt32(value);	/* a float4 Datum holds its bits */
+			break;
+		default:
+			*(int64 *) dst = DatumGetInt64(value);	/* likewise float8 (by value) */
+			break;
+	}
+}
+
 extern bool GpuextAccumMergeReduce(GpuextAccum *acc, const GpuextReduceResult *r);
 
 /* agg_device.c: count, sum, min and max of dense values on the device, or on the CPU. */

@@ -239,12 +239,10 @@ StateFlush(GpuextAggState *state)
 
 /* Room for one more value in the batch: grow it, or flush it once it is full. */
 static void
-StateMakeRoom(GpuextAggState *state, MemoryContext aggcxt)
+StateGrow(GpuextAggState *state, MemoryContext aggcxt)
 {
 	size_t		vb = state->acc.type->value_bytes;
 
-	if (state->nbatch < state->capacity)
-		return;
 	if (state->capacity >= GPUEXT_REDUCE_BATCH)
 	{
 		StateFlush(state);
@@ -266,7 +264,8 @@ StateAdd(GpuextAggState *state, MemoryContext aggcxt, Datum value)
 		GpuextAccumAdd(&state->acc, value);
 		return;
 	}
-	StateMakeRoom(state, aggcxt);
+	if (unlikely(state->nbatch == state->capacity))
+		StateGrow(state, aggcxt);
 	GpuextStoreDatum(state->acc.type, value,
 					 state->batch + state->nbatch * state->acc.type->value_bytes);
 	state->nbatch++;
@@ -321,7 +320,8 @@ gpu_agg_combine(PG_FUNCTION_ARGS)
 
 		for (size_t i = 0; i < src->nbatch; i++)
 		{
-			StateMakeRoom(dst, aggcxt);
+			if (dst->nbatch == dst->capacity)
+				StateGrow(dst, aggcxt);
 			memcpy(dst->batch + dst->nbatch++ * vb, src->batch + i * vb, vb);
 		}
 	}
