@@ -1,12 +1,14 @@
 #!/bin/bash
 # The GPU-host checks, each part in one call:
-#   check: kernel harness (full, then memcheck and racecheck) and the regression suite with the
-#          GPU forced (gpuext.device = gpu, gpuext.sort_min_rows = 0);
-#   bench: kernel benchmark, gpu_sort end to end, the ORDER BY benchmark, the demo;
+#   check: kernel harness (full, then memcheck and racecheck), the reduction checks and benchmark
+#          (test/gpu_host_reduce.sh) and the regression suite with the GPU forced
+#          (gpuext.device = gpu, gpuext.sort_min_rows = 0);
+#   bench: kernel benchmark, gpu_sort end to end, the ORDER BY and aggregate benchmarks, the demo;
 #   final: check, then the ORDER BY benchmark alone.
 # Expects .gpu/ prepared on the build machine (see README, Development):
 #   .gpu/postgres.tar.xz + .gpu/with-postgres (pack-postgres), .gpu/stage (make install DESTDIR),
-#   .gpu/kernel_harness (make CUDA_ARCH=90 harness).
+#   .gpu/kernel_harness (make CUDA_ARCH=90 harness); test/kernel_harness and bench/reduce_bench
+#   (make CUDA_ARCH=90 harness bench-reduce) carried beside it for the reduction part.
 # Writes logs under $OUT (or ./gpu-check) and prints a summary last.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -24,12 +26,15 @@ if [ "$part" = check ] || [ "$part" = final ]; then
 		echo "== racecheck --quick --max-n 4097 --pattern random"
 		compute-sanitizer --tool racecheck $harness --quick --max-n 4097 --pattern random
 	} > "$out/harness.log" 2>&1
+	OUT="$out/reduce" bash test/gpu_host_reduce.sh > /dev/null 2>&1
 	pg --conf gpuext.device=gpu --conf gpuext.sort_min_rows=0 -- bash -c "
 		make -s installcheck > '$out/installcheck.txt' 2>&1
 		tar czf '$out/regress.tgz' results \$(ls regression.out regression.diffs 2>/dev/null)"
 	{
 		echo "== harness"; grep -E "passed, .* failed|ERROR SUMMARY|RACECHECK SUMMARY|^==" "$out/harness.log"
 		grep -E "FAIL" "$out/harness.log" | head -20
+		sed -n '/^== harness --only reduce/,/^== reduce_bench/p' "$out/reduce/summary.txt"
+		grep -A14 "^bar" "$out/reduce/summary.txt"
 		echo "== regression (gpuext.device = gpu, gpuext.sort_min_rows = 0)"
 		grep -E "^test|tests (passed|failed)|of .* tests" "$out/installcheck.txt"
 	} | tee -a "$out/summary.txt"
@@ -48,11 +53,13 @@ elif [ "$part" = bench ]; then
 		psql -X -f bench/gpu_sort_crossover.sql > '$out/crossover.txt' 2>&1
 		psql -X -f test/demo.sql > '$out/demo.txt' 2>&1
 		RUNS=\${RUNS:-3} bash bench/orderby.sh \${ROWS:-10000000} > '$out/orderby.txt' 2>&1
+		RUNS=\${RUNS:-3} OUT='$out' bash bench/agg.sh \${ROWS:-10000000} > '$out/agg.txt' 2>&1
 		SORT_MIN_ROWS=0 RUNS=5 OUT=/tmp bash bench/orderby.sh 20000 > '$out/orderby_20k.txt' 2>&1"
 	{
 		echo "== kernel bench"; tail -60 "$out/kernel_bench.txt"
 		echo "== gpu_sort end to end"; cat "$out/crossover.txt"
 		echo "== ORDER BY, 10M rows"; cat "$out/orderby.txt"
+		echo "== aggregates, 10M rows"; sed -n '/== median/,$p' "$out/agg.txt"
 		echo "== ORDER BY, 20k rows, sort_min_rows = 0"; grep -A10 "case  " "$out/orderby_20k.txt"
 	} | tee -a "$out/summary.txt"
 fi
