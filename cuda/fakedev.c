@@ -330,69 +330,6 @@ FloatKey(float f)
 	return (u >> 31) ? (uint32_t) ~u : u | UINT32_C(0x80000000);
 }
 
-/* Carry digits so that all but the top one are in [0, 2^32) (as agg_accum.c's Normalize). */
-static void
-NormalizeDigits(int64_t *digits)
-{
-	int64_t		carry = 0;
-
-	for (int i = 0; i < GPUEXT_REDUCE_DIGITS - 1; i++)
-	{
-		int64_t		v = digits[i] + carry;
-
-		carry = v >= 0 ? v >> 32 : -((-v + INT64_C(0xFFFFFFFF)) >> 32);
-		digits[i] = v - carry * (INT64_C(1) << 32);
-	}
-	digits[GPUEXT_REDUCE_DIGITS - 1] += carry;
-}
-
-/* Add a finite double to the digits in units of 2^-1074, or note NaN or an infinity. */
-static void
-AddDoubleDigits(GpuextReduceResult *r, double d, uint64_t *pending)
-{
-	uint64_t	u,
-				m;
-	int			exp,
-				pos;
-	unsigned __int128 v;
-	int64_t	   *dig;
-	int64_t		sign;
-
-	memcpy(&u, &d, sizeof(u));
-	exp = (int) ((u >> 52) & 0x7FF);
-	m = u & ((UINT64_C(1) << 52) - 1);
-	if (exp == 0x7FF)
-	{
-		if (m != 0)
-			r->has_nan = 1;
-		else if (u >> 63)
-			r->has_neg_inf = 1;
-		else
-			r->has_pos_inf = 1;
-		return;
-	}
-	if (exp == 0)
-	{
-		if (m == 0)
-			return;
-		exp = 1;
-	}
-	else
-		m |= UINT64_C(1) << 52;
-	pos = exp - 1;
-	v = (unsigned __int128) m << (pos & 31);
-	dig = r->digits + (pos >> 5);
-	sign = (u >> 63) ? -1 : 1;
-	dig[0] += sign * (int64_t) (v & 0xFFFFFFFF);
-	dig[1] += sign * (int64_t) ((v >> 32) & 0xFFFFFFFF);
-	dig[2] += sign * (int64_t) (v >> 64);
-	if (++*pending >= (UINT64_C(1) << 30))
-	{
-		NormalizeDigits(r->digits);
-		*pending = 0;
-	}
-}
-
 /* Reduce n values at once: count, min and max keys, exact integer or float sum. */
 GpuextStatus
 gpuext_reduce(int value_bytes, int is_float, const void *values, size_t n,
@@ -422,7 +359,7 @@ gpuext_reduce(int value_bytes, int is_float, const void *values, size_t n,
 
 			memcpy(&d, p, sizeof(d));
 			key = DoubleKey(d);
-			AddDoubleDigits(result, d, &pending);
+			gpuext_reduce_result_add_double(result, d, &pending);
 		}
 		else if (is_float)
 		{
@@ -430,7 +367,7 @@ gpuext_reduce(int value_bytes, int is_float, const void *values, size_t n,
 
 			memcpy(&f, p, sizeof(f));
 			key = FloatKey(f);
-			AddDoubleDigits(result, (double) f, &pending);
+			gpuext_reduce_result_add_double(result, (double) f, &pending);
 		}
 		else
 		{
@@ -461,7 +398,7 @@ gpuext_reduce(int value_bytes, int is_float, const void *values, size_t n,
 			result->max_key = key;
 	}
 	if (is_float)
-		NormalizeDigits(result->digits);
+		gpuext_exact_normalize(result->digits);
 	result->isum_lo = (uint64_t) isum;
 	result->isum_hi = (int64_t) (isum >> 64);
 	return GPUEXT_OK;

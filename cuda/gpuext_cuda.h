@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C"
@@ -147,6 +148,89 @@ typedef struct GpuextReduceResult
 												 * base 2^32, least significant first;
 												 * digits 0..68 in [0, 2^32) */
 } GpuextReduceResult;
+
+/* What gpuext_exact_add_double did with a value. */
+typedef enum GpuextExactKind
+{
+	GPUEXT_EXACT_ADDED = 0,		/* finite: added to the digits (zeros change nothing) */
+	GPUEXT_EXACT_NAN,
+	GPUEXT_EXACT_POS_INF,
+	GPUEXT_EXACT_NEG_INF
+} GpuextExactKind;
+
+/* Carry float sum digits so that all but the top one are in [0, 2^32). */
+static inline void
+gpuext_exact_normalize(int64_t *digits)
+{
+	int64_t		carry = 0;
+
+	for (int i = 0; i < GPUEXT_REDUCE_DIGITS - 1; i++)
+	{
+		int64_t		v = digits[i] + carry;
+
+		carry = v >= 0 ? v >> 32 : -((-v + INT64_C(0xFFFFFFFF)) >> 32);
+		digits[i] = v - carry * (INT64_C(1) << 32);
+	}
+	digits[GPUEXT_REDUCE_DIGITS - 1] += carry;
+}
+
+/*
+ * Add a finite double exactly to float sum digits (the CPU's side of the
+ * layout above: d = m * 2^(exp - 1075) = (m << (exp - 1)) * 2^-1074); each
+ * addition adds under 2^32 to a digit, so normalise at least every 2^30.
+ */
+static inline GpuextExactKind
+gpuext_exact_add_double(int64_t *digits, double d)
+{
+	uint64_t	u;
+	uint64_t	m;
+	int			exp;
+	int			pos;
+	unsigned __int128 v;
+	int64_t		sign;
+
+	memcpy(&u, &d, sizeof(u));
+	exp = (int) ((u >> 52) & 0x7FF);
+	m = u & ((UINT64_C(1) << 52) - 1);
+	if (exp == 0x7FF)
+		return m != 0 ? GPUEXT_EXACT_NAN : (u >> 63) ? GPUEXT_EXACT_NEG_INF : GPUEXT_EXACT_POS_INF;
+	if (exp == 0)
+		exp = 1;
+	else
+		m |= UINT64_C(1) << 52;
+	pos = exp - 1;
+	v = (unsigned __int128) m << (pos & 31);
+	sign = (u >> 63) ? -1 : 1;
+	digits[(pos >> 5) + 0] += sign * (int64_t) (v & 0xFFFFFFFF);
+	digits[(pos >> 5) + 1] += sign * (int64_t) ((v >> 32) & 0xFFFFFFFF);
+	digits[(pos >> 5) + 2] += sign * (int64_t) (v >> 64);
+	return GPUEXT_EXACT_ADDED;
+}
+
+/* Add a double to a result's digits or flags as the device does (host references of the reduction). */
+static inline void
+gpuext_reduce_result_add_double(GpuextReduceResult *r, double d, uint64_t *pending)
+{
+	switch (gpuext_exact_add_double(r->digits, d))
+	{
+		case GPUEXT_EXACT_ADDED:
+			if (++*pending >= (UINT64_C(1) << 30))
+			{
+				gpuext_exact_normalize(r->digits);
+				*pending = 0;
+			}
+			break;
+		case GPUEXT_EXACT_NAN:
+			r->has_nan = 1;
+			break;
+		case GPUEXT_EXACT_POS_INF:
+			r->has_pos_inf = 1;
+			break;
+		case GPUEXT_EXACT_NEG_INF:
+			r->has_neg_inf = 1;
+			break;
+	}
+}
 
 /* Device scratch gpuext_reduce needs for n values. */
 extern GpuextStatus gpuext_reduce_scratch_bytes(int value_bytes, int is_float, size_t n, size_t *bytes);

@@ -59,82 +59,28 @@ GpuextAccumHasSum(const GpuextAccum *acc)
 		acc->typid == INT8OID;
 }
 
-/* floor(v / 2^32) for negative v too. */
-static inline int64
-FloorShift32(int64 v)
-{
-	return v >= 0 ? v >> 32 : -((-v + INT64CONST(0xFFFFFFFF)) >> 32);
-}
-
-/* Carry digits so that all but the top one are in [0, 2^32). */
-static void
-Normalize(int64 *digits)
-{
-	int64		carry = 0;
-
-	for (int i = 0; i < GPUEXT_EXACT_DIGITS - 1; i++)
-	{
-		int64		v = digits[i] + carry;
-
-		carry = FloorShift32(v);
-		digits[i] = v - carry * (INT64CONST(1) << 32);
-	}
-	digits[GPUEXT_EXACT_DIGITS - 1] += carry;
-}
-
 /* Add a double to the exact sum, or note it as NaN or an infinity. */
 static inline void
 AddDouble(GpuextAccum *acc, double d)
 {
-	uint64		u;
-	int			exp;
-	uint64		m;
-	int			pos;
-	uint128		v;
-	int64	   *dig;
-
-	memcpy(&u, &d, sizeof(u));
-	exp = (int) ((u >> 52) & 0x7FF);
-	m = u & ((UINT64CONST(1) << 52) - 1);
-	if (exp == 0x7FF)
+	switch (gpuext_exact_add_double(acc->digits, d))
 	{
-		if (m != 0)
+		case GPUEXT_EXACT_ADDED:
+			if (++acc->pending >= PENDING_MAX)
+			{
+				gpuext_exact_normalize(acc->digits);
+				acc->pending = 0;
+			}
+			break;
+		case GPUEXT_EXACT_NAN:
 			acc->has_nan = true;
-		else if (u >> 63)
-			acc->has_neg_inf = true;
-		else
+			break;
+		case GPUEXT_EXACT_POS_INF:
 			acc->has_pos_inf = true;
-		return;
-	}
-	if (exp == 0)
-	{
-		if (m == 0)
-			return;
-		exp = 1;
-	}
-	else
-		m |= UINT64CONST(1) << 52;
-
-	/* d = m * 2^(exp - 1075) = (m << (exp - 1)) * 2^-1074 */
-	pos = exp - 1;
-	v = (uint128) m << (pos & 31);
-	dig = acc->digits + (pos >> 5);
-	if (u >> 63)
-	{
-		dig[0] -= (int64) (v & 0xFFFFFFFF);
-		dig[1] -= (int64) ((v >> 32) & 0xFFFFFFFF);
-		dig[2] -= (int64) (v >> 64);
-	}
-	else
-	{
-		dig[0] += (int64) (v & 0xFFFFFFFF);
-		dig[1] += (int64) ((v >> 32) & 0xFFFFFFFF);
-		dig[2] += (int64) (v >> 64);
-	}
-	if (++acc->pending >= PENDING_MAX)
-	{
-		Normalize(acc->digits);
-		acc->pending = 0;
+			break;
+		case GPUEXT_EXACT_NEG_INF:
+			acc->has_neg_inf = true;
+			break;
 	}
 }
 
@@ -271,7 +217,7 @@ GpuextAccumMerge(GpuextAccum *dst, const GpuextAccum *src)
 	dst->pending += src->pending + 1;
 	if (dst->pending >= PENDING_MAX)
 	{
-		Normalize(dst->digits);
+		gpuext_exact_normalize(dst->digits);
 		dst->pending = 0;
 	}
 }
@@ -324,13 +270,13 @@ GpuextAccumFloatSum(GpuextAccum *acc, int mantissa_bits, int min_exponent)
 		return -get_float8_infinity();
 
 	memcpy(d, acc->digits, sizeof(d));
-	Normalize(d);
+	gpuext_exact_normalize(d);
 	negative = d[GPUEXT_EXACT_DIGITS - 1] < 0;
 	if (negative)
 	{
 		for (int i = 0; i < GPUEXT_EXACT_DIGITS; i++)
 			d[i] = -d[i];
-		Normalize(d);
+		gpuext_exact_normalize(d);
 	}
 	for (top = GPUEXT_EXACT_DIGITS - 1; top >= 0 && d[top] == 0; top--)
 		;

@@ -1021,86 +1021,12 @@ uint64_t value_key(const ReduceType &t, uint64_t bits)
 	return (bits & (1ull << 63)) ? ~bits : (bits | (1ull << 63));
 }
 
-/* floor(v / 2^32) for negative v too (agg_accum.c's FloorShift32). */
-int64_t floor_shift32(int64_t v)
-{
-	return v >= 0 ? v >> 32 : -((-v + 0xFFFFFFFFll) >> 32);
-}
-
-/* agg_accum.c's Normalize. */
-void normalize_digits(int64_t *digits)
-{
-	int64_t		carry = 0;
-
-	for (int i = 0; i < GPUEXT_REDUCE_DIGITS - 1; i++)
-	{
-		int64_t		v = digits[i] + carry;
-
-		carry = floor_shift32(v);
-		digits[i] = v - carry * (1ll << 32);
-	}
-	digits[GPUEXT_REDUCE_DIGITS - 1] += carry;
-}
-
-/* agg_accum.c's AddDouble: NaN and infinities to flags, finite values exactly into the digits. */
-void add_double(GpuextReduceResult *r, int64_t *pending, double d)
-{
-	uint64_t	u;
-	int			exp;
-	uint64_t	m;
-	int			pos;
-	unsigned __int128 v;
-	int64_t    *dig;
-
-	memcpy(&u, &d, sizeof(u));
-	exp = (int) ((u >> 52) & 0x7FF);
-	m = u & ((1ull << 52) - 1);
-	if (exp == 0x7FF)
-	{
-		if (m != 0)
-			r->has_nan = 1;
-		else if (u >> 63)
-			r->has_neg_inf = 1;
-		else
-			r->has_pos_inf = 1;
-		return;
-	}
-	if (exp == 0)
-	{
-		if (m == 0)
-			return;
-		exp = 1;
-	}
-	else
-		m |= 1ull << 52;
-	pos = exp - 1;
-	v = (unsigned __int128) m << (pos & 31);
-	dig = r->digits + (pos >> 5);
-	if (u >> 63)
-	{
-		dig[0] -= (int64_t) (v & 0xFFFFFFFF);
-		dig[1] -= (int64_t) ((v >> 32) & 0xFFFFFFFF);
-		dig[2] -= (int64_t) (v >> 64);
-	}
-	else
-	{
-		dig[0] += (int64_t) (v & 0xFFFFFFFF);
-		dig[1] += (int64_t) ((v >> 32) & 0xFFFFFFFF);
-		dig[2] += (int64_t) (v >> 64);
-	}
-	if (++*pending >= (1ll << 30))
-	{
-		normalize_digits(r->digits);
-		*pending = 0;
-	}
-}
-
 /* The result gpuext_reduce must give: int128 sums, exact float digits, keys; zeros where unused. */
 GpuextReduceResult reference_reduce(const ReduceType &t, const std::vector<uint64_t> &bits)
 {
 	GpuextReduceResult r;
 	__int128	isum = 0;
-	int64_t		pending = 0;
+	uint64_t	pending = 0;
 
 	memset(&r, 0, sizeof(r));
 	r.count = bits.size();
@@ -1114,12 +1040,12 @@ GpuextReduceResult reference_reduce(const ReduceType &t, const std::vector<uint6
 		if (i == 0 || key > r.max_key)
 			r.max_key = key;
 		if (t.is_float)
-			add_double(&r, &pending, bits_double(t, bits[i]));
+			gpuext_reduce_result_add_double(&r, bits_double(t, bits[i]), &pending);
 		else
 			isum += bits_int(t, bits[i]);
 	}
 	if (t.is_float)
-		normalize_digits(r.digits);
+		gpuext_exact_normalize(r.digits);
 	r.isum_lo = (uint64_t) isum;
 	r.isum_hi = (int64_t) (isum >> 64);
 	return r;
