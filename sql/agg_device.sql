@@ -57,6 +57,15 @@ SELECT gpu_sum(i8) FILTER (WHERE i % 2 = 0) = sum(i8) FILTER (WHERE i % 2 = 0) A
        gpu_count(f4) FILTER (WHERE i % 2 = 0) = count(f4) FILTER (WHERE i % 2 = 0) AS count
 FROM big;
 
+-- As window aggregates: the final function runs at the end of each peer group and the state goes
+-- on filling afterwards, so each running result covers every batch sent before it.
+SELECT i / 1000000 AS peers, count(*), bool_and(gs IS NOT DISTINCT FROM ps) AS sum,
+       bool_and(gm IS NOT DISTINCT FROM pm) AS max, bool_and(gc = pc) AS count
+FROM (SELECT i, gpu_sum(i8) OVER w AS gs, sum(i8) OVER w AS ps, gpu_max(f8) OVER w AS gm,
+             max(f8) OVER w AS pm, gpu_count(f4) OVER w AS gc, count(f4) OVER w AS pc
+      FROM big WINDOW w AS (ORDER BY i / 1000000)) s
+GROUP BY 1 ORDER BY 1;
+
 -- Many small groups (hashed and sorted), each below gpuext.min_gpu_elements.
 SELECT count(*) AS groups, bool_and(s) AS sum, bool_and(m) AS min_max FROM (
   SELECT gpu_sum(i8) = sum(i8) AS s, gpu_min(i4) = min(i4) AND gpu_max(f8) = max(f8) AS m

@@ -7,7 +7,9 @@
  * belonging to the memory context it was created in.  Submit stages a batch
  * up and enqueues the reduction without waiting, so that the caller can
  * gather the next batch meanwhile; Finish waits and merges.  The staging
- * buffer is lent only while a batch is staged.
+ * buffer is lent only while a batch is staged.  A streaming reducer also owns
+ * two pinned host batches that the caller fills in place: one goes up while
+ * the other fills, with no staging copy and no wait per batch.
  */
 #include "postgres.h"
 
@@ -30,6 +32,8 @@ struct GpuextReducer
 	GpuextBuffer *result;		/* pinned GpuextReduceResult */
 	const char *pending;		/* the submitted batch (kept by the caller until Finish) */
 	size_t		pending_n;
+	GpuextBuffer *host[2];		/* streaming: pinned batches, each max_n values */
+	int			cur;			/* the host batch being filled */
 };
 
 /* A reducer for batches of up to max_n values; NULL when auto finds device memory short. */
@@ -92,45 +96,81 @@ GpuextReducerFinish(GpuextReducer *r, GpuextAccum *acc)
 	r->pending = NULL;
 }
 
+/* Merge the submitted batch, if any, into acc. */
+void
+GpuextReducerSettle(GpuextReducer *r, GpuextAccum *acc)
+{
+	if (r->pending != NULL)
+		GpuextReducerFinish(r, acc);
+}
+
+/* A reducer with two pinned host batches to fill in place; NULL when auto finds device memory short. */
+GpuextReducer *
+GpuextReducerCreateStreaming(const GpuextSortType *type, size_t max_n)
+{
+	GpuextReducer *r = GpuextReducerCreate(type, max_n);
+
+	if (r == NULL)
+		return NULL;
+	for (int i = 0; i < 2; i++)
+		r->host[i] = GpuextPinnedAlloc(Max(max_n, 1) * type->value_bytes);
+	return r;
+}
+
+/* The host batch to fill next (never the one in flight). */
+char *
+GpuextReducerHostBatch(GpuextReducer *r)
+{
+	Assert(r->host[r->cur] != NULL);
+	return r->host[r->cur]->ptr;
+}
+
+/* Settle the batch in flight into acc, then send the first n values of the host batch up. */
+void
+GpuextReducerSubmitHost(GpuextReducer *r, size_t n, GpuextAccum *acc)
+{
+	char	   *values = GpuextReducerHostBatch(r);
+
+	Assert(n <= r->max_n);
+	GpuextReducerSettle(r, acc);
+	GpuextCheck(gpuext_cuda_copy_to_device(r->device->ptr, values, n * r->type->value_bytes),
+				"copy to device");
+	GpuextCheck(gpuext_reduce(r->type->value_bytes, r->is_float, r->device->ptr, n,
+							  r->device->ptr + r->values_bytes, r->scratch_bytes,
+							  (GpuextReduceResult *) r->result->ptr), "reduction");
+	GpuextCheck(gpuext_cuda_mark(REDUCE_EVENT), "event record");
+	r->pending = values;
+	r->pending_n = n;
+	r->cur ^= 1;
+}
+
 /* Free a reducer's buffers now (after Finish, or with nothing submitted). */
 void
 GpuextReducerDestroy(GpuextReducer *r)
 {
 	if (r->pending != NULL)
 		GpuextWait(REDUCE_EVENT);
+	for (int i = 0; i < 2; i++)
+		if (r->host[i] != NULL)
+			GpuextBufferFree(r->host[i]);
 	GpuextBufferFree(r->result);
 	GpuextBufferFree(r->device);
 	pfree(r);
 }
 
-/*
- * Add n dense values: one device batch where placement says so, else the CPU.
- * With keep, the reducer is made in keepcxt and kept there for the next batch,
- * since device and pinned allocations cost more than a batch's transfer.
- */
+/* Add n dense values: one device batch where placement says so, else the CPU. */
 void
-GpuextAccumAddValues(GpuextAccum *acc, const char *values, size_t n, GpuextReducer **keep,
-					 MemoryContext keepcxt)
+GpuextAccumAddValues(GpuextAccum *acc, const char *values, size_t n)
 {
 	if (GpuextUseDeviceFor(n) && n > 0)
 	{
-		GpuextReducer *r = keep ? *keep : NULL;
+		GpuextReducer *r = GpuextReducerCreate(acc->type, n);
 
-		if (r == NULL)
-		{
-			MemoryContext old = MemoryContextSwitchTo(keep ? keepcxt : CurrentMemoryContext);
-
-			r = GpuextReducerCreate(acc->type, keep ? Max(n, GPUEXT_REDUCE_BATCH) : n);
-			MemoryContextSwitchTo(old);
-		}
-		if (r != NULL && n <= r->max_n)
+		if (r != NULL)
 		{
 			GpuextReducerSubmit(r, values, n);
 			GpuextReducerFinish(r, acc);
-			if (keep)
-				*keep = r;
-			else
-				GpuextReducerDestroy(r);
+			GpuextReducerDestroy(r);
 			return;
 		}
 		elog(DEBUG1, "gpuext: device memory short for %zu values, reducing on the CPU", n);

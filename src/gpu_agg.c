@@ -40,9 +40,10 @@ typedef struct GpuextAggState
 {
 	GpuextAccum acc;			/* first: serialization sends only this */
 	bool		batching;		/* values gather for the device, else go straight to acc */
+	int			value_bytes;	/* of one value in the batch */
 	size_t		nbatch;
 	size_t		capacity;		/* values batch can hold, up to GPUEXT_REDUCE_BATCH */
-	char	   *batch;			/* in the aggregate's memory context */
+	char	   *batch;			/* in the aggregate's memory context, or the reducer's host batch */
 	GpuextReducer *reducer;		/* the device buffers of the batches, once one went there */
 } GpuextAggState;
 
@@ -155,7 +156,7 @@ ArrayAggregate(FunctionCallInfo fcinfo, GpuextAggKind kind, const char *fname)
 	Datum		result;
 
 	GpuextAccumInit(acc, type->typid);
-	GpuextAccumAddValues(acc, ARR_DATA_PTR(arr), (size_t) (nitems - nnulls), NULL, NULL);
+	GpuextAccumAddValues(acc, ARR_DATA_PTR(arr), (size_t) (nitems - nnulls));
 	result = GpuextAccumResult(acc, kind, &isnull);
 	if (isnull)
 		PG_RETURN_NULL();
@@ -220,44 +221,90 @@ StateCreate(MemoryContext aggcxt, Oid typid, const GpuextAccum *src)
 		memcpy(&state->acc, src, sizeof(GpuextAccum));
 	else
 		GpuextAccumInit(&state->acc, typid);
+	state->value_bytes = state->acc.type->value_bytes;
 	/* Batch only where a batch could go to the device. */
 	state->batching = GpuextUseDevice() &&
 		(gpuext_device_mode != GPUEXT_DEVICE_AUTO || gpuext_min_gpu_elements <= GPUEXT_REDUCE_BATCH);
 	return state;
 }
 
-/* Add the pending batch to the accumulator (on the device or the CPU, by its size). */
-static void
-StateFlush(GpuextAggState *state)
+/*
+ * Move the batch into the reducer's pinned host batch, making the reducer on
+ * first use, so that it can go up with no staging copy.  False, with nothing
+ * changed, where auto finds the device memory short.
+ */
+static bool
+StateStartStreaming(GpuextAggState *state)
 {
-	if (state->nbatch == 0)
+	if (state->reducer == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(GetMemoryChunkContext(state));
+
+		state->reducer = GpuextReducerCreateStreaming(state->acc.type, GPUEXT_REDUCE_BATCH);
+		MemoryContextSwitchTo(old);
+		if (state->reducer == NULL)
+		{
+			elog(DEBUG1, "gpuext: device memory short for a batch, reducing on the CPU");
+			return false;
+		}
+	}
+	memcpy(GpuextReducerHostBatch(state->reducer), state->batch, state->nbatch * state->value_bytes);
+	pfree(state->batch);
+	state->batch = GpuextReducerHostBatch(state->reducer);
+	state->capacity = GPUEXT_REDUCE_BATCH;
+	return true;
+}
+
+/*
+ * Send the batch up without waiting for it (the one before it is merged
+ * first), and go on filling the reducer's other host batch; small batches,
+ * or any where the device cannot be had, are added on the CPU.
+ */
+static void
+StateSend(GpuextAggState *state)
+{
+	if (state->reducer == NULL &&
+		(!GpuextUseDeviceFor(state->nbatch) || !StateStartStreaming(state)))
+	{
+		GpuextAccumAddArray(&state->acc, state->batch, state->nbatch);
+		state->nbatch = 0;
 		return;
-	GpuextAccumAddValues(&state->acc, state->batch, state->nbatch, &state->reducer,
-						 GetMemoryChunkContext(state));
+	}
+	GpuextReducerSubmitHost(state->reducer, state->nbatch, &state->acc);
+	state->batch = GpuextReducerHostBatch(state->reducer);
 	state->nbatch = 0;
 }
 
-/* Room for one more value in the batch: grow it, or flush it once it is full. */
+/* Add everything pending (the batch in flight and the one filling) to the accumulator. */
 static void
-StateGrow(GpuextAggState *state, MemoryContext aggcxt)
+StateFlush(GpuextAggState *state)
 {
-	size_t		vb = state->acc.type->value_bytes;
+	if (state->nbatch > 0)
+		StateSend(state);
+	if (state->reducer != NULL)
+		GpuextReducerSettle(state->reducer, &state->acc);
+}
 
+/* Room for one more value in the batch: grow it, or send it once it is full. */
+static void
+StateGrow(GpuextAggState *state)
+{
 	if (state->capacity >= GPUEXT_REDUCE_BATCH)
 	{
-		StateFlush(state);
+		StateSend(state);
 		return;
 	}
 	state->capacity = state->capacity ? state->capacity * 2 : BATCH_START;
 	if (state->batch == NULL)
-		state->batch = MemoryContextAlloc(aggcxt, state->capacity * vb);
+		state->batch = MemoryContextAlloc(GetMemoryChunkContext(state),
+										  state->capacity * state->value_bytes);
 	else
-		state->batch = repalloc(state->batch, state->capacity * vb);
+		state->batch = repalloc(state->batch, state->capacity * state->value_bytes);
 }
 
 /* Add one non-NULL value to a state. */
 static inline void
-StateAdd(GpuextAggState *state, MemoryContext aggcxt, Datum value)
+StateAdd(GpuextAggState *state, Datum value)
 {
 	if (!state->batching)
 	{
@@ -265,34 +312,49 @@ StateAdd(GpuextAggState *state, MemoryContext aggcxt, Datum value)
 		return;
 	}
 	if (unlikely(state->nbatch == state->capacity))
-		StateGrow(state, aggcxt);
-	GpuextStoreDatum(state->acc.type, value,
-					 state->batch + state->nbatch * state->acc.type->value_bytes);
+		StateGrow(state);
+	switch (state->value_bytes)
+	{
+		case 8:
+			((int64 *) state->batch)[state->nbatch] = DatumGetInt64(value);
+			break;
+		case 4:
+			((int32 *) state->batch)[state->nbatch] = DatumGetInt32(value);
+			break;
+		default:
+			((int16 *) state->batch)[state->nbatch] = DatumGetInt16(value);
+			break;
+	}
 	state->nbatch++;
+}
+
+/* The first call of a group: check the context and the type, and start its state. */
+static GpuextAggState *
+StateStart(FunctionCallInfo fcinfo)
+{
+	MemoryContext aggcxt = AggContext(fcinfo);
+	Oid			argtype = get_fn_expr_argtype(fcinfo->flinfo, 1);
+
+	if (GpuextSortTypeLookup(getBaseType(argtype)) == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("gpuext aggregates do not support type %s", format_type_be(argtype)),
+				 errdetail("Supported types: %s.", GpuextSortTypeNames)));
+	return StateCreate(aggcxt, getBaseType(argtype), NULL);
 }
 
 PG_FUNCTION_INFO_V1(gpu_agg_trans);
 
-/* Transition: add one value (NULLs are skipped) to the group's state. */
+/* Transition: add one value (NULLs are skipped) to the group's state; the context is checked once. */
 Datum
 gpu_agg_trans(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcxt = AggContext(fcinfo);
 	GpuextAggState *state = PG_ARGISNULL(0) ? NULL : (GpuextAggState *) PG_GETARG_POINTER(0);
 
-	if (state == NULL)
-	{
-		Oid			argtype = get_fn_expr_argtype(fcinfo->flinfo, 1);
-
-		if (GpuextSortTypeLookup(getBaseType(argtype)) == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("gpuext aggregates do not support type %s", format_type_be(argtype)),
-					 errdetail("Supported types: %s.", GpuextSortTypeNames)));
-		state = StateCreate(aggcxt, getBaseType(argtype), NULL);
-	}
+	if (unlikely(state == NULL))
+		state = StateStart(fcinfo);
 	if (!PG_ARGISNULL(1))
-		StateAdd(state, aggcxt, PG_GETARG_DATUM(1));
+		StateAdd(state, PG_GETARG_DATUM(1));
 	PG_RETURN_POINTER(state);
 }
 
@@ -308,6 +370,8 @@ gpu_agg_combine(PG_FUNCTION_ARGS)
 
 	if (src == NULL)
 		PG_RETURN_POINTER(dst);
+	if (src->reducer != NULL)
+		GpuextReducerSettle(src->reducer, &src->acc);
 	if (dst == NULL)
 		dst = StateCreate(aggcxt, src->acc.typid, &src->acc);
 	else
@@ -316,12 +380,12 @@ gpu_agg_combine(PG_FUNCTION_ARGS)
 		GpuextAccumAddArray(&dst->acc, src->batch, src->nbatch);
 	else
 	{
-		size_t		vb = src->acc.type->value_bytes;
+		size_t		vb = src->value_bytes;
 
 		for (size_t i = 0; i < src->nbatch; i++)
 		{
 			if (dst->nbatch == dst->capacity)
-				StateGrow(dst, aggcxt);
+				StateGrow(dst);
 			memcpy(dst->batch + dst->nbatch++ * vb, src->batch + i * vb, vb);
 		}
 	}
@@ -361,6 +425,7 @@ gpu_agg_deserialize(PG_FUNCTION_ARGS)
 	state = palloc0(sizeof(GpuextAggState));
 	memcpy(&state->acc, VARDATA_ANY(data), sizeof(GpuextAccum));
 	GpuextAccumAttach(&state->acc);
+	state->value_bytes = state->acc.type->value_bytes;
 	PG_RETURN_POINTER(state);
 }
 
