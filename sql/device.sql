@@ -61,7 +61,7 @@ DECLARE
   line text;
 BEGIN
   FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF line ~ 'GpuSort|Sort Method|CPU Fallback|Rows Sorted|Bound' THEN
+    IF line ~ 'GpuSort|Sort Method|CPU Fallback|Rows Sorted|Bound|Input' THEN
       RETURN NEXT regexp_replace(line, '\(actual rows=(\d+) loops=1\)', 'rows=\1');
     END IF;
   END LOOP;

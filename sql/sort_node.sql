@@ -164,6 +164,38 @@ SELECT q, same_as_postgres(q) FROM unnest(ARRAY[
 ]) q;
 RESET gpuext.sort_work_mem;
 
+-- GpuSort reads a plain scan's heap pages itself: it sees what the query's snapshot sees, no
+-- more: rows deleted, updated and inserted in this transaction, and a cursor opened before them.
+CREATE FUNCTION cursor_rows(cur refcursor, OUT fetched int, OUT deleted_since int, OUT changed_since int)
+LANGUAGE plpgsql AS $$
+DECLARE
+  rec record;
+BEGIN
+  fetched := 0; deleted_since := 0; changed_since := 0;
+  LOOP
+    FETCH cur INTO rec;
+    EXIT WHEN NOT FOUND;
+    fetched := fetched + 1;
+    deleted_since := deleted_since + (rec.id % 5 = 0)::int;
+    changed_since := changed_since + (rec.id > 100000)::int;
+  END LOOP;
+END $$;
+CREATE TABLE sn_vis AS SELECT * FROM sn;
+ANALYZE sn_vis;
+BEGIN;
+DECLARE before_change CURSOR FOR SELECT c, id FROM sn_vis ORDER BY c DESC, id;
+DELETE FROM sn_vis WHERE id % 5 = 0;
+UPDATE sn_vis SET c = -c, id = id + 100000 WHERE id % 7 = 0;
+INSERT INTO sn_vis (id, c) SELECT 200000 + i, i / 3.0 FROM generate_series(1, 300) i;
+EXPLAIN (COSTS OFF) SELECT c, id FROM sn_vis ORDER BY c DESC, id;
+SELECT q, same_as_postgres(q) FROM unnest(ARRAY[
+  'SELECT * FROM sn_vis ORDER BY c, id',
+  'SELECT c, id FROM sn_vis ORDER BY c DESC, id'
+]) q;
+SELECT * FROM cursor_rows('before_change');
+ROLLBACK;
+DROP TABLE sn_vis;
+
 -- Sorts GpuSort leaves to PostgreSQL, and why (DEBUG1).
 SET client_min_messages = debug1;
 EXPLAIN (COSTS OFF) SELECT * FROM sn ORDER BY t;

@@ -23,6 +23,8 @@
  */
 #include "postgres.h"
 
+#include "access/heapam.h"
+#include "access/tableam.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
 #include "executor/nodeSort.h"
@@ -89,6 +91,8 @@ typedef struct GpuSortState
 	int			natts;
 	int		   *attkey;			/* keys-only: the key each output column is rebuilt from */
 	AttrNumber *input_attno;	/* keys-only over an unprojected scan: where each column lies in its tuple */
+	AttrNumber *keyattno;		/* where each key lies in the input row */
+	bool		direct;			/* the input is read here from the child scan's heap pages */
 	TupleTableSlot *projslot;	/* ... and the row as the scan would have projected it */
 	MinimalTuple *rows;
 	char	   *arena_next;
@@ -243,6 +247,24 @@ ProjectInput(GpuSortState *st, TupleTableSlot *slot)
 	return ExecStoreVirtualTuple(st->projslot);
 }
 
+/*
+ * Over a plain sequential scan of a heap table (no filter, no projection, not
+ * parallel) the node reads the heap pages itself: the executor's per-row slot
+ * work (a buffer pin and a deform per tuple) costs more than the sort.
+ */
+static void
+DirectScanSetup(GpuSortState *st)
+{
+	PlanState  *child = outerPlanState(st);
+
+	if (!IsA(child, SeqScanState) || child->ps_ProjInfo != NULL || child->qual != NULL ||
+		child->plan->parallel_aware || child->plan->initPlan != NIL)
+		return;
+	if (((ScanState *) child)->ss_currentRelation->rd_tableam != GetHeapamTableAmRoutine())
+		return;
+	st->direct = true;
+}
+
 /* Whether a key's type has a -0 that compares equal to +0. */
 static bool
 HasNegativeZero(const GpuextSortType *type)
@@ -347,14 +369,22 @@ GpuSortBegin(CustomScanState *node, EState *estate, int eflags)
 		/* Rows are rebuilt into a virtual slot, as the scan slot already is. */
 		st->minslot = ExecAllocTableSlot(&estate->es_tupleTable, desc, &TTSOpsMinimalTuple);
 		SkipScanProjection(st, estate);
-		return;
 	}
-	/* Rows are stored as minimal tuples. */
-	node->ss.ss_ScanTupleSlot = ExecAllocTableSlot(&estate->es_tupleTable, desc, &TTSOpsMinimalTuple);
-	node->ss.ps.scanops = &TTSOpsMinimalTuple;
-	node->ss.ps.resultops = &TTSOpsMinimalTuple;
-	node->ss.ps.resultopsfixed = true;
-	node->ss.ps.resultopsset = true;
+	else
+	{
+		/* Rows are stored as minimal tuples. */
+		node->ss.ss_ScanTupleSlot = ExecAllocTableSlot(&estate->es_tupleTable, desc, &TTSOpsMinimalTuple);
+		node->ss.ps.scanops = &TTSOpsMinimalTuple;
+		node->ss.ps.resultops = &TTSOpsMinimalTuple;
+		node->ss.ps.resultopsfixed = true;
+		node->ss.ps.resultopsset = true;
+	}
+	if (st->fallback)
+		return;
+	st->keyattno = palloc(sizeof(AttrNumber) * st->nkeys);
+	for (i = 0; i < st->nkeys; i++)
+		st->keyattno[i] = st->input_attno ? st->input_attno[st->colidx[i] - 1] : st->colidx[i];
+	DirectScanSetup(st);
 }
 
 /* Set a field of width bits whose lowest bit is lo in the multi-word key. */
@@ -627,33 +657,13 @@ GrowRows(GpuSortState *st, int64 budget_kb)
 	st->capacity = newcap;
 }
 
-/* Copy the slot's row as a minimal tuple into the arena; returns the bytes it takes. */
-static size_t
-CopyRow(GpuSortState *st, TupleTableSlot *slot)
+/* Copy a tuple body as a minimal tuple into the arena (heap: src is a heap tuple's); returns the bytes it takes. */
+static inline size_t
+CopyTupleBytes(GpuSortState *st, const char *src, size_t len, bool heap)
 {
-	const char *src;
-	size_t		len;
-	size_t		space;
-	bool		heap = TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot);
-	bool		should_free = false;
-	MinimalTuple mt = NULL;
+	size_t		space = MAXALIGN(len);
 	MinimalTuple copy;
 
-	/* A heap tuple is copied straight from where it lies, as minimal_tuple_from_heap_tuple does. */
-	if (heap)
-	{
-		HeapTuple	ht = ExecFetchSlotHeapTuple(slot, false, NULL);
-
-		src = (const char *) ht->t_data + MINIMAL_TUPLE_OFFSET;
-		len = ht->t_len - MINIMAL_TUPLE_OFFSET;
-	}
-	else
-	{
-		mt = ExecFetchSlotMinimalTuple(slot, &should_free);
-		src = (const char *) mt;
-		len = mt->t_len;
-	}
-	space = MAXALIGN(len);
 	if (space > (size_t) (st->arena_end - st->arena_next))
 	{
 		size_t		chunk = Max(space, ARENA_CHUNK);
@@ -669,10 +679,33 @@ CopyRow(GpuSortState *st, TupleTableSlot *slot)
 		memset(copy, 0, offsetof(MinimalTupleData, t_infomask2));
 		copy->t_len = len;
 	}
-	if (should_free)
-		pfree(mt);
 	st->rows[st->nrows] = copy;
 	return space + sizeof(MinimalTuple);
+}
+
+/* A heap tuple's body as a minimal tuple, as minimal_tuple_from_heap_tuple makes it, into the arena. */
+static inline size_t
+CopyHeapTuple(GpuSortState *st, HeapTuple ht)
+{
+	return CopyTupleBytes(st, (const char *) ht->t_data + MINIMAL_TUPLE_OFFSET,
+						  ht->t_len - MINIMAL_TUPLE_OFFSET, true);
+}
+
+/* Copy the slot's row as a minimal tuple into the arena; returns the bytes it takes. */
+static size_t
+CopyRow(GpuSortState *st, TupleTableSlot *slot)
+{
+	bool		should_free = false;
+	MinimalTuple mt;
+	size_t		space;
+
+	if (TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot))
+		return CopyHeapTuple(st, ExecFetchSlotHeapTuple(slot, false, NULL));
+	mt = ExecFetchSlotMinimalTuple(slot, &should_free);
+	space = CopyTupleBytes(st, (const char *) mt, mt->t_len, false);
+	if (should_free)
+		pfree(mt);
+	return space;
 }
 
 /* Build the keys of the last batched rows, timed; returns the new batch length (0). */
@@ -687,19 +720,94 @@ FlushKeys(GpuSortState *st, const Datum *values, const bool *isnull, int batched
 	return 0;
 }
 
+/* What reading the input carries from row to row. */
+typedef struct RunInput
+{
+	int64		budget_kb;
+	Datum	   *values;			/* key values of the rows batched for BuildKeys */
+	bool	   *isnull;
+	int			batched;
+	size_t		row_bytes;
+} RunInput;
+
+/*
+ * Store one input row, from a slot or (slot NULL) a heap tuple read in place,
+ * and gather its key values; past the budget everything goes to tuplesort.
+ */
+static pg_attribute_always_inline void
+TakeRow(GpuSortState *st, RunInput *in, TupleTableSlot *slot, HeapTuple tuple, TupleDesc tupdesc)
+{
+	Datum	   *values = in->values + in->batched * st->nkeys;
+	bool	   *isnull = in->isnull + in->batched * st->nkeys;
+
+	if (st->nrows == st->capacity)
+		GrowRows(st, in->budget_kb);
+	if (!st->keys_only)
+		in->row_bytes += slot ? CopyRow(st, slot) : CopyHeapTuple(st, tuple);
+	for (int k = 0; k < st->nkeys; k++)
+		values[k] = slot ? slot_getattr(slot, st->keyattno[k], &isnull[k])
+			: heap_getattr(tuple, st->keyattno[k], tupdesc, &isnull[k]);
+	st->nrows++;
+	if (++in->batched == KEY_BATCH)
+		in->batched = FlushKeys(st, in->values, in->isnull, in->batched);
+
+	st->host_bytes = in->row_bytes + st->nrows * st->nwords * sizeof(uint64);
+	if (unlikely(st->host_bytes > (size_t) in->budget_kb * 1024 || st->nrows >= PG_UINT32_MAX))
+	{
+		/* Keys-only rows are rebuilt from their keys: build the batch's first */
+		if (in->batched > 0)
+			in->batched = FlushKeys(st, in->values, in->isnull, in->batched);
+		SpillToTuplesort(st, in->budget_kb,
+						 psprintf("input passed the memory budget of %lld kB", (long long) in->budget_kb));
+	}
+}
+
+/* Read the child scan's relation page by page, as its SeqScan would, without a slot per row. */
+static void
+ReadHeapDirect(GpuSortState *st, RunInput *in)
+{
+	ScanState  *child = (ScanState *) outerPlanState(st);
+	Relation	rel = child->ss_currentRelation;
+	TupleDesc	tupdesc = RelationGetDescr(rel);
+	TableScanDesc scan = table_beginscan(rel, st->css.ss.ps.state->es_snapshot, 0, NULL);
+	HeapTuple	tuple;
+	uint64		nread = 0;
+
+	if (child->ps.instrument)
+		InstrStartNode(child->ps.instrument);
+	while ((tuple = heap_getnext(scan, ForwardScanDirection)) != NULL)
+	{
+		if ((++nread & 4095) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (st->tuplesort)
+		{
+			ExecStoreBufferHeapTuple(tuple, child->ss_ScanTupleSlot, ((HeapScanDesc) scan)->rs_cbuf);
+			tuplesort_puttupleslot(st->tuplesort, ProjectInput(st, child->ss_ScanTupleSlot));
+			continue;
+		}
+		TakeRow(st, in, NULL, tuple, tupdesc);
+	}
+	ExecClearTuple(child->ss_ScanTupleSlot);
+	table_endscan(scan);
+	st->rows_sorted = nread;
+	if (child->ps.instrument)
+		InstrStopNode(child->ps.instrument, (double) nread);
+}
+
 /* Read the whole input and sort it: on the device when it can, else with tuplesort. */
 static void
 GpuSortRun(GpuSortState *st)
 {
 	PlanState  *child = outerPlanState(st);
-	int64		budget_kb = gpuext_sort_work_mem >= 0 ? gpuext_sort_work_mem : work_mem;
-	Datum	   *values = palloc(sizeof(Datum) * KEY_BATCH * st->nkeys);
-	bool	   *isnull = palloc(sizeof(bool) * KEY_BATCH * st->nkeys);
-	int			batched = 0;
-	size_t		row_bytes = 0;
+	RunInput	in;
 	instr_time	start;
 	TupleTableSlot *slot;
 
+	in.budget_kb = gpuext_sort_work_mem >= 0 ? gpuext_sort_work_mem : work_mem;
+	in.values = palloc(sizeof(Datum) * KEY_BATCH * st->nkeys);
+	in.isnull = palloc(sizeof(bool) * KEY_BATCH * st->nkeys);
+	in.batched = 0;
+	in.row_bytes = 0;
 	INSTR_TIME_SET_CURRENT(start);
 	st->rows_sorted = 0;
 	st->keys_sorted = false;
@@ -707,46 +815,28 @@ GpuSortRun(GpuSortState *st)
 		st->rowcxt = GenerationContextCreate(st->css.ss.ps.state->es_query_cxt, "GpuSort rows",
 											 ALLOCSET_DEFAULT_SIZES);
 
-	for (;;)
+	if (st->direct)
+		ReadHeapDirect(st, &in);
+	else
 	{
-		slot = ExecProcNode(child);
-		if (TupIsNull(slot))
-			break;
-		st->rows_sorted++;
-		if (st->tuplesort)
+		for (;;)
 		{
-			tuplesort_puttupleslot(st->tuplesort, ProjectInput(st, slot));
-			continue;
-		}
-
-		if (st->nrows == st->capacity)
-			GrowRows(st, budget_kb);
-		if (!st->keys_only)
-			row_bytes += CopyRow(st, slot);
-		for (int k = 0; k < st->nkeys; k++)
-			values[batched * st->nkeys + k] =
-				slot_getattr(slot, st->input_attno ? st->input_attno[st->colidx[k] - 1] : st->colidx[k],
-							 &isnull[batched * st->nkeys + k]);
-		st->nrows++;
-		if (++batched == KEY_BATCH)
-			batched = FlushKeys(st, values, isnull, batched);
-
-		st->host_bytes = row_bytes + st->nrows * st->nwords * sizeof(uint64);
-		if (st->host_bytes > (size_t) budget_kb * 1024 || st->nrows >= PG_UINT32_MAX)
-		{
-			/* Keys-only rows are rebuilt from their keys: build the batch's first */
-			if (batched > 0)
-				batched = FlushKeys(st, values, isnull, batched);
-			SpillToTuplesort(st, budget_kb,
-							 psprintf("input passed the memory budget of %lld kB", (long long) budget_kb));
+			slot = ExecProcNode(child);
+			if (TupIsNull(slot))
+				break;
+			st->rows_sorted++;
+			if (st->tuplesort)
+				tuplesort_puttupleslot(st->tuplesort, ProjectInput(st, slot));
+			else
+				TakeRow(st, &in, slot, NULL, NULL);
 		}
 	}
-	if (batched > 0)
-		FlushKeys(st, values, isnull, batched);
+	if (in.batched > 0)
+		FlushKeys(st, in.values, in.isnull, in.batched);
 	st->store_ms = ElapsedMs(start) - st->keys_ms;
 
 	if (st->tuplesort == NULL && st->nrows > 1 && !SortRowsOnDevice(st))
-		SpillToTuplesort(st, budget_kb, "device memory is short");
+		SpillToTuplesort(st, in.budget_kb, "device memory is short");
 	if (st->tuplesort)
 	{
 		INSTR_TIME_SET_CURRENT(start);
@@ -756,8 +846,8 @@ GpuSortRun(GpuSortState *st)
 	st->current = 0;
 	st->eof = false;
 	st->done = true;
-	pfree(values);
-	pfree(isnull);
+	pfree(in.values);
+	pfree(in.isnull);
 }
 
 /* Next row in the requested direction, with tuplesort's cursor semantics. */
@@ -1007,6 +1097,8 @@ GpuSortExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Host Memory", "kB", (int64) (st->host_bytes + 1023) / 1024, es);
 		ExplainPropertyInteger("Device Memory", "kB", (int64) (st->device_bytes + 1023) / 1024, es);
 	}
+	if (st->direct)
+		ExplainPropertyText("Input", "heap pages read in place", es);
 	if (es->timing)
 	{
 		ExplainPropertyFloat("Store Time", "ms", st->store_ms, 3, es);
