@@ -23,6 +23,8 @@
  */
 #include "postgres.h"
 
+#include <sys/mman.h>
+
 #include "access/heapam.h"
 #include "access/tableam.h"
 #include "commands/explain.h"
@@ -52,11 +54,30 @@ int			gpuext_sort_work_mem = -1;
 /* LIMIT bounds up to this are served by tuplesort's top-N heap, which keeps only them. */
 #define HEAP_BOUND_MAX 100000
 
-/* Copied rows live in chunks of this size (larger rows get their own). */
-#define ARENA_CHUNK (8 * 1024 * 1024)
+/* Copied rows live in chunks growing from the first size to the last (larger rows get their own). */
+#define ARENA_CHUNK_FIRST (8 * 1024 * 1024)
+#define ARENA_CHUNK_MAX (64 * 1024 * 1024)
+
+/* Transparent huge page size asked for on large row and key arrays. */
+#define HUGE_PAGE_BYTES (2 * 1024 * 1024)
 
 /* Rows ahead of the one emitted whose tuples are prefetched. */
 #define EMIT_PREFETCH 16
+
+/* Where one sort key lies in the row key, and how its values map to key bits and back. */
+typedef struct KeyLayout
+{
+	uint64		(*to_key) (Datum value);	/* datum_key; datum_key_raw for the last key */
+	Datum		(*to_datum) (uint64 key);
+	int			bits;			/* of the value field */
+	uint64		mask;			/* its low bits */
+	uint64		invert;			/* mask for DESC, else 0 */
+	uint64		null_flag;		/* the flag bit of a NULL: 1 when NULLs come last */
+	int			flag_lo;		/* bit positions from the least significant bit of the key */
+	int			value_lo;
+	int			negzero_lo;		/* keys-only: the -0 bit of a tied float key, or -1 */
+	Datum		negzero;		/* the -0 of that float type */
+} KeyLayout;
 
 typedef struct GpuSortState
 {
@@ -76,9 +97,8 @@ typedef struct GpuSortState
 	/* Key layout: bit positions counted from the least significant bit of the whole key */
 	int			nwords;
 	int			top_bits;
-	int		   *flag_lo;
-	int		   *value_lo;
-	int		   *negzero_lo;		/* keys-only: the -0 bit of a tied float key, or -1 */
+	KeyLayout  *layout;			/* per key */
+	int			nnegzero;		/* keys-only -0 bits, at the bottom of the key */
 
 	/*
 	 * Device path: stored rows (tuple pointers, in sorted order once sorted;
@@ -97,6 +117,7 @@ typedef struct GpuSortState
 	MinimalTuple *rows;
 	char	   *arena_next;
 	char	   *arena_end;
+	size_t		arena_chunk;	/* size of the next chunk */
 	TupleTableSlot *minslot;
 	uint64	   *keys;
 	size_t		nrows;
@@ -291,9 +312,7 @@ GpuSortBegin(CustomScanState *node, EState *estate, int eflags)
 	st->nullsfirst = palloc(sizeof(bool) * st->nkeys);
 	st->descending = palloc(sizeof(bool) * st->nkeys);
 	st->types = palloc(sizeof(GpuextSortType *) * st->nkeys);
-	st->flag_lo = palloc(sizeof(int) * st->nkeys);
-	st->value_lo = palloc(sizeof(int) * st->nkeys);
-	st->negzero_lo = palloc(sizeof(int) * st->nkeys);
+	st->layout = palloc(sizeof(KeyLayout) * st->nkeys);
 	for (i = 0; i < st->nkeys; i++)
 	{
 		st->colidx[i] = (AttrNumber) list_nth_int(linitial(priv), i);
@@ -317,16 +336,28 @@ GpuSortBegin(CustomScanState *node, EState *estate, int eflags)
 			nnegzero++;
 	}
 	total += nnegzero;
+	st->nnegzero = nnegzero;
 	st->nwords = (total + 63) / 64;
 	st->top_bits = total - 64 * (st->nwords - 1);
 	for (i = 0, nnegzero = 0; i < st->nkeys; i++)
 	{
-		st->flag_lo[i] = total - 1;
-		st->value_lo[i] = total - 1 - 8 * st->types[i]->key_bytes;
-		total = st->value_lo[i];
-		st->negzero_lo[i] = -1;
-		if (st->keys_only && i < st->nkeys - 1 && HasNegativeZero(st->types[i]))
-			st->negzero_lo[i] = nnegzero++;
+		KeyLayout  *l = &st->layout[i];
+		const GpuextSortType *type = st->types[i];
+
+		/* The last key needs no -0 = +0 tie: nothing comes after it */
+		l->to_key = i == st->nkeys - 1 ? type->datum_key_raw : type->datum_key;
+		l->to_datum = type->key_datum;
+		l->bits = 8 * type->key_bytes;
+		l->mask = l->bits == 64 ? ~UINT64CONST(0) : (UINT64CONST(1) << l->bits) - 1;
+		l->invert = st->descending[i] ? l->mask : 0;
+		l->null_flag = st->nullsfirst[i] ? 0 : 1;
+		l->flag_lo = total - 1;
+		l->value_lo = total - 1 - l->bits;
+		total = l->value_lo;
+		l->negzero_lo = -1;
+		l->negzero = type->typid == FLOAT4OID ? Float4GetDatum(-0.0f) : Float8GetDatum(-0.0);
+		if (st->keys_only && i < st->nkeys - 1 && HasNegativeZero(type))
+			l->negzero_lo = nnegzero++;
 	}
 	if (st->keys_only)
 	{
@@ -412,9 +443,9 @@ GetBits(const uint64 *words, size_t stride, int nwords, int lo, int width)
 	return width == 64 ? v : v & ((UINT64CONST(1) << width) - 1);
 }
 
-/* Build the keys of a batch of rows from their key column values. */
+/* Build keys of any width field by field (keys past 128 bits). */
 static void
-BuildKeys(GpuSortState *st, uint64 *keys, const Datum *values, const bool *isnull, int nrows)
+BuildKeysWide(GpuSortState *st, uint64 *keys, const Datum *values, const bool *isnull, int nrows)
 {
 	memset(keys, 0, sizeof(uint64) * st->nwords * nrows);
 	for (int r = 0; r < nrows; r++)
@@ -423,55 +454,97 @@ BuildKeys(GpuSortState *st, uint64 *keys, const Datum *values, const bool *isnul
 
 		for (int k = 0; k < st->nkeys; k++)
 		{
-			const GpuextSortType *type = st->types[k];
-			int			bits = 8 * type->key_bytes;
-			uint64		mask = bits == 64 ? ~UINT64CONST(0) : (UINT64CONST(1) << bits) - 1;
+			const KeyLayout *l = &st->layout[k];
 			Datum		v = values[r * st->nkeys + k];
-			uint64		key;
+			bool		null = isnull[r * st->nkeys + k];
 
-			if (isnull[r * st->nkeys + k])
-			{
-				if (!st->nullsfirst[k])
-					PutBits(words, st->nwords, st->flag_lo[k], 1, 1);
+			PutBits(words, st->nwords, l->flag_lo, 1, null ? l->null_flag : l->null_flag ^ 1);
+			if (null)
 				continue;
-			}
-			if (st->nullsfirst[k])
-				PutBits(words, st->nwords, st->flag_lo[k], 1, 1);
-			/* The last key needs no -0 = +0 tie: nothing comes after it */
-			key = k == st->nkeys - 1 ? type->datum_key_raw(v) : type->datum_key(v);
-			if (st->negzero_lo[k] >= 0 && type->datum_key_raw(v) != key)
-				PutBits(words, st->nwords, st->negzero_lo[k], 1, 1);
-			PutBits(words, st->nwords, st->value_lo[k], bits, (st->descending[k] ? ~key : key) & mask);
+			PutBits(words, st->nwords, l->value_lo, l->bits, l->to_key(v) ^ l->invert);
+			if (l->negzero_lo >= 0 && v == l->negzero)
+				PutBits(words, st->nwords, l->negzero_lo, 1, 1);
 		}
 	}
+}
+
+/*
+ * Build the keys of a batch of rows from their key column values.  Keys of up
+ * to 128 bits (all but the widest sorts) are composed in one 128-bit integer,
+ * from the first key's flag down to the -0 bits.
+ */
+static void
+BuildKeys(GpuSortState *st, uint64 *keys, const Datum *values, const bool *isnull, int nrows)
+{
+	if (st->nwords > 2)
+	{
+		BuildKeysWide(st, keys, values, isnull, nrows);
+		return;
+	}
+	for (int r = 0; r < nrows; r++)
+	{
+		uint128		acc = 0;
+		uint64		negzero = 0;
+
+		for (int k = 0; k < st->nkeys; k++)
+		{
+			const KeyLayout *l = &st->layout[k];
+			Datum		v = values[r * st->nkeys + k];
+			uint64		flag = l->null_flag;
+			uint64		key = 0;
+
+			if (!isnull[r * st->nkeys + k])
+			{
+				flag ^= 1;
+				key = l->to_key(v) ^ l->invert;
+				if (l->negzero_lo >= 0 && v == l->negzero)
+					negzero |= UINT64CONST(1) << l->negzero_lo;
+			}
+			acc = (acc << (l->bits + 1)) | ((uint128) flag << l->bits) | key;
+		}
+		acc = (acc << st->nnegzero) | negzero;
+		if (st->nwords == 2)
+		{
+			keys[2 * r] = (uint64) (acc >> 64);
+			keys[2 * r + 1] = (uint64) acc;
+		}
+		else
+			keys[r] = (uint64) acc;
+	}
+}
+
+/* Field of width bits at bit lo of a key: from acc when the key fits 128 bits, else from its words. */
+static inline uint64
+KeyField(GpuSortState *st, uint128 acc, const uint64 *words, size_t stride, int lo, int width, uint64 mask)
+{
+	if (st->nwords <= 2)
+		return (uint64) (acc >> lo) & mask;
+	return GetBits(words, stride, st->nwords, lo, width);
 }
 
 /* Rebuild a row of a keys-only sort from its key (word w at words[w * stride]) into a virtual slot. */
 static void
 DecodeRow(GpuSortState *st, TupleTableSlot *slot, const uint64 *words, size_t stride)
 {
+	uint128		acc = 0;
+
+	if (st->nwords == 2)
+		acc = ((uint128) words[0] << 64) | words[stride];
+	else if (st->nwords == 1)
+		acc = words[0];
 	ExecClearTuple(slot);
 	for (int a = 0; a < st->natts; a++)
 	{
-		int			k = st->attkey[a];
-		const GpuextSortType *type = st->types[k];
-		int			bits = 8 * type->key_bytes;
-		uint64		flag = GetBits(words, stride, st->nwords, st->flag_lo[k], 1);
-		uint64		key;
+		const KeyLayout *l = &st->layout[st->attkey[a]];
 
-		slot->tts_isnull[a] = st->nullsfirst[k] ? flag == 0 : flag == 1;
+		slot->tts_isnull[a] = KeyField(st, acc, words, stride, l->flag_lo, 1, 1) == l->null_flag;
 		if (slot->tts_isnull[a])
-		{
 			slot->tts_values[a] = (Datum) 0;
-			continue;
-		}
-		key = GetBits(words, stride, st->nwords, st->value_lo[k], bits);
-		if (st->descending[k])
-			key = ~key & (bits == 64 ? ~UINT64CONST(0) : (UINT64CONST(1) << bits) - 1);
-		if (st->negzero_lo[k] >= 0 && GetBits(words, stride, st->nwords, st->negzero_lo[k], 1))
-			slot->tts_values[a] = type->typid == FLOAT4OID ? Float4GetDatum(-0.0f) : Float8GetDatum(-0.0);
+		else if (l->negzero_lo >= 0 && KeyField(st, acc, words, stride, l->negzero_lo, 1, 1))
+			slot->tts_values[a] = l->negzero;
 		else
-			slot->tts_values[a] = type->key_datum(key);
+			slot->tts_values[a] = l->to_datum(KeyField(st, acc, words, stride, l->value_lo, l->bits, l->mask) ^
+											  l->invert);
 	}
 	ExecStoreVirtualTuple(slot);
 }
@@ -521,6 +594,32 @@ SpillToTuplesort(GpuSortState *st, int64 budget_kb, const char *why)
 	st->arena_next = st->arena_end = NULL;
 	st->keys = NULL;
 	st->nrows = st->capacity = 0;
+}
+
+/*
+ * Ask for transparent huge pages on a fresh large block: faulting in and
+ * zeroing it 4 kB at a time costs more than building the keys in it.
+ */
+static void
+AdviseHugePages(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+	uintptr_t	start = TYPEALIGN(HUGE_PAGE_BYTES, (uintptr_t) p);
+	uintptr_t	end = TYPEALIGN_DOWN(HUGE_PAGE_BYTES, (uintptr_t) p + bytes);
+
+	if (end > start)
+		(void) madvise((void *) start, end - start, MADV_HUGEPAGE);
+#endif
+}
+
+/* A large block in the rows' context, on huge pages where the kernel has them. */
+static void *
+AllocRows(GpuSortState *st, size_t bytes)
+{
+	void	   *p = MemoryContextAllocHuge(st->rowcxt, bytes);
+
+	AdviseHugePages(p, bytes);
+	return p;
 }
 
 /* What one device transfer of the node reads or writes. */
@@ -597,7 +696,7 @@ SortRowsOnDevice(GpuSortState *st)
 	dscratch = dsorted + sorted_bytes;
 	if (!st->keys_only)
 	{
-		transfer.sorted = MemoryContextAllocHuge(st->rowcxt, n * sizeof(MinimalTuple));
+		transfer.sorted = AllocRows(st, n * sizeof(MinimalTuple));
 		st->host_bytes += n * sizeof(MinimalTuple);
 	}
 	staging = GpuextStagingBegin();
@@ -639,7 +738,13 @@ SortRowsOnDevice(GpuSortState *st)
 static void *
 GrowArray(GpuSortState *st, void *old, size_t bytes)
 {
-	return old ? repalloc_huge(old, bytes) : MemoryContextAllocHuge(st->rowcxt, bytes);
+	void	   *p;
+
+	if (old == NULL)
+		return AllocRows(st, bytes);
+	p = repalloc_huge(old, bytes);
+	AdviseHugePages(p, bytes);
+	return p;
 }
 
 /* Make room for more stored rows and their keys: first as many as the planner expects and the budget holds. */
@@ -666,10 +771,11 @@ CopyTupleBytes(GpuSortState *st, const char *src, size_t len, bool heap)
 
 	if (space > (size_t) (st->arena_end - st->arena_next))
 	{
-		size_t		chunk = Max(space, ARENA_CHUNK);
+		size_t		chunk = Max(space, st->arena_chunk);
 
-		st->arena_next = MemoryContextAllocHuge(st->rowcxt, chunk);
+		st->arena_next = AllocRows(st, chunk);
 		st->arena_end = st->arena_next + chunk;
+		st->arena_chunk = Min(st->arena_chunk * 2, ARENA_CHUNK_MAX);
 	}
 	copy = (MinimalTuple) st->arena_next;
 	st->arena_next += space;
@@ -811,6 +917,7 @@ GpuSortRun(GpuSortState *st)
 	INSTR_TIME_SET_CURRENT(start);
 	st->rows_sorted = 0;
 	st->keys_sorted = false;
+	st->arena_chunk = ARENA_CHUNK_FIRST;
 	if (st->rowcxt == NULL)
 		st->rowcxt = GenerationContextCreate(st->css.ss.ps.state->es_query_cxt, "GpuSort rows",
 											 ALLOCSET_DEFAULT_SIZES);
