@@ -118,6 +118,38 @@ MOVE LAST IN cur;
 FETCH RELATIVE 0 FROM cur;
 COMMIT;
 
+-- The same walk with GpuSort and with PostgreSQL's Sort, on a scrollable cursor over a keys-only
+-- sort (rows rebuilt from keys a batch at a time): forward and backward across batches, jumps.
+CREATE FUNCTION cursor_walk_same(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  cur refcursor;
+  rec record;
+  walk text[];
+  first text[];
+BEGIN
+  FOR side IN 1..2 LOOP
+    PERFORM set_config('gpuext.enable_sort', CASE side WHEN 1 THEN 'on' ELSE 'off' END, true);
+    walk := '{}';
+    OPEN cur SCROLL FOR EXECUTE q;
+    FOR i IN 1..300 LOOP FETCH NEXT FROM cur INTO rec; walk := walk || rec::text; END LOOP;
+    FOR i IN 1..290 LOOP FETCH PRIOR FROM cur INTO rec; walk := walk || rec::text; END LOOP;
+    MOVE ABSOLUTE 4000 IN cur;
+    FOR i IN 1..10 LOOP FETCH NEXT FROM cur INTO rec; walk := walk || rec::text; END LOOP;
+    FOR i IN 1..600 LOOP FETCH PRIOR FROM cur INTO rec; walk := walk || rec::text; END LOOP;
+    FETCH LAST FROM cur INTO rec; walk := walk || rec::text;
+    FOR i IN 1..5 LOOP FETCH PRIOR FROM cur INTO rec; walk := walk || rec::text; END LOOP;
+    FETCH FIRST FROM cur INTO rec; walk := walk || rec::text;
+    FETCH PRIOR FROM cur INTO rec; walk := walk || (CASE WHEN FOUND THEN rec::text ELSE 'none' END);
+    CLOSE cur;
+    IF side = 1 THEN first := walk; END IF;
+  END LOOP;
+  PERFORM set_config('gpuext.enable_sort', 'on', true);
+  RETURN CASE WHEN first = walk THEN format('same walk of %s rows', cardinality(walk)) ELSE 'DIFFERENT' END;
+END $$;
+EXPLAIN (COSTS OFF) SELECT a, c FROM sn ORDER BY a DESC, c;
+SELECT cursor_walk_same('SELECT a, c FROM sn ORDER BY a DESC, c');
+SELECT cursor_walk_same('SELECT c FROM sn ORDER BY c DESC NULLS LAST');
+
 -- Rescans: with a changing parameter (re-read) and without (replay), inside nested loops.
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;

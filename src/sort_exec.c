@@ -67,7 +67,9 @@ int			gpuext_sort_work_mem = -1;
 /* Where one sort key lies in the row key, and how its values map to key bits and back. */
 typedef struct KeyLayout
 {
-	uint64		(*to_key) (Datum value);	/* datum_key; datum_key_raw for the last key */
+	const GpuextSortType *type;
+	bool		raw;			/* keyed by datum_key_raw (the last key), else datum_key */
+	uint64		(*to_key) (Datum value);	/* so */
 	Datum		(*to_datum) (uint64 key);
 	int			bits;			/* of the value field */
 	uint64		mask;			/* its low bits */
@@ -114,6 +116,10 @@ typedef struct GpuSortState
 	AttrNumber *keyattno;		/* where each key lies in the input row */
 	bool		direct;			/* the input is read here from the child scan's heap pages */
 	TupleTableSlot *projslot;	/* ... and the row as the scan would have projected it */
+	Datum	   *dec_values;		/* keys-only: rows decoded a batch at a time from the sorted keys */
+	bool	   *dec_isnull;
+	size_t		dec_first;		/* the first of them */
+	size_t		dec_n;			/* how many (0: none) */
 	MinimalTuple *rows;
 	char	   *arena_next;
 	char	   *arena_end;
@@ -345,7 +351,9 @@ GpuSortBegin(CustomScanState *node, EState *estate, int eflags)
 		const GpuextSortType *type = st->types[i];
 
 		/* The last key needs no -0 = +0 tie: nothing comes after it */
-		l->to_key = i == st->nkeys - 1 ? type->datum_key_raw : type->datum_key;
+		l->type = type;
+		l->raw = i == st->nkeys - 1;
+		l->to_key = l->raw ? type->datum_key_raw : type->datum_key;
 		l->to_datum = type->key_datum;
 		l->bits = 8 * type->key_bytes;
 		l->mask = l->bits == 64 ? ~UINT64CONST(0) : (UINT64CONST(1) << l->bits) - 1;
@@ -399,6 +407,8 @@ GpuSortBegin(CustomScanState *node, EState *estate, int eflags)
 	{
 		/* Rows are rebuilt into a virtual slot, as the scan slot already is. */
 		st->minslot = ExecAllocTableSlot(&estate->es_tupleTable, desc, &TTSOpsMinimalTuple);
+		st->dec_values = palloc(sizeof(Datum) * KEY_BATCH * st->natts);
+		st->dec_isnull = palloc(sizeof(bool) * KEY_BATCH * st->natts);
 		SkipScanProjection(st, estate);
 	}
 	else
@@ -470,46 +480,54 @@ BuildKeysWide(GpuSortState *st, uint64 *keys, const Datum *values, const bool *i
 
 /*
  * Build the keys of a batch of rows from their key column values.  Keys of up
- * to 128 bits (all but the widest sorts) are composed in one 128-bit integer,
- * from the first key's flag down to the -0 bits.
+ * to 128 bits (all but the widest sorts) are composed in 128-bit integers, key
+ * column by key column (each column's values keyed in one call), from the
+ * first key's flag down to the -0 bits.
  */
 static void
 BuildKeys(GpuSortState *st, uint64 *keys, const Datum *values, const bool *isnull, int nrows)
 {
+	uint128		acc[KEY_BATCH];
+	uint64		colkeys[KEY_BATCH];
+	uint64		negzero[KEY_BATCH];
+
+	Assert(nrows <= KEY_BATCH);
 	if (st->nwords > 2)
 	{
 		BuildKeysWide(st, keys, values, isnull, nrows);
 		return;
 	}
+	memset(acc, 0, sizeof(uint128) * nrows);
+	memset(negzero, 0, sizeof(uint64) * nrows);
+	for (int k = 0; k < st->nkeys; k++)
+	{
+		const KeyLayout *l = &st->layout[k];
+		const bool *nulls = isnull + k;
+
+		l->type->datums_keys(values + k, st->nkeys, colkeys, nrows, l->raw);
+		for (int r = 0; r < nrows; r++)
+		{
+			bool		null = nulls[r * st->nkeys];
+			uint64		key = null ? 0 : colkeys[r] ^ l->invert;
+
+			acc[r] = (acc[r] << (l->bits + 1)) | ((uint128) (l->null_flag ^ !null) << l->bits) | key;
+		}
+		if (l->negzero_lo >= 0)
+			for (int r = 0; r < nrows; r++)
+				if (!nulls[r * st->nkeys] && values[r * st->nkeys + k] == l->negzero)
+					negzero[r] |= UINT64CONST(1) << l->negzero_lo;
+	}
 	for (int r = 0; r < nrows; r++)
 	{
-		uint128		acc = 0;
-		uint64		negzero = 0;
+		uint128		key = (acc[r] << st->nnegzero) | negzero[r];
 
-		for (int k = 0; k < st->nkeys; k++)
-		{
-			const KeyLayout *l = &st->layout[k];
-			Datum		v = values[r * st->nkeys + k];
-			uint64		flag = l->null_flag;
-			uint64		key = 0;
-
-			if (!isnull[r * st->nkeys + k])
-			{
-				flag ^= 1;
-				key = l->to_key(v) ^ l->invert;
-				if (l->negzero_lo >= 0 && v == l->negzero)
-					negzero |= UINT64CONST(1) << l->negzero_lo;
-			}
-			acc = (acc << (l->bits + 1)) | ((uint128) flag << l->bits) | key;
-		}
-		acc = (acc << st->nnegzero) | negzero;
 		if (st->nwords == 2)
 		{
-			keys[2 * r] = (uint64) (acc >> 64);
-			keys[2 * r + 1] = (uint64) acc;
+			keys[2 * r] = (uint64) (key >> 64);
+			keys[2 * r + 1] = (uint64) key;
 		}
 		else
-			keys[r] = (uint64) acc;
+			keys[r] = (uint64) key;
 	}
 }
 
@@ -562,12 +580,66 @@ StartTuplesort(GpuSortState *st, int64 budget_kb)
 		tuplesort_set_bound(st->tuplesort, st->bound);
 }
 
+/*
+ * Decode the sorted keys of up to KEY_BATCH rows from first (keys of up to
+ * 128 bits), column by column, each column's values in one call.
+ */
+static void
+DecodeBatch(GpuSortState *st, size_t first)
+{
+	uint128		acc[KEY_BATCH];
+	uint64		colkeys[KEY_BATCH];
+	size_t		n = Min(KEY_BATCH, st->nrows - first);
+	const uint64 *top = st->keys + first;
+	const uint64 *low = st->keys + st->nrows + first;
+
+	for (size_t r = 0; r < n; r++)
+		acc[r] = st->nwords == 2 ? ((uint128) top[r] << 64) | low[r] : top[r];
+	for (int a = 0; a < st->natts; a++)
+	{
+		const KeyLayout *l = &st->layout[st->attkey[a]];
+		Datum	   *values = st->dec_values + a;
+		bool	   *isnull = st->dec_isnull + a;
+
+		for (size_t r = 0; r < n; r++)
+			colkeys[r] = ((uint64) (acc[r] >> l->value_lo) & l->mask) ^ l->invert;
+		l->type->keys_datums(colkeys, values, st->natts, n);
+		for (size_t r = 0; r < n; r++)
+		{
+			isnull[r * st->natts] = ((acc[r] >> l->flag_lo) & 1) == l->null_flag;
+			if (isnull[r * st->natts])
+				values[r * st->natts] = (Datum) 0;
+			else if (l->negzero_lo >= 0 && ((acc[r] >> l->negzero_lo) & 1))
+				values[r * st->natts] = l->negzero;
+		}
+	}
+	st->dec_first = first;
+	st->dec_n = n;
+}
+
+/* Sorted keys-only row i from the decoded batch, decoding the batch around it (either direction) first. */
+static inline void
+StoreDecodedRow(GpuSortState *st, TupleTableSlot *slot, size_t i)
+{
+	size_t		at;
+
+	if (i < st->dec_first || i >= st->dec_first + st->dec_n)
+		DecodeBatch(st, i >= st->dec_first + st->dec_n ? i : (i + 1 >= KEY_BATCH ? i + 1 - KEY_BATCH : 0));
+	at = (i - st->dec_first) * st->natts;
+	ExecClearTuple(slot);
+	memcpy(slot->tts_values, st->dec_values + at, sizeof(Datum) * st->natts);
+	memcpy(slot->tts_isnull, st->dec_isnull + at, sizeof(bool) * st->natts);
+	ExecStoreVirtualTuple(slot);
+}
+
 /* Put stored row i into slot: rebuilt from its key in keys-only mode, else the stored tuple. */
 static inline void
 StoreRow(GpuSortState *st, TupleTableSlot *slot, size_t i)
 {
 	if (!st->keys_only)
 		ExecStoreMinimalTuple(st->rows[i], slot, false);
+	else if (st->keys_sorted && st->nwords <= 2)
+		StoreDecodedRow(st, slot, i);
 	else if (st->keys_sorted)
 		DecodeRow(st, slot, st->keys + i, st->nrows);
 	else
@@ -917,6 +989,7 @@ GpuSortRun(GpuSortState *st)
 	INSTR_TIME_SET_CURRENT(start);
 	st->rows_sorted = 0;
 	st->keys_sorted = false;
+	st->dec_n = 0;
 	st->arena_chunk = ARENA_CHUNK_FIRST;
 	if (st->rowcxt == NULL)
 		st->rowcxt = GenerationContextCreate(st->css.ss.ps.state->es_query_cxt, "GpuSort rows",

@@ -109,7 +109,7 @@ float_from_uint64(uint64 k)
 	X(timestamp, TIMESTAMPOID, Timestamp, uint64, signed, DatumGetTimestamp, TimestampGetDatum) \
 	X(timestamptz, TIMESTAMPTZOID, TimestampTz, uint64, signed, DatumGetTimestampTz, TimestampTzGetDatum)
 
-/* Per type: encode values into keys, decode keys into values, one Datum into a key and back. */
+/* Per type: encode values into keys, decode keys into values, one or many Datums into keys and back. */
 #define GPUEXT_DEFINE_CODEC(name, oid, ctype, ktype, kind, getter, setter) \
 static void \
 encode_##name(const void *values, void *keys, size_t n, bool descending) \
@@ -153,13 +153,31 @@ static Datum \
 key_datum_##name(uint64 key) \
 { \
 	return setter((ctype) kind##_from_##ktype((ktype) key)); \
+} \
+\
+static void \
+datums_keys_##name(const Datum *values, size_t stride, uint64 *keys, size_t n, bool raw) \
+{ \
+	if (raw) \
+		for (size_t i = 0; i < n; i++) \
+			keys[i] = datum_key_raw_##name(values[i * stride]); \
+	else \
+		for (size_t i = 0; i < n; i++) \
+			keys[i] = datum_key_##name(values[i * stride]); \
+} \
+\
+static void \
+keys_datums_##name(const uint64 *keys, Datum *values, size_t stride, size_t n) \
+{ \
+	for (size_t i = 0; i < n; i++) \
+		values[i * stride] = key_datum_##name(keys[i]); \
 }
 
 GPUEXT_SORT_TYPES(GPUEXT_DEFINE_CODEC)
 
 #define GPUEXT_TYPE_ENTRY(name, oid, ctype, ktype, kind, getter, setter) \
 	{oid, sizeof(ctype), sizeof(ktype), encode_##name, decode_##name, datum_key_##name, \
-	 datum_key_raw_##name, key_datum_##name},
+	 datum_key_raw_##name, key_datum_##name, datums_keys_##name, keys_datums_##name},
 
 static const GpuextSortType sort_types[] = {
 	GPUEXT_SORT_TYPES(GPUEXT_TYPE_ENTRY)

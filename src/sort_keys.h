@@ -21,6 +21,9 @@ typedef struct GpuextSortType
 	/* the same keeping -0 just below +0 (as encode does), and a key back to its value */
 	uint64		(*datum_key_raw) (Datum value);
 	Datum		(*key_datum) (uint64 key);
+	/* n Datums (every stride-th) into keys as datum_key (raw: datum_key_raw) does, and keys back */
+	void		(*datums_keys) (const Datum *values, size_t stride, uint64 *keys, size_t n, bool raw);
+	void		(*keys_datums) (const uint64 *keys, Datum *values, size_t stride, size_t n);
 } GpuextSortType;
 
 extern const GpuextSortType *GpuextSortTypeLookup(Oid typid);
