@@ -15,7 +15,7 @@ PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare -Wno-m
 REGRESS = device gpu_sort gpu_sort_large bad_input sort_node sort_node_random gpu_agg gpu_query agg_device
 REGRESS_OPTS = --load-extension=gpuext
 
-EXTRA_CLEAN = sql/$(EXTENSION)--$(EXTVERSION).sql cuda/*.o test/kernel_harness bench/reduce_bench results regression.diffs regression.out
+EXTRA_CLEAN = sql/$(EXTENSION)--$(EXTVERSION).sql cuda/*.o test/kernel_harness bench/reduce_bench bench/sort_bench results regression.diffs regression.out
 
 # CUDA: CUDA_HOME, else /usr/local/cuda, else nvcc on PATH; WITH_CUDA=no forces the CPU-only build,
 # WITH_CUDA=fake the host-memory fake device (cuda/fakedev.c) that runs the device paths without a GPU.
@@ -83,4 +83,10 @@ bench-reduce: bench/reduce_bench
 bench/reduce_bench: bench/reduce_bench.cu $(CUDA_OBJS) $(CUDA_HDRS)
 	$(NVCC) $(NVCCFLAGS) -Icuda -o $@ $< $(CUDA_OBJS) -cudart static
 
-.PHONY: harness bench-reduce
+# Sort benchmark (needs a GPU to run): every algorithm and key width against n, beside CUB's radix and
+# merge sorts and a D2D copy; bench/suite.sh runs it with the other benchmarks and plots the results.
+bench-sort: bench/sort_bench
+bench/sort_bench: bench/sort_bench.cu $(CUDA_OBJS) $(CUDA_HDRS)
+	$(NVCC) $(NVCCFLAGS) -Icuda -o $@ $< $(CUDA_OBJS) -cudart static
+
+.PHONY: harness bench-reduce bench-sort
