@@ -2,12 +2,18 @@
 -- PostgreSQL's array_agg(x ORDER BY x) and gpuext's CPU path, in one run.
 -- Medians of 7 timed calls after a warm-up; the device is opened before timing.
 -- Run: psql -X -f bench/gpu_sort_crossover.sql (gpuext installed; a GPU for the device columns)
+-- Optional psql variables (bench/suite.sh sets them): types (default '{int4,float8}'), sizes
+-- (default 1000 and 4^5 .. 4^11), reps (timed calls, default 7); table_only=1 leaves out the
+-- device line, so that psql --csv gives one CSV table.
 \set ON_ERROR_STOP 1
+\if :{?types} \else \set types '{int4,float8}' \endif
+\if :{?sizes} \else \set sizes '{1000,4096,16384,65536,262144,1048576,4194304}' \endif
+\if :{?reps} \else \set reps 7 \endif
 CREATE EXTENSION IF NOT EXISTS gpuext;
 SET gpuext.device = gpu;
 SET gpuext.min_gpu_elements = 0;
 
-CREATE OR REPLACE FUNCTION pg_temp.median_ms(stmt text, reps int DEFAULT 7)
+CREATE OR REPLACE FUNCTION pg_temp.median_ms(stmt text, reps int DEFAULT :reps)
 RETURNS float8 LANGUAGE plpgsql AS $$
 DECLARE
   t timestamptz;
@@ -46,7 +52,11 @@ BEGIN
     round(r.radix::numeric, 3), round((r.pg / r.auto)::numeric, 2);
 END $$;
 
+\if :{?table_only}
+SELECT gpuext_info() IS NOT NULL AS device_opened \gset
+\else
 SELECT device_name, driver_version, runtime_version, round(open_time_ms::numeric, 1) AS open_ms FROM gpuext_info();
-SELECT b.* FROM unnest('{int4,float8}'::text[]) typ,
-                unnest('{1000,4096,16384,65536,262144,1048576,4194304}'::int[]) n,
+\endif
+SELECT b.* FROM unnest(:'types'::text[]) typ,
+                unnest(:'sizes'::int[]) n,
                 LATERAL pg_temp.bench(typ, n) b;
