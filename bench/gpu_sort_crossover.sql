@@ -3,14 +3,16 @@
 -- Medians of 7 timed calls after a warm-up; the device is opened before timing.
 -- Run: psql -X -f bench/gpu_sort_crossover.sql (gpuext installed; a GPU for the device columns)
 -- Optional psql variables (bench/suite.sh sets them): types (default '{int4,float8}'), sizes
--- (default 1000 and 4^5 .. 4^11), reps (timed calls, default 7); table_only=1 leaves out the
--- device line, so that psql --csv gives one CSV table.
+-- (default 1000 and 4^5 .. 4^11), reps (timed calls, default 7), device (gpuext.device, default
+-- gpu; auto runs the device columns on the CPU where no GPU is, for testing the script);
+-- table_only=1 leaves out the device line, so that psql --csv gives one CSV table.
 \set ON_ERROR_STOP 1
 \if :{?types} \else \set types '{int4,float8}' \endif
 \if :{?sizes} \else \set sizes '{1000,4096,16384,65536,262144,1048576,4194304}' \endif
 \if :{?reps} \else \set reps 7 \endif
+\if :{?device} \else \set device gpu \endif
 CREATE EXTENSION IF NOT EXISTS gpuext;
-SET gpuext.device = gpu;
+SET gpuext.device = :device;
 SET gpuext.min_gpu_elements = 0;
 
 CREATE OR REPLACE FUNCTION pg_temp.median_ms(stmt text, reps int DEFAULT :reps)

@@ -374,6 +374,10 @@ def main():
             md.append('')
             md.append(table(rows, list(rows[0])))
 
+    for part, r in meta.items():
+        if r['rc'] not in ('0', ''):
+            md.append('Part `%s` ended with status %s%s (see its log in the results folder).' % (
+                part, r['rc'], ' (time limit)' if r['rc'] == '124' else ''))
     with open(os.path.join(out, 'README-figures.md'), 'w') as f:
         f.write('\n'.join(md).rstrip('\n') + '\n')
 

@@ -18,6 +18,7 @@
 #   COMMIT=          the commit measured, where there is no .git (else git, else .gpu/commit)
 #   ROWS=10000000    rows for orderby and agg;  RUNS=3  their timed runs per side
 #   PYTHON=          python3 for the report (standard library only)
+#   E2E_DEVICE=gpu   gpuext.device for e2e (auto lets a machine without a GPU test the script)
 # PostgreSQL parts use .gpu/with-postgres --stage .gpu/stage (README, Development) when it is there,
 # else the server that PGHOST/PGPORT/PGUSER point at.  Each part has a time limit (KERNELS_TIMEOUT=270,
 # E2E_TIMEOUT=200, REDUCE_TIMEOUT=90, ORDERBY_TIMEOUT=540, AGG_TIMEOUT=540 seconds): CSV rows are
@@ -50,7 +51,7 @@ if [[ ${SUITE_IN_POSTGRES:-} == 1 ]]; then
 		else types='{int4,int8,float8}' sizes='{1024,4096,16384,65536,262144,1048576,4194304}' reps=5; fi
 		log "e2e: gpu_sort against array_agg(x ORDER BY x), $types, $sizes, median of $reps"
 		timeout "${E2E_TIMEOUT:-200}" psql -X -q --csv -v table_only=1 -v types="$types" -v sizes="$sizes" \
-			-v reps="$reps" -f bench/gpu_sort_crossover.sql -o "$out/e2e.csv" 2> "$out/e2e.log"
+			-v reps="$reps" -v device="${E2E_DEVICE:-gpu}" -f bench/gpu_sort_crossover.sql -o "$out/e2e.csv" 2> "$out/e2e.log"
 		echo "e2e,$?" >> "$out/.rc"
 	fi
 	if has_part orderby; then
