@@ -20,8 +20,8 @@
 #   PYTHON=          python3 for the report (standard library only)
 #   E2E_DEVICE=gpu   gpuext.device for e2e (auto lets a machine without a GPU test the script)
 # PostgreSQL parts use .gpu/with-postgres --stage .gpu/stage (README, Development) when it is there,
-# else the server that PGHOST/PGPORT/PGUSER point at.  Each part has a time limit (KERNELS_TIMEOUT=270,
-# E2E_TIMEOUT=200, REDUCE_TIMEOUT=90, ORDERBY_TIMEOUT=540, AGG_TIMEOUT=540 seconds): CSV rows are
+# else the server that PGHOST/PGPORT/PGUSER point at.  Each part has a time limit (KERNELS_TIMEOUT=240,
+# E2E_TIMEOUT=180, REDUCE_TIMEOUT=60, ORDERBY_TIMEOUT=500, AGG_TIMEOUT=500 seconds): CSV rows are
 # written as they are measured, so a part cut short still reports what it measured, marked so.
 set -uo pipefail
 
@@ -50,19 +50,19 @@ if [[ ${SUITE_IN_POSTGRES:-} == 1 ]]; then
 		if [[ $quick == 1 ]]; then types='{int4,float8}' sizes='{1024,16384,262144}' reps=3
 		else types='{int4,int8,float8}' sizes='{1024,4096,16384,65536,262144,1048576,4194304}' reps=5; fi
 		log "e2e: gpu_sort against array_agg(x ORDER BY x), $types, $sizes, median of $reps"
-		timeout "${E2E_TIMEOUT:-200}" psql -X -q --csv -v table_only=1 -v types="$types" -v sizes="$sizes" \
+		timeout "${E2E_TIMEOUT:-180}" psql -X -q --csv -v table_only=1 -v types="$types" -v sizes="$sizes" \
 			-v reps="$reps" -v device="${E2E_DEVICE:-gpu}" -f bench/gpu_sort_crossover.sql -o "$out/e2e.csv" 2> "$out/e2e.log"
 		echo "e2e,$?" >> "$out/.rc"
 	fi
 	if has_part orderby; then
 		log "orderby: ${ROWS:-10000000} rows, RUNS=${RUNS:-3}"
-		OUT=$out RUNS=${RUNS:-3} ONE_CONFIG=true timeout "${ORDERBY_TIMEOUT:-540}" \
+		OUT=$out RUNS=${RUNS:-3} ONE_CONFIG=true timeout "${ORDERBY_TIMEOUT:-500}" \
 			bash bench/orderby.sh "${ROWS:-10000000}" > "$out/orderby.txt" 2>&1
 		echo "orderby,$?" >> "$out/.rc"
 	fi
 	if has_part agg; then
 		log "agg: ${ROWS:-10000000} rows, RUNS=${RUNS:-3}"
-		OUT=$out RUNS=${RUNS:-3} timeout "${AGG_TIMEOUT:-540}" bash bench/agg.sh "${ROWS:-10000000}" \
+		OUT=$out RUNS=${RUNS:-3} timeout "${AGG_TIMEOUT:-500}" bash bench/agg.sh "${ROWS:-10000000}" \
 			> "$out/agg.txt" 2>&1
 		echo "agg,$?" >> "$out/.rc"
 	fi
@@ -98,7 +98,7 @@ if has_part kernels; then
 	sed -n '/auto_table\[\] = {/,/^};/p' src/gpu_sort.c > "$out/auto_table.txt"
 	if build bench/sort_bench bench-sort; then
 		log "kernels: bench/sort_bench$([[ $quick == 1 ]] && echo " --quick")"
-		timeout "${KERNELS_TIMEOUT:-270}" bench/sort_bench $([[ $quick == 1 ]] && echo --quick) \
+		timeout "${KERNELS_TIMEOUT:-240}" bench/sort_bench $([[ $quick == 1 ]] && echo --quick) \
 			--csv "$out/sort_bench.csv" --meta "$out/sort_meta.csv" > "$out/sort_bench.txt" 2>&1
 		echo "kernels,$?" >> "$out/.rc"
 	else
@@ -108,7 +108,7 @@ fi
 if has_part reduce; then
 	if build bench/reduce_bench bench-reduce; then
 		log "reduce: bench/reduce_bench"
-		timeout "${REDUCE_TIMEOUT:-90}" bench/reduce_bench $([[ $quick == 1 ]] && echo --quick) \
+		timeout "${REDUCE_TIMEOUT:-60}" bench/reduce_bench $([[ $quick == 1 ]] && echo --quick) \
 			> "$out/reduce_bench.txt" 2>&1
 		echo "reduce,$?" >> "$out/.rc"
 	else
