@@ -73,6 +73,7 @@ extern GpuextReducer *GpuextReducerCreate(const GpuextSortType *type, size_t max
 extern void GpuextReducerSubmit(GpuextReducer *r, const char *values, size_t n);
 extern void GpuextReducerFinish(GpuextReducer *r, GpuextAccum *acc);
 extern void GpuextReducerDestroy(GpuextReducer *r);
+extern void GpuextReducerDiscard(GpuextReducer *r);
 extern void GpuextAccumAddValues(GpuextAccum *acc, const char *values, size_t n, GpuextReducer **keep,
 								 MemoryContext keepcxt);
 

@@ -103,10 +103,57 @@ GpuextReducerDestroy(GpuextReducer *r)
 	pfree(r);
 }
 
+/* Free a reducer's buffers without waiting, after a device failure (freeing waits for the device). */
+void
+GpuextReducerDiscard(GpuextReducer *r)
+{
+	r->pending = NULL;
+	GpuextReducerDestroy(r);
+}
+
+/* One batch of GpuextAccumAddValues as device work that may fall back (GpuextTryDevice). */
+typedef struct AddBatch
+{
+	GpuextAccum *acc;
+	const char *values;
+	size_t		n;
+	GpuextReducer **keep;
+	MemoryContext keepcxt;
+	bool		reduced;		/* out: the device reduced the batch into acc */
+} AddBatch;
+
+/* GpuextTryDevice callback: reduce the batch on the device, with the kept reducer if any. */
+static void
+AddBatchRun(void *arg)
+{
+	AddBatch   *b = (AddBatch *) arg;
+	GpuextReducer *r = b->keep ? *b->keep : NULL;
+
+	if (r == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(b->keep ? b->keepcxt : CurrentMemoryContext);
+
+		r = GpuextReducerCreate(b->acc->type, b->keep ? Max(b->n, GPUEXT_REDUCE_BATCH) : b->n);
+		MemoryContextSwitchTo(old);
+		if (b->keep)
+			*b->keep = r;
+	}
+	if (r != NULL && b->n <= r->max_n)
+	{
+		GpuextReducerSubmit(r, b->values, b->n);
+		GpuextReducerFinish(r, b->acc);
+		if (!b->keep)
+			GpuextReducerDestroy(r);
+		b->reduced = true;
+	}
+}
+
 /*
  * Add n dense values: one device batch where placement says so, else the CPU.
  * With keep, the reducer is made in keepcxt and kept there for the next batch,
  * since device and pinned allocations cost more than a batch's transfer.
+ * A batch the device fails on (auto) goes to the CPU whole: acc is put back
+ * as it was before the batch, so that nothing is counted twice.
  */
 void
 GpuextAccumAddValues(GpuextAccum *acc, const char *values, size_t n, GpuextReducer **keep,
@@ -114,26 +161,26 @@ GpuextAccumAddValues(GpuextAccum *acc, const char *values, size_t n, GpuextReduc
 {
 	if (GpuextUseDeviceFor(n) && n > 0)
 	{
-		GpuextReducer *r = keep ? *keep : NULL;
+		AddBatch	batch = {acc, values, n, keep, keepcxt, false};
+		GpuextAccum *saved = palloc(sizeof(GpuextAccum));
 
-		if (r == NULL)
+		memcpy(saved, acc, sizeof(GpuextAccum));
+		if (GpuextTryDevice(AddBatchRun, &batch, "reduction"))
 		{
-			MemoryContext old = MemoryContextSwitchTo(keep ? keepcxt : CurrentMemoryContext);
-
-			r = GpuextReducerCreate(acc->type, keep ? Max(n, GPUEXT_REDUCE_BATCH) : n);
-			MemoryContextSwitchTo(old);
+			pfree(saved);
+			if (batch.reduced)
+				return;
+			elog(DEBUG1, "gpuext: device memory short for %zu values, reducing on the CPU", n);
 		}
-		if (r != NULL && n <= r->max_n)
+		else
 		{
-			GpuextReducerSubmit(r, values, n);
-			GpuextReducerFinish(r, acc);
+			memcpy(acc, saved, sizeof(GpuextAccum));
+			pfree(saved);
+			if (keep && *keep)
+				GpuextReducerDiscard(*keep);
 			if (keep)
-				*keep = r;
-			else
-				GpuextReducerDestroy(r);
-			return;
+				*keep = NULL;
 		}
-		elog(DEBUG1, "gpuext: device memory short for %zu values, reducing on the CPU", n);
 	}
 	GpuextAccumAddArray(acc, values, n);
 }
