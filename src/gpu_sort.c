@@ -88,11 +88,21 @@ AutoAlgorithm(size_t n, int key_bytes)
 static void
 SortOnCpu(const GpuextSortType *type, const char *in, char *out, size_t n, bool descending)
 {
-	void	   *keys = MemoryContextAllocHuge(CurrentMemoryContext, n * type->key_bytes);
+	char	   *keys = MemoryContextAllocHuge(CurrentMemoryContext, n * type->key_bytes);
 
-	type->encode(in, keys, n, descending);
+	for (size_t i = 0; i < n; i += GPUEXT_CFI_MASK + 1)
+	{
+		CHECK_FOR_INTERRUPTS();
+		type->encode(in + i * type->value_bytes, keys + i * type->key_bytes,
+					 Min(n - i, GPUEXT_CFI_MASK + 1), descending);
+	}
 	GpuextCpuSortKeys(keys, n, type->key_bytes);
-	type->decode(keys, out, n, descending);
+	for (size_t i = 0; i < n; i += GPUEXT_CFI_MASK + 1)
+	{
+		CHECK_FOR_INTERRUPTS();
+		type->decode(keys + i * type->key_bytes, out + i * type->value_bytes,
+					 Min(n - i, GPUEXT_CFI_MASK + 1), descending);
+	}
 	pfree(keys);
 }
 
