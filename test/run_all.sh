@@ -2,7 +2,8 @@
 # Run every gpuext test on this machine: installs what is missing (as root, Debian 12),
 # then builds, installs and runs the regression suite against a throwaway cluster,
 # once for the CPU-only build, once for the fake device build (host memory, every device path
-# taken with gpuext.device = gpu) and once with the CUDA kernels when nvcc is present.
+# taken with gpuext.device = gpu) and once with the CUDA kernels when nvcc is present; the TAP
+# tests (test/tap.sh) after the first two.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,8 +26,23 @@ suite() {
 	failed=$((failed + $(grep -cE 'FAILED|failed \(ignored\)' "$log" || true)))
 }
 
+# The TAP tests (test/t, through test/tap.sh) against the variant just installed, with gpuext.device = $1.
+tap() {
+	echo "== TAP tests (gpuext.device = $1)"
+	local rc=0
+	GPUEXT_TEST_DEVICE=$1 bash test/tap.sh 2>&1 | tee "$log" || rc=$?
+	local ok bad
+	ok=$(grep -cE 'test/t/[^ ]+ \.+ ok' "$log" || true)
+	bad=$(grep -cE '^test/t/[^ ]+ +\(Wstat' "$log" || true)
+	[ "$rc" != 0 ] && [ "$bad" = 0 ] && bad=1
+	passed=$((passed + ok))
+	failed=$((failed + bad))
+}
+
 suite WITH_CUDA=no
+tap auto
 SUITE_PGOPTIONS="-c gpuext.device=gpu -c gpuext.sort_min_rows=0" suite WITH_CUDA=fake
+tap gpu
 if [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] || command -v nvcc >/dev/null; then
 	suite
 	echo "== kernel harness (compiled here; it runs on a GPU host)"
