@@ -34,7 +34,8 @@ tap() {
 	local ok bad
 	ok=$(grep -cE 'test/t/[^ ]+ \.+ ok' "$log" || true)
 	bad=$(grep -cE '^test/t/[^ ]+ +\(Wstat' "$log" || true)
-	[ "$rc" != 0 ] && [ "$bad" = 0 ] && bad=1
+	# A failure that prove could not attribute to a test file, or no test run at all, counts as one.
+	if { [ "$rc" != 0 ] && [ "$bad" = 0 ]; } || [ "$ok" = 0 ]; then bad=$((bad + 1)); fi
 	passed=$((passed + ok))
 	failed=$((failed + bad))
 }

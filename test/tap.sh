@@ -19,11 +19,12 @@ PERL5LIB=$perl5lib perl -MIPC::Run -e 1 2>/dev/null || {
 	echo "tap.sh: Perl's IPC::Run is missing (apt-get install libipc-run-perl)" >&2
 	exit 2
 }
+[ $# -gt 0 ] || set -- test/t/*.pl
 testdir=$(mktemp -d /tmp/gpuext_tap.XXXXXX)
 cmd=(env "PATH=$bindir:$PATH" "PERL5LIB=$perl5lib" "PG_REGRESS=$pgxs/src/test/regress/pg_regress"
 	"TESTDIR=$testdir" "GPUEXT_TEST_DEVICE=${GPUEXT_TEST_DEVICE:-auto}"
 	"GPUEXT_TAP_DURATION=${GPUEXT_TAP_DURATION:-60}" ${LD_LIBRARY_PATH:+"LD_LIBRARY_PATH=$LD_LIBRARY_PATH"}
-	prove --timer "${@:-test/t/}")
+	prove --timer "$@")
 rc=0
 if [ "$(id -u)" = 0 ]; then
 	user=${TAP_USER:-}
