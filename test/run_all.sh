@@ -22,8 +22,13 @@ suite() {
 	if PGOPTIONS="${SUITE_PGOPTIONS:-}" pg_virtualenv -v 15 make -s installcheck "$@" 2>&1 | tee "$log"; then :; else
 		[ -f regression.diffs ] && cat regression.diffs
 	fi
-	passed=$((passed + $(grep -cE '^(ok|test) .* \.\.\. ok|^ok ' "$log" || true)))
-	failed=$((failed + $(grep -cE 'FAILED|failed \(ignored\)' "$log" || true)))
+	local ok bad
+	ok=$(grep -cE '^(ok|test) .* \.\.\. ok|^ok ' "$log" || true)
+	bad=$(grep -cE 'FAILED|failed \(ignored\)' "$log" || true)
+	# A suite that ran no test at all (the cluster could not be made, say) counts as a failure.
+	[ "$ok" = 0 ] && bad=$((bad + 1))
+	passed=$((passed + ok))
+	failed=$((failed + bad))
 }
 
 # The TAP tests (test/t, through test/tap.sh) against the variant just installed, with gpuext.device = $1.
