@@ -209,9 +209,13 @@ RadixSortKeys(void *keys, size_t n, int key_bytes, GpuextPollFn poll, void *arg)
 		size_t		sum = 0;
 		char	   *swap;
 
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n && ok; i++)
+		{
+			if (i % FAKE_POLL_EVERY == 0 && poll && poll(arg))
+				ok = 0;
 			count[KeyByte(src, key_bytes, i, b)]++;
-		if (count[KeyByte(src, key_bytes, 0, b)] == n)
+		}
+		if (!ok || count[KeyByte(src, key_bytes, 0, b)] == n)
 			continue;
 		for (int d = 0; d < 256; d++)
 		{
@@ -314,7 +318,14 @@ gpuext_sort_rows(int nwords, int top_bits, const uint64_t *keys, uint32_t *order
 			uint32_t   *swap;
 
 			for (size_t i = 0; i < n; i++)
+			{
+				if (i % FAKE_POLL_EVERY == 0 && poll && poll(arg))
+				{
+					free(tmp);
+					return Fail(GPUEXT_INTERRUPTED, "row sort interrupted");
+				}
 				count[(word[src[i]] >> (8 * b)) & mask]++;
+			}
 			if (n == 0 || count[(word[src[0]] >> (8 * b)) & mask] == n)
 				continue;
 			for (int d = 0; d < 256; d++)
@@ -344,7 +355,11 @@ gpuext_sort_rows(int nwords, int top_bits, const uint64_t *keys, uint32_t *order
 	if (sorted_keys)
 		for (int w = 0; w < nwords; w++)
 			for (size_t i = 0; i < n; i++)
+			{
+				if (i % FAKE_POLL_EVERY == 0 && poll && poll(arg))
+					return Fail(GPUEXT_INTERRUPTED, "row sort interrupted");
 				sorted_keys[w * n + i] = keys[w * n + order[i]];
+			}
 	return GPUEXT_OK;
 }
 
