@@ -180,24 +180,67 @@ gpuext_sort_scratch_bytes(GpuextSortAlgo algo, int key_bytes, size_t n, size_t *
 	return GPUEXT_OK;
 }
 
-/* qsort comparators for unsigned keys. */
-static int
-CompareU32(const void *a, const void *b)
-{
-	uint32_t	x = *(const uint32_t *) a,
-				y = *(const uint32_t *) b;
+/* Elements a fake sort handles between two polls, so that a cancel lands as soon as on a device. */
+#define FAKE_POLL_EVERY ((size_t) 1 << 18)
 
-	return (x > y) - (x < y);
+/* Byte b of key i of a 4- or 8-byte key array. */
+static inline unsigned
+KeyByte(const void *keys, int key_bytes, size_t i, int b)
+{
+	uint64_t	k = key_bytes == 4 ? ((const uint32_t *) keys)[i] : ((const uint64_t *) keys)[i];
+
+	return (unsigned) (k >> (8 * b)) & 0xFF;
 }
 
-/* Likewise for 64-bit keys. */
+/* LSD radix sort of unsigned keys by bytes, polling between chunks; 0 when poll asked to stop. */
 static int
-CompareU64(const void *a, const void *b)
+RadixSortKeys(void *keys, size_t n, int key_bytes, GpuextPollFn poll, void *arg)
 {
-	uint64_t	x = *(const uint64_t *) a,
-				y = *(const uint64_t *) b;
+	char	   *src = keys;
+	char	   *tmp = malloc(n * key_bytes + 1);
+	char	   *dst = tmp;
+	int			ok = 1;
 
-	return (x > y) - (x < y);
+	if (tmp == NULL)
+		return -1;
+	for (int b = 0; b < key_bytes && ok; b++)
+	{
+		size_t		count[256] = {0};
+		size_t		sum = 0;
+		char	   *swap;
+
+		for (size_t i = 0; i < n && ok; i++)
+		{
+			if (i % FAKE_POLL_EVERY == 0 && poll && poll(arg))
+				ok = 0;
+			count[KeyByte(src, key_bytes, i, b)]++;
+		}
+		if (!ok || count[KeyByte(src, key_bytes, 0, b)] == n)
+			continue;
+		for (int d = 0; d < 256; d++)
+		{
+			size_t		c = count[d];
+
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+		{
+			if (i % FAKE_POLL_EVERY == 0 && poll && poll(arg))
+			{
+				ok = 0;
+				break;
+			}
+			memcpy(dst + count[KeyByte(src, key_bytes, i, b)]++ * key_bytes, src + i * key_bytes, key_bytes);
+		}
+		swap = src;
+		src = dst;
+		dst = swap;
+	}
+	if (ok && src != keys)
+		memcpy(keys, src, n * key_bytes);
+	free(tmp);
+	return ok;
 }
 
 /* Sort unsigned keys in place, whatever the algorithm asked for. */
@@ -206,6 +249,8 @@ gpuext_sort_keys(GpuextSortAlgo algo, int key_bytes, void *keys, size_t n, void 
 				 size_t scratch_bytes, void *host_scratch, size_t host_scratch_bytes,
 				 GpuextPollFn poll, void *arg)
 {
+	int			ok;
+
 	(void) scratch;
 	(void) scratch_bytes;
 	(void) host_scratch;
@@ -216,8 +261,10 @@ gpuext_sort_keys(GpuextSortAlgo algo, int key_bytes, void *keys, size_t n, void 
 		return Fail(GPUEXT_INVALID, "too many keys for the odd-even sort");
 	if (poll && poll(arg))
 		return Fail(GPUEXT_INTERRUPTED, "sort interrupted");
-	qsort(keys, n, key_bytes, key_bytes == 4 ? CompareU32 : CompareU64);
-	return GPUEXT_OK;
+	ok = n < 2 ? 1 : RadixSortKeys(keys, n, key_bytes, poll, arg);
+	if (ok < 0)
+		return Fail(GPUEXT_OUT_OF_MEMORY, "out of host memory");
+	return ok ? GPUEXT_OK : Fail(GPUEXT_INTERRUPTED, "sort interrupted");
 }
 
 /* The fake row sort needs no scratch. */
@@ -231,36 +278,19 @@ gpuext_sort_rows_scratch_bytes(int nwords, size_t n, size_t *bytes)
 	return GPUEXT_OK;
 }
 
-/* The keys qsort compares rows by (qsort has no argument for them). */
-static const uint64_t *rows_keys;
-static size_t rows_n;
-static int	rows_nwords;
-static uint64_t rows_top_mask;
-
-/* Compare two row numbers by their word-major keys, row number last (a stable order). */
-static int
-CompareRows(const void *a, const void *b)
-{
-	uint32_t	i = *(const uint32_t *) a,
-				j = *(const uint32_t *) b;
-
-	for (int w = 0; w < rows_nwords; w++)
-	{
-		uint64_t	mask = w == 0 ? rows_top_mask : ~(uint64_t) 0;
-		uint64_t	x = rows_keys[w * rows_n + i] & mask,
-					y = rows_keys[w * rows_n + j] & mask;
-
-		if (x != y)
-			return x < y ? -1 : 1;
-	}
-	return (i > j) - (i < j);
-}
-
-/* Sort row numbers by multi-word keys; the keys stay, sorted_keys gets them in order. */
+/*
+ * Sort row numbers by multi-word keys (word-major), stably: an LSD radix sort
+ * by bytes from the last word to the first, polling between chunks; the
+ * keys stay, sorted_keys gets them in order.
+ */
 GpuextStatus
 gpuext_sort_rows(int nwords, int top_bits, const uint64_t *keys, uint32_t *order, uint64_t *sorted_keys,
 				 size_t n, void *scratch, size_t scratch_bytes, GpuextPollFn poll, void *arg)
 {
+	uint32_t   *tmp;
+	uint32_t   *src = order;
+	uint32_t   *dst;
+
 	(void) scratch;
 	(void) scratch_bytes;
 	if (nwords < 1 || top_bits < 1 || top_bits > 64)
@@ -269,17 +299,67 @@ gpuext_sort_rows(int nwords, int top_bits, const uint64_t *keys, uint32_t *order
 		return Fail(GPUEXT_INVALID, "too many rows for a row sort");
 	if (poll && poll(arg))
 		return Fail(GPUEXT_INTERRUPTED, "row sort interrupted");
+	tmp = malloc(n * sizeof(uint32_t) + 1);
+	if (tmp == NULL)
+		return Fail(GPUEXT_OUT_OF_MEMORY, "out of host memory");
+	dst = tmp;
 	for (size_t i = 0; i < n; i++)
 		order[i] = (uint32_t) i;
-	rows_keys = keys;
-	rows_n = n;
-	rows_nwords = nwords;
-	rows_top_mask = top_bits == 64 ? ~(uint64_t) 0 : ((uint64_t) 1 << top_bits) - 1;
-	qsort(order, n, sizeof(uint32_t), CompareRows);
+	for (int w = nwords - 1; w >= 0; w--)
+	{
+		const uint64_t *word = keys + (size_t) w * n;
+		int			bytes = w == 0 ? (top_bits + 7) / 8 : 8;
+
+		for (int b = 0; b < bytes; b++)
+		{
+			size_t		count[256] = {0};
+			size_t		sum = 0;
+			unsigned	mask = w == 0 && b == bytes - 1 && top_bits % 8 ? (1u << (top_bits % 8)) - 1 : 0xFF;
+			uint32_t   *swap;
+
+			for (size_t i = 0; i < n; i++)
+			{
+				if (i % FAKE_POLL_EVERY == 0 && poll && poll(arg))
+				{
+					free(tmp);
+					return Fail(GPUEXT_INTERRUPTED, "row sort interrupted");
+				}
+				count[(word[src[i]] >> (8 * b)) & mask]++;
+			}
+			if (n == 0 || count[(word[src[0]] >> (8 * b)) & mask] == n)
+				continue;
+			for (int d = 0; d < 256; d++)
+			{
+				size_t		c = count[d];
+
+				count[d] = sum;
+				sum += c;
+			}
+			for (size_t i = 0; i < n; i++)
+			{
+				if (i % FAKE_POLL_EVERY == 0 && poll && poll(arg))
+				{
+					free(tmp);
+					return Fail(GPUEXT_INTERRUPTED, "row sort interrupted");
+				}
+				dst[count[(word[src[i]] >> (8 * b)) & mask]++] = src[i];
+			}
+			swap = src;
+			src = dst;
+			dst = swap;
+		}
+	}
+	if (src != order)
+		memcpy(order, src, n * sizeof(uint32_t));
+	free(tmp);
 	if (sorted_keys)
 		for (int w = 0; w < nwords; w++)
 			for (size_t i = 0; i < n; i++)
+			{
+				if (i % FAKE_POLL_EVERY == 0 && poll && poll(arg))
+					return Fail(GPUEXT_INTERRUPTED, "row sort interrupted");
 				sorted_keys[w * n + i] = keys[w * n + order[i]];
+			}
 	return GPUEXT_OK;
 }
 

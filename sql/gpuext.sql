@@ -23,7 +23,9 @@ CREATE FUNCTION gpuext_info(open_device boolean DEFAULT true,
 	OUT runtime_version text,
 	OUT open_time_ms double precision,
 	OUT device_bytes bigint,
-	OUT pinned_bytes bigint)
+	OUT pinned_bytes bigint,
+	OUT max_device_bytes bigint,
+	OUT injected_failures bigint)
 RETURNS record
 AS 'MODULE_PATHNAME', 'gpuext_info'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;

@@ -17,6 +17,7 @@
 #include <math.h>
 
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "port/pg_bitutils.h"
 #include "utils/float.h"
 
@@ -140,6 +141,9 @@ GpuextAccumAddArray(GpuextAccum *acc, const char *values, size_t n)
 	{
 		const char *p = values + i * type->value_bytes;
 		Datum		d;
+
+		if ((i & GPUEXT_CFI_MASK) == 0)
+			CHECK_FOR_INTERRUPTS();
 
 		switch (type->value_bytes)
 		{

@@ -74,9 +74,12 @@ extern void GpuextReducerSubmit(GpuextReducer *r, const char *values, size_t n);
 extern void GpuextReducerFinish(GpuextReducer *r, GpuextAccum *acc);
 extern void GpuextReducerSettle(GpuextReducer *r, GpuextAccum *acc);
 extern void GpuextReducerDestroy(GpuextReducer *r);
+extern void GpuextReducerDiscard(GpuextReducer *r);
 extern GpuextReducer *GpuextReducerCreateStreaming(const GpuextSortType *type, size_t max_n);
 extern char *GpuextReducerHostBatch(GpuextReducer *r);
 extern void GpuextReducerSubmitHost(GpuextReducer *r, size_t n, GpuextAccum *acc);
+extern GpuextReducer *GpuextReducerStart(const GpuextSortType *type, size_t max_n);
+extern bool GpuextReducerStream(GpuextReducer **rp, size_t n, GpuextAccum *acc);
 extern void GpuextAccumAddValues(GpuextAccum *acc, const char *values, size_t n);
 
 /* gpu_agg.c: one aggregate's result, typed as PostgreSQL's own (NULL for no rows, count 0). */

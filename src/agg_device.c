@@ -158,22 +158,148 @@ GpuextReducerDestroy(GpuextReducer *r)
 	pfree(r);
 }
 
-/* Add n dense values: one device batch where placement says so, else the CPU. */
+/* Free a reducer's buffers without waiting, after a device failure (freeing waits for the device). */
+void
+GpuextReducerDiscard(GpuextReducer *r)
+{
+	r->pending = NULL;
+	GpuextReducerDestroy(r);
+}
+
+/* One batch of GpuextAccumAddValues as device work that may fall back (GpuextTryDevice). */
+typedef struct AddBatch
+{
+	GpuextAccum *acc;
+	const char *values;
+	size_t		n;
+	bool		reduced;		/* out: the device reduced the batch into acc */
+} AddBatch;
+
+/* GpuextTryDevice callback: reduce the batch on the device. */
+static void
+AddBatchRun(void *arg)
+{
+	AddBatch   *b = (AddBatch *) arg;
+	GpuextReducer *r = GpuextReducerCreate(b->acc->type, b->n);
+
+	if (r != NULL)
+	{
+		GpuextReducerSubmit(r, b->values, b->n);
+		GpuextReducerFinish(r, b->acc);
+		GpuextReducerDestroy(r);
+		b->reduced = true;
+	}
+}
+
+/*
+ * Add n dense values: one device batch where placement says so, else the CPU.
+ * A batch the device fails on (auto) goes to the CPU whole: acc is put back
+ * as it was before the batch, so that nothing is counted twice.
+ */
 void
 GpuextAccumAddValues(GpuextAccum *acc, const char *values, size_t n)
 {
 	if (GpuextUseDeviceFor(n) && n > 0)
 	{
-		GpuextReducer *r = GpuextReducerCreate(acc->type, n);
+		AddBatch	batch = {acc, values, n, false};
+		GpuextAccum *saved = palloc(sizeof(GpuextAccum));
 
-		if (r != NULL)
+		memcpy(saved, acc, sizeof(GpuextAccum));
+		if (GpuextTryDevice(AddBatchRun, &batch, "reduction"))
 		{
-			GpuextReducerSubmit(r, values, n);
-			GpuextReducerFinish(r, acc);
-			GpuextReducerDestroy(r);
-			return;
+			pfree(saved);
+			if (batch.reduced)
+				return;
+			elog(DEBUG1, "gpuext: device memory short for %zu values, reducing on the CPU", n);
 		}
-		elog(DEBUG1, "gpuext: device memory short for %zu values, reducing on the CPU", n);
+		else
+		{
+			memcpy(acc, saved, sizeof(GpuextAccum));
+			pfree(saved);
+		}
 	}
 	GpuextAccumAddArray(acc, values, n);
+}
+
+/* Streaming creation as device work that may fall back. */
+typedef struct StreamCreate
+{
+	const GpuextSortType *type;
+	size_t		max_n;
+	MemoryContext cxt;			/* where the reducer lives */
+	GpuextReducer *r;			/* out */
+} StreamCreate;
+
+/* GpuextTryDevice callback: make a streaming reducer in the caller's context. */
+static void
+StreamCreateRun(void *arg)
+{
+	StreamCreate *c = (StreamCreate *) arg;
+	MemoryContext old = MemoryContextSwitchTo(c->cxt);
+
+	c->r = GpuextReducerCreateStreaming(c->type, c->max_n);
+	MemoryContextSwitchTo(old);
+}
+
+/* A streaming reducer in CurrentMemoryContext; NULL when the device is short of memory or (auto) fails. */
+GpuextReducer *
+GpuextReducerStart(const GpuextSortType *type, size_t max_n)
+{
+	StreamCreate c = {type, max_n, CurrentMemoryContext, NULL};
+
+	if (!GpuextTryDevice(StreamCreateRun, &c, "reduction"))
+		return NULL;
+	return c.r;
+}
+
+/* One step of a streaming reducer as device work that may fall back. */
+typedef struct StreamStep
+{
+	GpuextReducer *r;
+	size_t		n;
+	GpuextAccum *acc;
+} StreamStep;
+
+/* GpuextTryDevice callback: send the host batch (settling the one before), or only settle (n = 0). */
+static void
+StreamStepRun(void *arg)
+{
+	StreamStep *s = (StreamStep *) arg;
+
+	if (s->n > 0)
+		GpuextReducerSubmitHost(s->r, s->n, s->acc);
+	else
+		GpuextReducerSettle(s->r, s->acc);
+}
+
+/*
+ * Send the first n values of the streaming reducer's host batch (or, n = 0,
+ * only merge the batch in flight) into acc.  Where the device fails (auto),
+ * acc is put back as it was, the batch in flight and this one are added on
+ * the CPU, and the reducer is discarded (*rp = NULL): false.
+ */
+bool
+GpuextReducerStream(GpuextReducer **rp, size_t n, GpuextAccum *acc)
+{
+	GpuextReducer *r = *rp;
+	StreamStep	step = {r, n, acc};
+	const char *pending = r->pending;
+	size_t		pending_n = r->pending_n;
+	GpuextAccum *saved = palloc(sizeof(GpuextAccum));
+
+	memcpy(saved, acc, sizeof(GpuextAccum));
+	if (GpuextTryDevice(StreamStepRun, &step, "reduction"))
+	{
+		pfree(saved);
+		return true;
+	}
+	memcpy(acc, saved, sizeof(GpuextAccum));
+	pfree(saved);
+	if (pending != NULL)
+		GpuextAccumAddArray(acc, pending, pending_n);
+	if (n > 0)
+		GpuextAccumAddArray(acc, GpuextReducerHostBatch(r), n);
+	GpuextReducerDiscard(r);
+	*rp = NULL;
+	return false;
 }

@@ -16,6 +16,8 @@
 #include "miscadmin.h"
 #include "portability/instr_time.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
 
 #include "gpuext.h"
 
@@ -38,6 +40,105 @@ static size_t pinned_bytes_held;
 
 static char *staging;
 static bool *staging_guard;		/* lives in the memory context of the call using staging */
+
+/* Set when the ERROR being raised is a device failure (GpuextTryDevice may fall back). */
+static bool device_failed;
+
+/* Set when the work in GpuextTryDevice has gone past the point where it could fall back. */
+static bool device_no_fallback;
+
+/* gpuext.debug_fail_device_calls, parsed: fail fault_count calls of fault_kind after fault_skip. */
+typedef struct FaultPlan
+{
+	GpuextFaultKind kind;
+	int			count;
+	int			skip;
+} FaultPlan;
+
+static FaultPlan fault_plan;
+static bool fault_fired;		/* the last device-layer call was failed on purpose */
+static int64 faults_injected;
+
+static const char *const fault_kind_names[] = {"any", "open", "alloc", "copy", "kernel", "sync"};
+
+#define FAULT_MESSAGE "injected failure (gpuext.debug_fail_device_calls)"
+
+/* GUC check hook: '' (off) or KIND:COUNT[:SKIP], KIND one of fault_kind_names. */
+bool
+gpuext_fault_check_hook(char **newval, void **extra, GucSource source)
+{
+	FaultPlan  *plan;
+	char		kind[16];
+	int			count,
+				skip = 0,
+				consumed = 0;
+	int			fields;
+
+	plan = malloc(sizeof(FaultPlan));
+	if (plan == NULL)
+		return false;
+	memset(plan, 0, sizeof(FaultPlan));
+	*extra = plan;
+	if (*newval == NULL || (*newval)[0] == '\0')
+		return true;
+	fields = sscanf(*newval, "%15[a-z]:%d%n:%d%n", kind, &count, &consumed, &skip, &consumed);
+	if (fields < 2 || (*newval)[consumed] != '\0' || count < 0 || skip < 0)
+	{
+		GUC_check_errdetail("Expected KIND:COUNT or KIND:COUNT:SKIP, KIND one of any, open, alloc, copy, kernel, sync.");
+		return false;
+	}
+	for (int k = 0; k < lengthof(fault_kind_names); k++)
+		if (strcmp(kind, fault_kind_names[k]) == 0)
+		{
+			plan->kind = (GpuextFaultKind) k;
+			plan->count = count;
+			plan->skip = skip;
+			return true;
+		}
+	GUC_check_errdetail("Unknown kind \"%s\": any, open, alloc, copy, kernel or sync.", kind);
+	return false;
+}
+
+/* GUC assign hook: setting the value (again) arms the plan afresh. */
+void
+gpuext_fault_assign_hook(const char *newval, void *extra)
+{
+	fault_plan = *(FaultPlan *) extra;
+}
+
+/* Whether the next device-layer call of this kind must fail (gpuext.debug_fail_device_calls). */
+bool
+GpuextFaultFires(GpuextFaultKind kind)
+{
+	fault_fired = false;
+	if (fault_plan.count == 0 || (fault_plan.kind != GPUEXT_FAULT_ANY && fault_plan.kind != kind))
+		return false;
+	if (fault_plan.skip > 0)
+	{
+		fault_plan.skip--;
+		return false;
+	}
+	fault_plan.count--;
+	faults_injected++;
+	fault_fired = true;
+	return true;
+}
+
+/* Message for the last failed device-layer call, injected or real. */
+static const char *
+DeviceErrorMessage(void)
+{
+	return fault_fired ? FAULT_MESSAGE : gpuext_cuda_error_message();
+}
+
+/* Bytes of device memory this backend may hold (gpuext.max_device_memory; -1: half the device). */
+static size_t
+DeviceMemoryLimit(void)
+{
+	if (gpuext_max_device_memory >= 0)
+		return (size_t) gpuext_max_device_memory * 1024;
+	return device_info.memory_total / 2;
+}
 
 /* Open the device once per backend; remember why if it cannot be used. */
 static void
@@ -72,7 +173,7 @@ DeviceOpen(void)
 	else
 	{
 		device_state = DEVICE_UNAVAILABLE;
-		strlcpy(device_reason, gpuext_cuda_error_message(), sizeof(device_reason));
+		strlcpy(device_reason, DeviceErrorMessage(), sizeof(device_reason));
 		elog(DEBUG1, "gpuext: no usable GPU, using the CPU: %s", device_reason);
 	}
 }
@@ -124,11 +225,12 @@ GpuextCheck(GpuextStatus status, const char *what)
 				(errcode(ERRCODE_QUERY_CANCELED),
 				 errmsg("canceling GPU work during %s", what)));
 	}
+	device_failed = !device_no_fallback;
 	ereport(ERROR,
 			(errcode(status == GPUEXT_OUT_OF_MEMORY ? ERRCODE_OUT_OF_MEMORY :
 					 status == GPUEXT_INVALID ? ERRCODE_INVALID_PARAMETER_VALUE :
 					 ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
-			 errmsg("GPU %s failed: %s", what, gpuext_cuda_error_message())));
+			 errmsg("GPU %s failed: %s", what, DeviceErrorMessage())));
 }
 
 /* Poll callback for device waits: stop waiting when the backend must cancel or die. */
@@ -188,10 +290,26 @@ BufferAlloc(size_t bytes, bool pinned, bool missing_ok)
 	buf = palloc(sizeof(GpuextBuffer));
 	cb = palloc(sizeof(MemoryContextCallback));
 	bytes = Max(bytes, 1);
+	/* Past gpuext.max_device_memory, as if the device were full. */
+	if (!pinned && bytes > DeviceMemoryLimit() - Min(device_bytes_held, DeviceMemoryLimit()))
+	{
+		if (missing_ok)
+		{
+			elog(DEBUG1, "gpuext: %zu bytes of device memory would pass gpuext.max_device_memory", bytes);
+			return NULL;
+		}
+		device_failed = !device_no_fallback;
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("GPU memory allocation of %zu bytes would pass gpuext.max_device_memory", bytes),
+				 errdetail("This backend holds %zu bytes of device memory; it may hold %zu.",
+						   device_bytes_held, DeviceMemoryLimit()),
+				 errhint("Raise gpuext.max_device_memory, or set gpuext.device to \"auto\" to run on the CPU instead.")));
+	}
 	status = pinned ? gpuext_cuda_alloc_pinned(&ptr, bytes) : gpuext_cuda_alloc(&ptr, bytes);
 	if (status == GPUEXT_OUT_OF_MEMORY && missing_ok)
 	{
-		elog(DEBUG1, "gpuext: %s", gpuext_cuda_error_message());
+		elog(DEBUG1, "gpuext: %s", DeviceErrorMessage());
 		return NULL;
 	}
 	GpuextCheck(status, pinned ? "pinned memory allocation" : "memory allocation");
@@ -341,6 +459,69 @@ GpuextDownload(const char *src, size_t bytes, size_t unit, char *staging, Gpuext
 	}
 }
 
+/*
+ * Run device work fn(arg) with its allocations in a memory context of its own.
+ * Under auto, a device failure (not a cancel, not any other ERROR) frees what
+ * fn held at once, becomes a WARNING, and returns false for the caller to do
+ * the work on the CPU; fn must leave nothing half-merged behind it.
+ */
+bool
+GpuextTryDevice(GpuextDeviceFn fn, void *arg, const char *what)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	MemoryContext cxt = AllocSetContextCreate(caller, "gpuext device work", ALLOCSET_SMALL_SIZES);
+	uint32		holdoff = InterruptHoldoffCount;
+	uint32		cancel_holdoff = QueryCancelHoldoffCount;
+	ErrorData  *volatile edata = NULL;
+
+	device_failed = false;
+	device_no_fallback = false;
+	if (gpuext_device_mode != GPUEXT_DEVICE_AUTO)
+	{
+		MemoryContextSwitchTo(cxt);
+		fn(arg);
+		MemoryContextSwitchTo(caller);
+		MemoryContextDelete(cxt);
+		return true;
+	}
+	PG_TRY();
+	{
+		MemoryContextSwitchTo(cxt);
+		fn(arg);
+		MemoryContextSwitchTo(caller);
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(caller);
+		if (!device_failed)
+			PG_RE_THROW();
+		/* Only our own GpuextCheck raised this: no lock, pin or buffer is held in fn. */
+		InterruptHoldoffCount = holdoff;
+		QueryCancelHoldoffCount = cancel_holdoff;
+		edata = CopyErrorData();
+		FlushErrorState();
+	}
+	PG_END_TRY();
+	device_failed = false;
+	device_no_fallback = false;
+	MemoryContextDelete(cxt);
+	if (edata == NULL)
+		return true;
+	ereport(WARNING,
+			(errcode(edata->sqlerrcode),
+			 errmsg("%s", edata->message),
+			 errdetail("gpuext ran the %s on the CPU instead.", what)));
+	FreeErrorData(edata);
+	return false;
+}
+
+/* Called by device work that has started to overwrite its input: a device failure past here is an ERROR. */
+void
+GpuextDeviceNoFallback(void)
+{
+	device_no_fallback = true;
+}
+
 /* Why the device cannot be used (for fallbacks that say so). */
 const char *
 GpuextDeviceUnavailableReason(void)
@@ -358,8 +539,8 @@ gpuext_info(PG_FUNCTION_ARGS)
 {
 	bool		open_device = PG_GETARG_BOOL(0);
 	TupleDesc	tupdesc;
-	Datum		values[13];
-	bool		nulls[13];
+	Datum		values[15];
+	bool		nulls[15];
 	bool		ready;
 	size_t		mem_free = 0,
 				mem_total = 0;
@@ -395,6 +576,10 @@ gpuext_info(PG_FUNCTION_ARGS)
 	values[11] = Int64GetDatum((int64) device_bytes_held);
 	values[12] = Int64GetDatum((int64) pinned_bytes_held);
 	nulls[11] = nulls[12] = false;
+	values[13] = Int64GetDatum((int64) DeviceMemoryLimit());
+	nulls[13] = !ready && gpuext_max_device_memory < 0;
+	values[14] = Int64GetDatum(faults_injected);
+	nulls[14] = false;
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -228,6 +228,16 @@ StateCreate(MemoryContext aggcxt, Oid typid, const GpuextAccum *src)
 	return state;
 }
 
+/* The device failed the state's batches (auto; they were added on the CPU): values go straight to the CPU now. */
+static void
+StateDeviceFailed(GpuextAggState *state)
+{
+	state->batching = false;
+	state->batch = NULL;
+	state->capacity = 0;
+	state->nbatch = 0;
+}
+
 /*
  * Move the batch into the reducer's pinned host batch, making the reducer on
  * first use, so that it can go up with no staging copy.  False, with nothing
@@ -240,11 +250,11 @@ StateStartStreaming(GpuextAggState *state)
 	{
 		MemoryContext old = MemoryContextSwitchTo(GetMemoryChunkContext(state));
 
-		state->reducer = GpuextReducerCreateStreaming(state->acc.type, GPUEXT_REDUCE_BATCH);
+		state->reducer = GpuextReducerStart(state->acc.type, GPUEXT_REDUCE_BATCH);
 		MemoryContextSwitchTo(old);
 		if (state->reducer == NULL)
 		{
-			elog(DEBUG1, "gpuext: device memory short for a batch, reducing on the CPU");
+			elog(DEBUG1, "gpuext: no device memory for a batch, reducing on the CPU");
 			return false;
 		}
 	}
@@ -270,8 +280,10 @@ StateSend(GpuextAggState *state)
 		state->nbatch = 0;
 		return;
 	}
-	GpuextReducerSubmitHost(state->reducer, state->nbatch, &state->acc);
-	state->batch = GpuextReducerHostBatch(state->reducer);
+	if (GpuextReducerStream(&state->reducer, state->nbatch, &state->acc))
+		state->batch = GpuextReducerHostBatch(state->reducer);
+	else
+		StateDeviceFailed(state);
 	state->nbatch = 0;
 }
 
@@ -281,8 +293,8 @@ StateFlush(GpuextAggState *state)
 {
 	if (state->nbatch > 0)
 		StateSend(state);
-	if (state->reducer != NULL)
-		GpuextReducerSettle(state->reducer, &state->acc);
+	if (state->reducer != NULL && !GpuextReducerStream(&state->reducer, 0, &state->acc))
+		StateDeviceFailed(state);
 }
 
 /* Room for one more value in the batch: grow it, or send it once it is full. */
@@ -312,7 +324,14 @@ StateAdd(GpuextAggState *state, Datum value)
 		return;
 	}
 	if (unlikely(state->nbatch == state->capacity))
+	{
 		StateGrow(state);
+		if (!state->batching)
+		{
+			GpuextAccumAdd(&state->acc, value);
+			return;
+		}
+	}
 	switch (state->value_bytes)
 	{
 		case 8:
@@ -371,7 +390,7 @@ gpu_agg_combine(PG_FUNCTION_ARGS)
 	if (src == NULL)
 		PG_RETURN_POINTER(dst);
 	if (src->reducer != NULL)
-		GpuextReducerSettle(src->reducer, &src->acc);
+		StateFlush(src);		/* its batches may be the reducer's own */
 	if (dst == NULL)
 		dst = StateCreate(aggcxt, src->acc.typid, &src->acc);
 	else
@@ -386,6 +405,11 @@ gpu_agg_combine(PG_FUNCTION_ARGS)
 		{
 			if (dst->nbatch == dst->capacity)
 				StateGrow(dst);
+			if (!dst->batching)
+			{
+				GpuextAccumAddArray(&dst->acc, src->batch + i * vb, src->nbatch - i);
+				break;
+			}
 			memcpy(dst->batch + dst->nbatch++ * vb, src->batch + i * vb, vb);
 		}
 	}

@@ -133,10 +133,51 @@ FetchValues(Portal portal, const GpuextSortType *type, char *values, size_t cap,
 	return n;
 }
 
+/* One step of AggregateOnDevice as device work that may fall back (GpuextTryDevice). */
+typedef struct QueryStep
+{
+	GpuextReducer **reducer;	/* kept in the caller's context across steps */
+	MemoryContext callcxt;
+	GpuextAccum *acc;
+	const char *values;			/* Submit: the batch to reduce */
+	size_t		n;
+	bool		submitted;		/* out */
+} QueryStep;
+
+/* GpuextTryDevice callback: merge the pending batch into acc. */
+static void
+QueryStepFinish(void *arg)
+{
+	QueryStep  *q = (QueryStep *) arg;
+
+	GpuextReducerFinish(*q->reducer, q->acc);
+}
+
+/* GpuextTryDevice callback: submit a batch, creating the reducer on first use. */
+static void
+QueryStepSubmit(void *arg)
+{
+	QueryStep  *q = (QueryStep *) arg;
+
+	if (*q->reducer == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(q->callcxt);
+
+		*q->reducer = GpuextReducerCreate(q->acc->type, GPUEXT_REDUCE_BATCH);
+		MemoryContextSwitchTo(old);
+	}
+	if (*q->reducer == NULL)
+		return;
+	GpuextReducerSubmit(*q->reducer, q->values, q->n);
+	q->submitted = true;
+}
+
 /*
  * Add the first column to acc in device batches: batch k is reduced on the
  * device while batch k + 1 is fetched into the other buffer; small batches
- * (auto) and a device short of memory leave the batch to the CPU.
+ * (auto) and a device short of memory leave the batch to the CPU.  Under
+ * auto, once the device fails, the batch it held and all later ones are
+ * added on the CPU: a batch is merged into acc exactly once either way.
  */
 static void
 AggregateOnDevice(Portal portal, GpuextAccum *acc)
@@ -144,7 +185,9 @@ AggregateOnDevice(Portal portal, GpuextAccum *acc)
 	const GpuextSortType *type = acc->type;
 	char	   *values[2];
 	GpuextReducer *reducer = NULL;
+	QueryStep	step = {&reducer, CurrentMemoryContext, acc, NULL, 0, false};
 	bool		pending = false;
+	bool		failed = false;
 	uint64		nnulls = 0;
 
 	for (int b = 0; b < 2; b++)
@@ -153,27 +196,40 @@ AggregateOnDevice(Portal portal, GpuextAccum *acc)
 	{
 		size_t		n = FetchValues(portal, type, values[cur], GPUEXT_REDUCE_BATCH, &nnulls);
 
-		if (pending)
-			GpuextReducerFinish(reducer, acc);
+		if (pending && !GpuextTryDevice(QueryStepFinish, &step, "reduction"))
+		{
+			failed = true;
+			GpuextAccumAddArray(acc, step.values, step.n);
+		}
 		pending = false;
+		if (failed && reducer != NULL)
+		{
+			GpuextReducerDiscard(reducer);
+			reducer = NULL;
+		}
 		if (n == 0)
 			break;
-		if (reducer == NULL && GpuextUseDeviceFor(n))
-			reducer = GpuextReducerCreate(type, GPUEXT_REDUCE_BATCH);
-		if (reducer != NULL && GpuextUseDeviceFor(n))
-		{
-			GpuextReducerSubmit(reducer, values[cur], n);
+		step.values = values[cur];
+		step.n = n;
+		step.submitted = false;
+		if (!failed && GpuextUseDeviceFor(n))
+			failed = !GpuextTryDevice(QueryStepSubmit, &step, "reduction");
+		if (step.submitted && !failed)
 			pending = true;
-		}
 		else
 			GpuextAccumAddArray(acc, values[cur], n);
+		if (failed && reducer != NULL)
+		{
+			GpuextReducerDiscard(reducer);
+			reducer = NULL;
+		}
 		if (n < GPUEXT_REDUCE_BATCH)
 			break;
 	}
-	if (pending)
-		GpuextReducerFinish(reducer, acc);
+	if (pending && !GpuextTryDevice(QueryStepFinish, &step, "reduction"))
+		GpuextAccumAddArray(acc, step.values, step.n);
 	if (reducer != NULL)
-		GpuextReducerDestroy(reducer);
+		GpuextReducerDiscard(reducer);
 	pfree(values[0]);
 	pfree(values[1]);
 }

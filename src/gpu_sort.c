@@ -88,11 +88,21 @@ AutoAlgorithm(size_t n, int key_bytes)
 static void
 SortOnCpu(const GpuextSortType *type, const char *in, char *out, size_t n, bool descending)
 {
-	void	   *keys = MemoryContextAllocHuge(CurrentMemoryContext, n * type->key_bytes);
+	char	   *keys = MemoryContextAllocHuge(CurrentMemoryContext, n * type->key_bytes);
 
-	type->encode(in, keys, n, descending);
+	for (size_t i = 0; i < n; i += GPUEXT_CFI_MASK + 1)
+	{
+		CHECK_FOR_INTERRUPTS();
+		type->encode(in + i * type->value_bytes, keys + i * type->key_bytes,
+					 Min(n - i, GPUEXT_CFI_MASK + 1), descending);
+	}
 	GpuextCpuSortKeys(keys, n, type->key_bytes);
-	type->decode(keys, out, n, descending);
+	for (size_t i = 0; i < n; i += GPUEXT_CFI_MASK + 1)
+	{
+		CHECK_FOR_INTERRUPTS();
+		type->decode(keys + i * type->key_bytes, out + i * type->value_bytes,
+					 Min(n - i, GPUEXT_CFI_MASK + 1), descending);
+	}
 	pfree(keys);
 }
 
@@ -175,16 +185,48 @@ SortOnDevice(const GpuextSortType *type, GpuextSortAlgo algo, const char *in, ch
 	return true;
 }
 
+/* One SortOnDevice call as device work that may fall back (GpuextTryDevice). */
+typedef struct SortCall
+{
+	const GpuextSortType *type;
+	GpuextSortAlgo algo;
+	const char *in;
+	char	   *out;
+	size_t		n;
+	bool		descending;
+	bool		keys_out;
+	bool		sorted;			/* out: the device sorted, rather than finding memory short */
+} SortCall;
+
+/* GpuextTryDevice callback: the sort of a SortCall. */
+static void
+SortCallRun(void *arg)
+{
+	SortCall   *c = (SortCall *) arg;
+
+	c->sorted = SortOnDevice(c->type, c->algo, c->in, c->out, c->n, c->descending, c->keys_out,
+							 gpuext_device_mode == GPUEXT_DEVICE_AUTO);
+}
+
+/* SortOnDevice, except that under auto a failing device (a WARNING) also returns false. */
+static bool
+TrySortOnDevice(SortCall *call)
+{
+	return GpuextTryDevice(SortCallRun, call, "sort") && call->sorted;
+}
+
 /*
  * Sort n values into their sorted keys (descending inverts them), on the
- * device with the automatic algorithm; false if auto finds device memory short.
+ * device with the automatic algorithm; false if auto finds device memory
+ * short or the device failing.
  */
 bool
 GpuextSortKeysOnDevice(const GpuextSortType *type, const char *values, void *keys, size_t n,
 					   bool descending)
 {
-	return SortOnDevice(type, AutoAlgorithm(n, type->key_bytes), values, keys, n, descending, true,
-						gpuext_device_mode == GPUEXT_DEVICE_AUTO);
+	SortCall	call = {type, AutoAlgorithm(n, type->key_bytes), values, keys, n, descending, true, false};
+
+	return TrySortOnDevice(&call);
 }
 
 PG_FUNCTION_INFO_V1(gpu_sort);
@@ -247,10 +289,11 @@ gpu_sort(PG_FUNCTION_ARGS)
 		GpuextSortAlgo algo = choice == SORT_AUTO ? AutoAlgorithm(n, type->key_bytes)
 			: (GpuextSortAlgo) choice;
 
-		if (SortOnDevice(type, algo, ARR_DATA_PTR(arr), ARR_DATA_PTR(result), n, descending, false,
-						 gpuext_device_mode == GPUEXT_DEVICE_AUTO))
+		SortCall	call = {type, algo, ARR_DATA_PTR(arr), ARR_DATA_PTR(result), n, descending, false, false};
+
+		if (TrySortOnDevice(&call))
 			PG_RETURN_ARRAYTYPE_P(result);
-		elog(DEBUG1, "gpu_sort: device memory short for %zu elements, sorting on the CPU", n);
+		elog(DEBUG1, "gpu_sort: device memory short or failing for %zu elements, sorting on the CPU", n);
 	}
 	SortOnCpu(type, ARR_DATA_PTR(arr), ARR_DATA_PTR(result), n, descending);
 	PG_RETURN_ARRAYTYPE_P(result);

@@ -21,6 +21,8 @@ int			gpuext_device_mode = GPUEXT_DEVICE_AUTO;
  * 16384 0.18 ms CPU / 0.20 ms GPU, 65536 0.72 / 0.32; float8: 16384 0.39 / 0.29).
  */
 int			gpuext_min_gpu_elements = 32768;
+int			gpuext_max_device_memory = -1;
+char	   *gpuext_debug_fail_device_calls = NULL;
 
 static const struct config_enum_entry device_mode_options[] = {
 	{"auto", GPUEXT_DEVICE_AUTO, false},
@@ -84,6 +86,27 @@ _PG_init(void)
 							PGC_USERSET,
 							GUC_UNIT_KB,
 							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuext.max_device_memory",
+							"Device memory a backend may hold; -1 is half of the device's memory.",
+							"Allocations past it fail as on a full device: auto runs the work on the CPU, "
+							"gpu raises an error.",
+							&gpuext_max_device_memory,
+							-1,
+							-1, MAX_KILOBYTES,
+							PGC_USERSET,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	DefineCustomStringVariable("gpuext.debug_fail_device_calls",
+							   "Testing: make the next device-layer calls fail, as KIND:COUNT[:SKIP].",
+							   "KIND is any, open, alloc, copy, kernel or sync; the COUNT calls of that kind "
+							   "after the first SKIP fail. Setting it arms it afresh; empty turns it off.",
+							   &gpuext_debug_fail_device_calls,
+							   "",
+							   PGC_SUSET,
+							   GUC_NOT_IN_SAMPLE,
+							   gpuext_fault_check_hook, gpuext_fault_assign_hook, NULL);
 
 	MarkGUCPrefixReserved("gpuext");
 	GpuSortInit();

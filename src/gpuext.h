@@ -5,6 +5,8 @@
 #ifndef GPUEXT_H
 #define GPUEXT_H
 
+#include "utils/guc.h"
+
 #include "gpuext_cuda.h"
 
 /* gpuext.device */
@@ -17,6 +19,51 @@ typedef enum GpuextDeviceMode
 
 extern int	gpuext_device_mode;
 extern int	gpuext_min_gpu_elements;
+extern int	gpuext_max_device_memory;
+extern char *gpuext_debug_fail_device_calls;
+
+/*
+ * Failure injection (gpuext.debug_fail_device_calls): every device-layer call
+ * made from src/ passes through GpuextFaultFires first, so that a test can
+ * make the next N calls of a kind fail as a broken device would, on the real
+ * device, the fake one and the CPU-only build alike.
+ */
+typedef enum GpuextFaultKind
+{
+	GPUEXT_FAULT_ANY,
+	GPUEXT_FAULT_OPEN,			/* opening (resetting) the device */
+	GPUEXT_FAULT_ALLOC,			/* device and pinned allocations: out of memory */
+	GPUEXT_FAULT_COPY,			/* copies to and from the device */
+	GPUEXT_FAULT_KERNEL,		/* sorts and reductions */
+	GPUEXT_FAULT_SYNC			/* event records and waits */
+} GpuextFaultKind;
+
+extern bool GpuextFaultFires(GpuextFaultKind kind);
+extern bool gpuext_fault_check_hook(char **newval, void **extra, GucSource source);
+extern void gpuext_fault_assign_hook(const char *newval, void *extra);
+
+#define GPUEXT_FAULT_CALL(kind, status, call) \
+	(GpuextFaultFires(kind) ? (status) : (call))
+#define gpuext_cuda_open(info) \
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_OPEN, GPUEXT_NO_DEVICE, gpuext_cuda_open(info))
+#define gpuext_cuda_alloc(p, bytes) \
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_ALLOC, GPUEXT_OUT_OF_MEMORY, gpuext_cuda_alloc(p, bytes))
+#define gpuext_cuda_alloc_pinned(p, bytes) \
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_ALLOC, GPUEXT_OUT_OF_MEMORY, gpuext_cuda_alloc_pinned(p, bytes))
+#define gpuext_cuda_copy_to_device(dst, src, bytes) \
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_COPY, GPUEXT_CUDA_ERROR, gpuext_cuda_copy_to_device(dst, src, bytes))
+#define gpuext_cuda_copy_to_host(dst, src, bytes) \
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_COPY, GPUEXT_CUDA_ERROR, gpuext_cuda_copy_to_host(dst, src, bytes))
+#define gpuext_cuda_mark(slot) \
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_SYNC, GPUEXT_CUDA_ERROR, gpuext_cuda_mark(slot))
+#define gpuext_cuda_wait(slot, poll, arg) \
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_SYNC, GPUEXT_CUDA_ERROR, gpuext_cuda_wait(slot, poll, arg))
+#define gpuext_sort_keys(...) \
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_sort_keys(__VA_ARGS__))
+#define gpuext_sort_rows(...) \
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_sort_rows(__VA_ARGS__))
+#define gpuext_reduce(...) \
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_reduce(__VA_ARGS__))
 
 /* device.c: the backend's device session */
 extern bool GpuextUseDevice(void);
@@ -24,6 +71,11 @@ extern bool GpuextUseDeviceFor(size_t n);
 extern void GpuextCheck(GpuextStatus status, const char *what);
 extern void GpuextWait(int slot);
 extern int	GpuextPollInterrupts(void *arg);
+
+/* Device work that falls back: under auto, a device failure in fn is a WARNING and false. */
+typedef void (*GpuextDeviceFn) (void *arg);
+extern bool GpuextTryDevice(GpuextDeviceFn fn, void *arg, const char *what);
+extern void GpuextDeviceNoFallback(void);
 
 /* Device or pinned host memory owned by the memory context it was allocated in. */
 typedef struct GpuextBuffer

@@ -735,6 +735,8 @@ SortedKeysPiece(void *arg, char *piece, size_t offset, size_t bytes)
 {
 	RowTransfer *t = (RowTransfer *) arg;
 
+	/* The stored keys are overwritten from here: a failing device can no longer hand them to tuplesort */
+	GpuextDeviceNoFallback();
 	memcpy((char *) t->st->keys + offset, piece, bytes);
 }
 
@@ -804,6 +806,38 @@ SortRowsOnDevice(GpuSortState *st)
 	GpuextStagingEnd();
 	GpuextBufferFree(buf);
 	return true;
+}
+
+/* SortRowsOnDevice as device work that may fall back (GpuextTryDevice). */
+typedef struct RowSortCall
+{
+	GpuSortState *st;
+	bool		sorted;			/* out: the device sorted, rather than finding memory short */
+} RowSortCall;
+
+/* GpuextTryDevice callback: the device sort of the stored rows. */
+static void
+RowSortRun(void *arg)
+{
+	RowSortCall *call = (RowSortCall *) arg;
+
+	call->sorted = SortRowsOnDevice(call->st);
+}
+
+/* Sort the stored rows on the device; tuplesort takes them when device memory is short or (auto) the device fails. */
+static void
+SortRowsOrSpill(GpuSortState *st, int64 budget_kb)
+{
+	RowSortCall call = {st, false};
+
+	if (GpuextTryDevice(RowSortRun, &call, "sort"))
+	{
+		if (!call.sorted)
+			SpillToTuplesort(st, budget_kb, "device memory is short");
+		return;
+	}
+	st->device_bytes = 0;
+	SpillToTuplesort(st, budget_kb, "the device failed");
 }
 
 /* (Re)allocate a growing array in the rows' context. */
@@ -1015,8 +1049,8 @@ GpuSortRun(GpuSortState *st)
 		FlushKeys(st, in.values, in.isnull, in.batched);
 	st->store_ms = ElapsedMs(start) - st->keys_ms;
 
-	if (st->tuplesort == NULL && st->nrows > 1 && !SortRowsOnDevice(st))
-		SpillToTuplesort(st, in.budget_kb, "device memory is short");
+	if (st->tuplesort == NULL && st->nrows > 1)
+		SortRowsOrSpill(st, in.budget_kb);
 	if (st->tuplesort)
 	{
 		INSTR_TIME_SET_CURRENT(start);

@@ -242,8 +242,12 @@ radix_sort_##ktype(ktype *keys, size_t n) \
 			   *dst = tmp; \
 	\
 	for (size_t i = 0; i < n; i++) \
+	{ \
+		if ((i & GPUEXT_CFI_MASK) == 0) \
+			CHECK_FOR_INTERRUPTS(); \
 		for (int b = 0; b < nbytes; b++) \
 			counts[b * 256 + ((keys[i] >> (8 * b)) & 0xFF)]++; \
+	} \
 	\
 	for (int b = 0; b < nbytes; b++) \
 	{ \
@@ -262,7 +266,11 @@ radix_sort_##ktype(ktype *keys, size_t n) \
 			sum += cnt; \
 		} \
 		for (size_t i = 0; i < n; i++) \
+		{ \
+			if ((i & GPUEXT_CFI_MASK) == 0) \
+				CHECK_FOR_INTERRUPTS(); \
 			dst[c[(src[i] >> (8 * b)) & 0xFF]++] = src[i]; \
+		} \
 		swap = src; \
 		src = dst; \
 		dst = swap; \

@@ -7,6 +7,9 @@
 
 #include "utils/array.h"
 
+/* Long CPU loops check for interrupts every GPUEXT_CFI_MASK + 1 elements (a cancel lands in well under 200 ms). */
+#define GPUEXT_CFI_MASK ((size_t) 0xFFFF)
+
 /* One entry per supported element type, generated from GPUEXT_SORT_TYPES. */
 typedef struct GpuextSortType
 {

@@ -1,0 +1,53 @@
+# GpuextNode: a PostgreSQL::Test::Cluster with gpuext installed, for gpuext's TAP tests.
+#
+# GPUEXT_TEST_DEVICE (auto, gpu or cpu; default auto) becomes the cluster's gpuext.device, so the
+# same tests run on the CPU path and, on a GPU host (or the fake device build), with the GPU forced.
+package GpuextNode;
+
+use strict;
+use warnings;
+use Exporter 'import';
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Time::HiRes qw(time);
+
+our @EXPORT = qw(gpuext_node device_mode device_ready ms_since);
+
+# The gpuext.device the tests run with.
+sub device_mode
+{
+	return $ENV{GPUEXT_TEST_DEVICE} || 'auto';
+}
+
+# A started cluster with gpuext created in database postgres; preload => 1 loads the library in
+# every process through shared_preload_libraries; conf => [lines] adds settings.
+sub gpuext_node
+{
+	my ($name, %opts) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+
+	$node->init;
+	$node->append_conf('postgresql.conf', "gpuext.device = '" . device_mode() . "'\n");
+	$node->append_conf('postgresql.conf', "shared_preload_libraries = 'gpuext'\n")
+	  if $opts{preload};
+	$node->append_conf('postgresql.conf', "$_\n") for @{ $opts{conf} || [] };
+	$node->start;
+	$node->safe_psql('postgres', 'CREATE EXTENSION gpuext');
+	return $node;
+}
+
+# Whether a backend of the node can use a device (a GPU, or the fake device).
+sub device_ready
+{
+	my ($node) = @_;
+	return $node->safe_psql('postgres', 'SELECT device_state FROM gpuext_info()') eq 'ready';
+}
+
+# Milliseconds since a Time::HiRes time.
+sub ms_since
+{
+	my ($t0) = @_;
+	return (time() - $t0) * 1000;
+}
+
+1;
