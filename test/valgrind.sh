@@ -1,9 +1,10 @@
 #!/bin/bash
 # test/valgrind.sh [TEST...]: builds and installs the CPU-only variant, starts a throwaway server
 # under valgrind memcheck (every backend traced, test/valgrind.supp), runs the given regression
-# tests against it (default: a set that finishes in minutes; the large ones take hours under
-# valgrind), stops it and reports the memcheck errors found, with the stacks of those in gpuext.
-# Exit status 1 when memcheck found any.  As root the server runs as the postgres user.
+# tests against it (default: a set that took 45 minutes on 2 busy cores; the large ones take hours
+# more), stops it and reports the memcheck errors found, with the stacks of those in gpuext.
+# Exit status 1 when memcheck found any.  As root the server runs as the postgres user.  It builds
+# in this tree: run no make here while it runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PG_CONFIG=${PG_CONFIG:-pg_config}
