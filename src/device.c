@@ -301,9 +301,9 @@ BufferAlloc(size_t bytes, bool pinned, bool missing_ok)
 		device_failed = !device_no_fallback;
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("GPU memory allocation of %zu bytes would pass gpuext.max_device_memory", bytes),
-				 errdetail("This backend holds %zu bytes of device memory; it may hold %zu.",
-						   device_bytes_held, DeviceMemoryLimit()),
+				 errmsg("GPU memory allocation would pass gpuext.max_device_memory"),
+				 errdetail("The allocation is %zu bytes; this backend holds %zu bytes of device memory and may hold %zu.",
+						   bytes, device_bytes_held, DeviceMemoryLimit()),
 				 errhint("Raise gpuext.max_device_memory, or set gpuext.device to \"auto\" to run on the CPU instead.")));
 	}
 	status = pinned ? gpuext_cuda_alloc_pinned(&ptr, bytes) : gpuext_cuda_alloc(&ptr, bytes);
