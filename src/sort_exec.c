@@ -657,6 +657,8 @@ SpillToTuplesort(GpuSortState *st, int64 budget_kb, const char *why)
 	StartTuplesort(st, budget_kb);
 	for (size_t i = 0; i < st->nrows; i++)
 	{
+		if ((i & GPUEXT_CFI_MASK) == 0)
+			CHECK_FOR_INTERRUPTS();
 		StoreRow(st, slot, i);
 		tuplesort_puttupleslot(st->tuplesort, slot);
 	}

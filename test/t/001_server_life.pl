@@ -67,6 +67,8 @@ sleep 1;
 ok(kill('KILL', $victim), "SIGKILL to backend $victim during gpu_sort");
 $worker->quit;
 $idle->quit;
+# The postmaster may take a moment to notice: wait for its reinitialization, then for the server.
+$node->wait_for_log(qr/all server processes terminated; reinitializing/);
 $node->poll_query_until('postgres', 'SELECT true')
   or die 'the server did not come back after the crash';
 my $log = slurp_file($node->logfile);
