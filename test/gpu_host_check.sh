@@ -1,6 +1,7 @@
 #!/bin/bash
 # The GPU-host checks, each part in one call:
-#   check: kernel harness (full, then memcheck and racecheck), the reduction checks and benchmark
+#   check: kernel harness (full, then memcheck and racecheck), the reduction checks and benchmark,
+#          the TAP tests (test/tap.sh; IPC::Run carried as .gpu/perl5 where the host lacks it)
 #          (test/gpu_host_reduce.sh) and the regression suite with the GPU forced
 #          (gpuext.device = gpu, gpuext.sort_min_rows = 0);
 #   bench: kernel benchmark, gpu_sort end to end, the ORDER BY and aggregate benchmarks, the demo;
@@ -23,13 +24,14 @@ if [ "$part" = check ] || [ "$part" = final ]; then
 	{
 		echo "== harness (full)"; $harness --seed "${SEED:-$RANDOM}"
 		echo "== memcheck --quick"; compute-sanitizer --tool memcheck $harness --quick
-		echo "== racecheck --quick --max-n 4097 --pattern random"
-		compute-sanitizer --tool racecheck $harness --quick --max-n 4097 --pattern random
+		echo "== racecheck --quick --max-n 70001 --pattern random"
+		compute-sanitizer --tool racecheck $harness --quick --max-n 70001 --pattern random
 	} > "$out/harness.log" 2>&1
 	OUT="$out/reduce" bash test/gpu_host_reduce.sh > /dev/null 2>&1
 	pg --conf gpuext.device=gpu --conf gpuext.sort_min_rows=0 -- bash -c "
 		make -s installcheck > '$out/installcheck.txt' 2>&1
 		tar czf '$out/regress.tgz' results \$(ls regression.out regression.diffs 2>/dev/null)"
+	pg --conf gpuext.device=gpu -- env GPUEXT_TEST_DEVICE=gpu bash test/tap.sh > "$out/tap.txt" 2>&1
 	{
 		echo "== harness"; grep -E "passed, .* failed|ERROR SUMMARY|RACECHECK SUMMARY|^==" "$out/harness.log"
 		grep -E "FAIL" "$out/harness.log" | head -20
@@ -37,6 +39,8 @@ if [ "$part" = check ] || [ "$part" = final ]; then
 		grep -A14 "^bar" "$out/reduce/summary.txt"
 		echo "== regression (gpuext.device = gpu, gpuext.sort_min_rows = 0)"
 		grep -E "^test|tests (passed|failed)|of .* tests" "$out/installcheck.txt"
+		echo "== TAP tests (gpuext.device = gpu)"
+		grep -E "^\[|Failed test|cancel latency|concurrency|leak check|^Result" "$out/tap.txt"
 	} | tee -a "$out/summary.txt"
 fi
 if [ "$part" = final ]; then
