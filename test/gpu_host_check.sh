@@ -1,9 +1,9 @@
 #!/bin/bash
 # The GPU-host checks, each part in one call:
-#   check: kernel harness (full, then memcheck and racecheck), the reduction checks and benchmark,
-#          the TAP tests (test/tap.sh; IPC::Run carried as .gpu/perl5 where the host lacks it)
-#          (test/gpu_host_reduce.sh) and the regression suite with the GPU forced
-#          (gpuext.device = gpu, gpuext.sort_min_rows = 0);
+#   check: kernel harness (full, then memcheck and racecheck), the reduction checks and benchmark
+#          (test/gpu_host_reduce.sh), the regression suite with the GPU forced
+#          (gpuext.device = gpu, gpuext.sort_min_rows = 0) and the TAP tests likewise
+#          (test/tap.sh; IPC::Run carried as .gpu/perl5 where the host lacks it);
 #   bench: kernel benchmark, gpu_sort end to end, the ORDER BY and aggregate benchmarks, the demo;
 #   final: check, then the ORDER BY benchmark alone.
 # Expects .gpu/ prepared on the build machine (see README, Development):
