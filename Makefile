@@ -80,13 +80,13 @@ test/kernel_harness: test/kernel_harness.cu $(CUDA_OBJS) $(CUDA_HDRS)
 
 # Reduction benchmark (needs a GPU to run): gpuext_reduce beside CUB and a D2D copy, and the reduction ladder.
 bench-reduce: bench/reduce_bench
-bench/reduce_bench: bench/reduce_bench.cu $(CUDA_OBJS) $(CUDA_HDRS)
+bench/reduce_bench: bench/reduce_bench.cu bench/bench_common.cuh $(CUDA_OBJS) $(CUDA_HDRS)
 	$(NVCC) $(NVCCFLAGS) -Icuda -o $@ $< $(CUDA_OBJS) -cudart static
 
 # Sort benchmark (needs a GPU to run): every algorithm and key width against n, beside CUB's radix and
 # merge sorts and a D2D copy; bench/suite.sh runs it with the other benchmarks and plots the results.
 bench-sort: bench/sort_bench
-bench/sort_bench: bench/sort_bench.cu $(CUDA_OBJS) $(CUDA_HDRS)
+bench/sort_bench: bench/sort_bench.cu bench/bench_common.cuh $(CUDA_OBJS) $(CUDA_HDRS)
 	$(NVCC) $(NVCCFLAGS) -Icuda -o $@ $< $(CUDA_OBJS) -cudart static
 
 .PHONY: harness bench-reduce bench-sort

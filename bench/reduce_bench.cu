@@ -28,6 +28,7 @@
 #include <cub/device/device_reduce.cuh>
 
 #include "device_internal.cuh"
+#include "bench_common.cuh"
 
 namespace
 {
@@ -35,34 +36,6 @@ namespace
 int			runs = 25;
 cudaEvent_t ev_start;
 cudaEvent_t ev_stop;
-
-/* Stop on a CUDA failure: this is a benchmark, not the backend. */
-void check(cudaError_t err, const char *what)
-{
-	if (err == cudaSuccess)
-		return;
-	fprintf(stderr, "fatal: %s: %s\n", what, cudaGetErrorString(err));
-	exit(2);
-}
-
-/* Stop on a gpuext failure. */
-void must(GpuextStatus st, const char *what)
-{
-	if (st == GPUEXT_OK)
-		return;
-	fprintf(stderr, "fatal: %s (status %d): %s\n", what, (int) st, gpuext_cuda_error_message());
-	exit(2);
-}
-
-/* splitmix64 of i and a seed: the bench's random source on the device. */
-__host__ __device__ inline uint64_t mix(uint64_t i, uint64_t seed)
-{
-	uint64_t	z = i * 0x9E3779B97F4A7C15ull + seed;
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
 
 /* Random values: integers over their whole range but never 0, reals uniform in [-1e6, 1e6). */
 template <typename T>

@@ -41,6 +41,7 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "device_internal.cuh"
+#include "bench_common.cuh"
 
 namespace
 {
@@ -63,34 +64,6 @@ cudaEvent_t ev_start;
 cudaEvent_t ev_stop;
 unsigned long long *d_check = nullptr;	/* [0] descents, [1] checksum, [2] mismatches */
 void	   *pinned = nullptr;
-
-/* Stop on a CUDA failure: this is a benchmark, not the backend. */
-void check(cudaError_t err, const char *what)
-{
-	if (err == cudaSuccess)
-		return;
-	fprintf(stderr, "fatal: %s: %s\n", what, cudaGetErrorString(err));
-	exit(2);
-}
-
-/* Stop on a gpuext failure. */
-void must(GpuextStatus st, const char *what)
-{
-	if (st == GPUEXT_OK)
-		return;
-	fprintf(stderr, "fatal: %s (status %d): %s\n", what, (int) st, gpuext_cuda_error_message());
-	exit(2);
-}
-
-/* splitmix64 of i and a seed. */
-__host__ __device__ inline uint64_t mix(uint64_t i, uint64_t s)
-{
-	uint64_t	z = i * 0x9E3779B97F4A7C15ull + s;
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
 
 /* Keys of a pattern over the whole range of K (random ones never 0). */
 template <typename K>
