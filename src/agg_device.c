@@ -97,7 +97,7 @@ GpuextReducerFinish(GpuextReducer *r, GpuextAccum *acc)
 }
 
 /* Merge the submitted batch, if any, into acc. */
-void
+static void
 GpuextReducerSettle(GpuextReducer *r, GpuextAccum *acc)
 {
 	if (r->pending != NULL)
@@ -105,7 +105,7 @@ GpuextReducerSettle(GpuextReducer *r, GpuextAccum *acc)
 }
 
 /* A reducer with two pinned host batches to fill in place; NULL when auto finds device memory short. */
-GpuextReducer *
+static GpuextReducer *
 GpuextReducerCreateStreaming(const GpuextSortType *type, size_t max_n)
 {
 	GpuextReducer *r = GpuextReducerCreate(type, max_n);
@@ -126,7 +126,7 @@ GpuextReducerHostBatch(GpuextReducer *r)
 }
 
 /* Settle the batch in flight into acc, then send the first n values of the host batch up. */
-void
+static void
 GpuextReducerSubmitHost(GpuextReducer *r, size_t n, GpuextAccum *acc)
 {
 	char	   *values = GpuextReducerHostBatch(r);

@@ -69,8 +69,6 @@ typedef struct KeyLayout
 {
 	const GpuextSortType *type;
 	bool		raw;			/* keyed by datum_key_raw (the last key), else datum_key */
-	uint64		(*to_key) (Datum value);	/* so */
-	Datum		(*to_datum) (uint64 key);
 	int			bits;			/* of the value field */
 	uint64		mask;			/* its low bits */
 	uint64		invert;			/* mask for DESC, else 0 */
@@ -353,8 +351,6 @@ GpuSortBegin(CustomScanState *node, EState *estate, int eflags)
 		/* The last key needs no -0 = +0 tie: nothing comes after it */
 		l->type = type;
 		l->raw = i == st->nkeys - 1;
-		l->to_key = l->raw ? type->datum_key_raw : type->datum_key;
-		l->to_datum = type->key_datum;
 		l->bits = 8 * type->key_bytes;
 		l->mask = l->bits == 64 ? ~UINT64CONST(0) : (UINT64CONST(1) << l->bits) - 1;
 		l->invert = st->descending[i] ? l->mask : 0;
@@ -471,7 +467,8 @@ BuildKeysWide(GpuSortState *st, uint64 *keys, const Datum *values, const bool *i
 			PutBits(words, st->nwords, l->flag_lo, 1, null ? l->null_flag : l->null_flag ^ 1);
 			if (null)
 				continue;
-			PutBits(words, st->nwords, l->value_lo, l->bits, l->to_key(v) ^ l->invert);
+			PutBits(words, st->nwords, l->value_lo, l->bits,
+					(l->raw ? l->type->datum_key_raw(v) : l->type->datum_key(v)) ^ l->invert);
 			if (l->negzero_lo >= 0 && v == l->negzero)
 				PutBits(words, st->nwords, l->negzero_lo, 1, 1);
 		}
@@ -561,8 +558,8 @@ DecodeRow(GpuSortState *st, TupleTableSlot *slot, const uint64 *words, size_t st
 		else if (l->negzero_lo >= 0 && KeyField(st, acc, words, stride, l->negzero_lo, 1, 1))
 			slot->tts_values[a] = l->negzero;
 		else
-			slot->tts_values[a] = l->to_datum(KeyField(st, acc, words, stride, l->value_lo, l->bits, l->mask) ^
-											  l->invert);
+			slot->tts_values[a] =
+				l->type->key_datum(KeyField(st, acc, words, stride, l->value_lo, l->bits, l->mask) ^ l->invert);
 	}
 	ExecStoreVirtualTuple(slot);
 }
