@@ -44,9 +44,6 @@ static bool *staging_guard;		/* lives in the memory context of the call using st
 /* Set when the ERROR being raised is a device failure (GpuextTryDevice may fall back). */
 static bool device_failed;
 
-/* Set when the work in GpuextTryDevice has gone past the point where it could fall back. */
-static bool device_no_fallback;
-
 /* gpuext.debug_fail_device_calls, parsed: fail fault_count calls of fault_kind after fault_skip. */
 typedef struct FaultPlan
 {
@@ -225,7 +222,7 @@ GpuextCheck(GpuextStatus status, const char *what)
 				(errcode(ERRCODE_QUERY_CANCELED),
 				 errmsg("canceling GPU work during %s", what)));
 	}
-	device_failed = !device_no_fallback;
+	device_failed = true;
 	ereport(ERROR,
 			(errcode(status == GPUEXT_OUT_OF_MEMORY ? ERRCODE_OUT_OF_MEMORY :
 					 status == GPUEXT_INVALID ? ERRCODE_INVALID_PARAMETER_VALUE :
@@ -298,7 +295,7 @@ BufferAlloc(size_t bytes, bool pinned, bool missing_ok)
 			elog(DEBUG1, "gpuext: %zu bytes of device memory would pass gpuext.max_device_memory", bytes);
 			return NULL;
 		}
-		device_failed = !device_no_fallback;
+		device_failed = true;
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
 				 errmsg("GPU memory allocation would pass gpuext.max_device_memory"),
@@ -475,7 +472,6 @@ GpuextTryDevice(GpuextDeviceFn fn, void *arg, const char *what)
 	ErrorData  *volatile edata = NULL;
 
 	device_failed = false;
-	device_no_fallback = false;
 	if (gpuext_device_mode != GPUEXT_DEVICE_AUTO)
 	{
 		MemoryContextSwitchTo(cxt);
@@ -503,7 +499,6 @@ GpuextTryDevice(GpuextDeviceFn fn, void *arg, const char *what)
 	}
 	PG_END_TRY();
 	device_failed = false;
-	device_no_fallback = false;
 	MemoryContextDelete(cxt);
 	if (edata == NULL)
 		return true;
@@ -513,13 +508,6 @@ GpuextTryDevice(GpuextDeviceFn fn, void *arg, const char *what)
 			 errdetail("gpuext ran the %s on the CPU instead.", what)));
 	FreeErrorData(edata);
 	return false;
-}
-
-/* Called by device work that has started to overwrite its input: a device failure past here is an ERROR. */
-void
-GpuextDeviceNoFallback(void)
-{
-	device_no_fallback = true;
 }
 
 /* Why the device cannot be used (for fallbacks that say so). */

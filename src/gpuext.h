@@ -75,7 +75,6 @@ extern int	GpuextPollInterrupts(void *arg);
 /* Device work that falls back: under auto, a device failure in fn is a WARNING and false. */
 typedef void (*GpuextDeviceFn) (void *arg);
 extern bool GpuextTryDevice(GpuextDeviceFn fn, void *arg, const char *what);
-extern void GpuextDeviceNoFallback(void);
 
 /* Device or pinned host memory owned by the memory context it was allocated in. */
 typedef struct GpuextBuffer

@@ -699,6 +699,7 @@ typedef struct RowTransfer
 	GpuSortState *st;
 	int			word;
 	MinimalTuple *sorted;
+	uint64	   *sorted_keys;
 } RowTransfer;
 
 /* Upload piece: word t->word of the rows in this piece, from the row-major keys. */
@@ -728,15 +729,13 @@ OrderPiece(void *arg, char *piece, size_t offset, size_t bytes)
 		sorted[i] = t->st->rows[order[i]];
 }
 
-/* Download piece: sorted keys, word-major, over the row-major keys already uploaded. */
+/* Download piece: sorted keys, word-major (over the uploaded row-major keys unless auto may yet fall back). */
 static void
 SortedKeysPiece(void *arg, char *piece, size_t offset, size_t bytes)
 {
 	RowTransfer *t = (RowTransfer *) arg;
 
-	/* The stored keys are overwritten from here: a failing device can no longer hand them to tuplesort */
-	GpuextDeviceNoFallback();
-	memcpy((char *) t->st->keys + offset, piece, bytes);
+	memcpy((char *) t->sorted_keys + offset, piece, bytes);
 }
 
 /* Sort the stored rows on the device, leaving them (or their keys) in order; false if device memory is short. */
@@ -754,7 +753,7 @@ SortRowsOnDevice(GpuSortState *st)
 			   *dorder,
 			   *dsorted,
 			   *dscratch;
-	RowTransfer transfer = {st, 0, NULL};
+	RowTransfer transfer = {st, 0, NULL, NULL};
 	instr_time	start;
 
 	GpuextCheck(gpuext_sort_rows_scratch_bytes(st->nwords, n, &scratch_bytes), "sort setup");
@@ -772,6 +771,14 @@ SortRowsOnDevice(GpuSortState *st)
 		transfer.sorted = AllocRows(st, n * sizeof(MinimalTuple));
 		st->host_bytes += n * sizeof(MinimalTuple);
 	}
+	else if (gpuext_device_mode == GPUEXT_DEVICE_AUTO)
+	{
+		/* The stored keys stay whole until the sorted ones are back: tuplesort can still take them */
+		transfer.sorted_keys = AllocRows(st, n * st->nwords * sizeof(uint64));
+		st->host_bytes += n * st->nwords * sizeof(uint64);
+	}
+	else
+		transfer.sorted_keys = st->keys;
 	staging = GpuextStagingBegin();
 
 	INSTR_TIME_SET_CURRENT(start);
@@ -792,6 +799,11 @@ SortRowsOnDevice(GpuSortState *st)
 	{
 		GpuextDownload(dsorted, n * st->nwords * sizeof(uint64), sizeof(uint64), staging,
 					   SortedKeysPiece, &transfer);
+		if (transfer.sorted_keys != st->keys)
+		{
+			pfree(st->keys);
+			st->keys = transfer.sorted_keys;
+		}
 		st->keys_sorted = true;
 	}
 	else
