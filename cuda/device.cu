@@ -109,15 +109,37 @@ GpuextStatus set_error(GpuextStatus status, const char *fmt, ...)
 	return status;
 }
 
-/* Turn a CUDA error into GPUEXT_CUDA_ERROR (out of memory into GPUEXT_OUT_OF_MEMORY). */
+/* Status of a failed CUDA call: errors after which the context cannot be used again are a lost device. */
+static GpuextStatus status_of(cudaError_t err)
+{
+	switch (err)
+	{
+		case cudaErrorMemoryAllocation:
+			return GPUEXT_OUT_OF_MEMORY;
+		case cudaErrorIllegalAddress:
+		case cudaErrorLaunchFailure:
+		case cudaErrorIllegalInstruction:
+		case cudaErrorMisalignedAddress:
+		case cudaErrorInvalidAddressSpace:
+		case cudaErrorInvalidPc:
+		case cudaErrorHardwareStackError:
+		case cudaErrorECCUncorrectable:
+		case cudaErrorContextIsDestroyed:
+		case cudaErrorDevicesUnavailable:
+			return GPUEXT_DEVICE_LOST;
+		default:
+			return GPUEXT_CUDA_ERROR;
+	}
+}
+
+/* Turn a CUDA error into a status (status_of) with "what: <CUDA message>". */
 GpuextStatus check_cuda(cudaError_t err, const char *what)
 {
 	if (err == cudaSuccess)
 		return GPUEXT_OK;
 	/* Clear the non-sticky last error so later launch checks do not see it. */
 	cudaGetLastError();
-	return set_error(err == cudaErrorMemoryAllocation ? GPUEXT_OUT_OF_MEMORY : GPUEXT_CUDA_ERROR,
-					 "%s: %s", what, cudaGetErrorString(err));
+	return set_error(status_of(err), "%s: %s", what, cudaGetErrorString(err));
 }
 
 /* Check the launch that just happened. */
@@ -127,7 +149,7 @@ GpuextStatus check_launch(const char *what)
 
 	if (err == cudaSuccess)
 		return GPUEXT_OK;
-	return set_error(GPUEXT_CUDA_ERROR, "launch of %s: %s", what, cudaGetErrorString(err));
+	return set_error(status_of(err), "launch of %s: %s", what, cudaGetErrorString(err));
 }
 
 /* Wait for the whole stream, polling. */
@@ -218,6 +240,18 @@ GpuextStatus gpuext_cuda_open(GpuextDeviceInfo *info)
 	info->cc_minor = prop.minor;
 	info->multiprocessors = prop.multiProcessorCount;
 	return GPUEXT_OK;
+}
+
+/* Destroy the primary context with everything in it; the stream and events went with it. */
+GpuextStatus gpuext_cuda_reset(void)
+{
+	if (!device_open)
+		return GPUEXT_OK;
+	device_open = false;
+	stream = nullptr;
+	for (int i = 0; i < GPUEXT_CUDA_EVENTS; i++)
+		events[i] = nullptr;
+	return gpuext::check_cuda(cudaDeviceReset(), "cudaDeviceReset");
 }
 
 /* Free and total device memory now. */

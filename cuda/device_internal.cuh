@@ -23,7 +23,8 @@ cudaStream_t device_stream();
 GpuextStatus set_error(GpuextStatus status, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* GPUEXT_OK for cudaSuccess, else record "what: <CUDA message>" and return GPUEXT_CUDA_ERROR. */
+/* GPUEXT_OK for cudaSuccess, else record "what: <CUDA message>" and return GPUEXT_CUDA_ERROR
+ * (GPUEXT_OUT_OF_MEMORY, or GPUEXT_DEVICE_LOST for errors that leave the context unusable). */
 GpuextStatus check_cuda(cudaError_t err, const char *what);
 
 /* Check cudaGetLastError() after a kernel launch named what. */

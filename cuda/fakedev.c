@@ -18,11 +18,20 @@
 /* Device memory the fake reports; allocations past it fail as a full GPU's would. */
 #define FAKE_MEMORY_TOTAL ((size_t) 16 << 30)
 
-/* Every allocation carries its size in front, so that frees can be accounted. */
+/* Each allocation's header: its size for the accounts, its links for a reset. */
 #define FAKE_HEADER 64
+
+typedef struct FakeBlock
+{
+	size_t		bytes;
+	int			device;
+	struct FakeBlock *prev;
+	struct FakeBlock *next;
+} FakeBlock;
 
 static char error_message[256] = "no error";
 static size_t device_held;
+static FakeBlock *live_blocks;
 
 /* Remember why the last call failed and return its status. */
 static GpuextStatus
@@ -71,18 +80,24 @@ gpuext_cuda_mem_info(size_t *free_bytes, size_t *total_bytes)
 static GpuextStatus
 FakeAlloc(void **ptr, size_t bytes, int device)
 {
-	char	   *p;
+	FakeBlock  *b;
 
 	*ptr = NULL;
 	if (device && bytes > FAKE_MEMORY_TOTAL - device_held)
 		return Fail(GPUEXT_OUT_OF_MEMORY, "out of device memory");
-	p = malloc(bytes + FAKE_HEADER);
-	if (p == NULL)
+	b = malloc(bytes + FAKE_HEADER);
+	if (b == NULL)
 		return Fail(GPUEXT_OUT_OF_MEMORY, "out of host memory");
-	memcpy(p, &bytes, sizeof(bytes));
+	b->bytes = bytes;
+	b->device = device;
+	b->prev = NULL;
+	b->next = live_blocks;
+	if (live_blocks)
+		live_blocks->prev = b;
+	live_blocks = b;
 	if (device)
 		device_held += bytes;
-	*ptr = p + FAKE_HEADER;
+	*ptr = (char *) b + FAKE_HEADER;
 	return GPUEXT_OK;
 }
 
@@ -90,15 +105,36 @@ FakeAlloc(void **ptr, size_t bytes, int device)
 static void
 FakeFree(void *ptr, int device)
 {
-	char	   *p = (char *) ptr - FAKE_HEADER;
-	size_t		bytes;
+	FakeBlock  *b;
 
 	if (ptr == NULL)
 		return;
-	memcpy(&bytes, p, sizeof(bytes));
-	if (device)
-		device_held -= bytes;
-	free(p);
+	b = (FakeBlock *) ((char *) ptr - FAKE_HEADER);
+	(void) device;
+	if (b->device)
+		device_held -= b->bytes;
+	if (b->prev)
+		b->prev->next = b->next;
+	else
+		live_blocks = b->next;
+	if (b->next)
+		b->next->prev = b->prev;
+	free(b);
+}
+
+/* Like cudaDeviceReset: every block still allocated is gone. */
+GpuextStatus
+gpuext_cuda_reset(void)
+{
+	while (live_blocks)
+	{
+		FakeBlock  *b = live_blocks;
+
+		live_blocks = b->next;
+		free(b);
+	}
+	device_held = 0;
+	return GPUEXT_OK;
 }
 
 /* "Device" memory: host memory counted against the fake total. */

@@ -28,7 +28,8 @@ typedef enum GpuextStatus
 	GPUEXT_OUT_OF_MEMORY,		/* device or pinned allocation failed */
 	GPUEXT_CUDA_ERROR,			/* any other CUDA failure */
 	GPUEXT_INTERRUPTED,			/* the poll callback asked to stop waiting */
-	GPUEXT_INVALID				/* bad argument (size limit, key width ...) */
+	GPUEXT_INVALID,				/* bad argument (size limit, key width ...) */
+	GPUEXT_DEVICE_LOST			/* the device session is gone (sticky error, reset): reopen */
 } GpuextStatus;
 
 /* Device sort algorithms; "cpu" and "auto" are resolved by the caller. */
@@ -64,8 +65,15 @@ extern int	gpuext_cuda_built(void);
 /* Message for the last failed call in this process (never NULL). */
 extern const char *gpuext_cuda_error_message(void);
 
-/* Open device 0, create the stream and events, fill *info.  Call once. */
+/* Open device 0, create the stream and events, fill *info.  Call once (again after a reset). */
 extern GpuextStatus gpuext_cuda_open(GpuextDeviceInfo *info);
+
+/*
+ * Drop the process's device session after GPUEXT_DEVICE_LOST: every device
+ * and pinned allocation, the stream and the events are gone with it, and no
+ * pointer from before may be freed; gpuext_cuda_open starts a new session.
+ */
+extern GpuextStatus gpuext_cuda_reset(void);
 
 extern GpuextStatus gpuext_cuda_mem_info(size_t *free_bytes, size_t *total_bytes);
 

@@ -29,6 +29,13 @@ gpuext_cuda_open(GpuextDeviceInfo *info)
 	return GPUEXT_NOT_BUILT;
 }
 
+/* No device session to drop. */
+GpuextStatus
+gpuext_cuda_reset(void)
+{
+	return GPUEXT_OK;
+}
+
 /* No device memory to describe. */
 GpuextStatus
 gpuext_cuda_mem_info(size_t *free_bytes, size_t *total_bytes)

@@ -32,7 +32,7 @@ RESET gpuext.enable_sort;
 
 -- The setting: KIND:COUNT[:SKIP]; bad values are refused.
 SET gpuext.debug_fail_device_calls = 'kernel';
-SET gpuext.debug_fail_device_calls = 'reset:1';
+SET gpuext.debug_fail_device_calls = 'restart:1';
 SET gpuext.debug_fail_device_calls = 'copy:-1';
 SET gpuext.debug_fail_device_calls = 'copy:1:2:3';
 SET gpuext.debug_fail_device_calls = '';
@@ -121,6 +121,36 @@ SET gpuext.debug_fail_device_calls = 'any:1:3';
 SELECT sorted_rows('SELECT x, i FROM v ORDER BY x DESC, i') = rows FROM sort_ref;
 SELECT gpu_sort(a) = sorted, gpu_sum(a) = s FROM arr;
 \set VERBOSITY default
+SELECT * FROM held();
+
+-- reset: the device is lost in the middle of a statement, as after a GPU reset or a sticky CUDA
+-- error.  The backend forgets the lost session's buffers (resetting the device frees them); auto
+-- answers on the CPU, gpu fails, and the device is reset and opened again for the next statement.
+SET gpuext.device = auto;
+SET gpuext.debug_fail_device_calls = 'reset:1:2';
+SELECT gpu_sort(a) = sorted FROM arr;
+SELECT device_state, device_bytes, pinned_bytes FROM gpuext_info(false);
+SELECT gpu_sort(a, true) = sorted_desc FROM arr;
+SELECT device_state FROM gpuext_info(false);
+-- ... with the pinned batches of a column aggregate, or the keys of a GpuSort, in flight.
+SET gpuext.debug_fail_device_calls = 'reset:1:5';
+SELECT gpu_sum(y) = s, gpu_count(y) = c FROM w, w_ref GROUP BY s, c;
+SET work_mem = '64MB';
+SET gpuext.debug_fail_device_calls = 'reset:1:7';
+SELECT sorted_rows('SELECT y FROM w ORDER BY y') = keys FROM w_sorted;
+RESET work_mem;
+SET gpuext.debug_fail_device_calls = 'reset:1';
+SELECT q.count = c, q.sum = s FROM gpu_query_agg('SELECT y FROM w') q, w_ref;
+SELECT gpu_sum(y) = s FROM w, w_ref GROUP BY s;
+SELECT device_state FROM gpuext_info(false);
+\set VERBOSITY terse
+SET gpuext.device = gpu;
+SET gpuext.debug_fail_device_calls = 'reset:1:1';
+SELECT gpu_sum(a) = s FROM arr;
+SELECT device_state FROM gpuext_info(false);
+SELECT gpu_sum(a) = s FROM arr;
+\set VERBOSITY default
+SELECT device_state, injected_failures > 0 AS injected FROM gpuext_info(false);
 SELECT * FROM held();
 
 -- gpuext.max_device_memory: past it, auto answers on the CPU and gpu fails saying why.

@@ -25,10 +25,11 @@ typedef enum DeviceState
 {
 	DEVICE_UNOPENED,
 	DEVICE_READY,
-	DEVICE_UNAVAILABLE
+	DEVICE_UNAVAILABLE,
+	DEVICE_LOST					/* reset and opened again once no buffer of it is left */
 } DeviceState;
 
-static const char *const device_state_names[] = {"unopened", "ready", "unavailable"};
+static const char *const device_state_names[] = {"unopened", "ready", "unavailable", "lost"};
 
 static DeviceState device_state = DEVICE_UNOPENED;
 static char device_reason[512];
@@ -37,6 +38,11 @@ static double device_open_ms;
 
 static size_t device_bytes_held;
 static size_t pinned_bytes_held;
+
+/* Device sessions: a lost one's buffers are forgotten, never freed, and counted down to the reset. */
+static uint64 device_session = 1;
+static int	session_buffers;
+static int	lost_buffers;
 
 static char *staging;
 static bool *staging_guard;		/* lives in the memory context of the call using staging */
@@ -56,7 +62,7 @@ static FaultPlan fault_plan;
 static bool fault_fired;		/* the last device-layer call was failed on purpose */
 static int64 faults_injected;
 
-static const char *const fault_kind_names[] = {"any", "open", "alloc", "copy", "kernel", "sync"};
+static const char *const fault_kind_names[] = {"any", "open", "alloc", "copy", "kernel", "sync", "reset"};
 
 #define FAULT_MESSAGE "injected failure (gpuext.debug_fail_device_calls)"
 
@@ -81,7 +87,7 @@ gpuext_fault_check_hook(char **newval, void **extra, GucSource source)
 	fields = sscanf(*newval, "%15[a-z]:%d%n:%d%n", kind, &count, &consumed, &skip, &consumed);
 	if (fields < 2 || (*newval)[consumed] != '\0' || count < 0 || skip < 0)
 	{
-		GUC_check_errdetail("Expected KIND:COUNT or KIND:COUNT:SKIP, KIND one of any, open, alloc, copy, kernel, sync.");
+		GUC_check_errdetail("Expected KIND:COUNT or KIND:COUNT:SKIP, KIND one of any, open, alloc, copy, kernel, sync, reset.");
 		return false;
 	}
 	for (int k = 0; k < lengthof(fault_kind_names); k++)
@@ -92,7 +98,7 @@ gpuext_fault_check_hook(char **newval, void **extra, GucSource source)
 			plan->skip = skip;
 			return true;
 		}
-	GUC_check_errdetail("Unknown kind \"%s\": any, open, alloc, copy, kernel or sync.", kind);
+	GUC_check_errdetail("Unknown kind \"%s\": any, open, alloc, copy, kernel, sync or reset.", kind);
 	return false;
 }
 
@@ -108,7 +114,9 @@ bool
 GpuextFaultFires(GpuextFaultKind kind)
 {
 	fault_fired = false;
-	if (fault_plan.count == 0 || (fault_plan.kind != GPUEXT_FAULT_ANY && fault_plan.kind != kind))
+	if (fault_plan.count == 0 ||
+		(fault_plan.kind == GPUEXT_FAULT_RESET ? kind == GPUEXT_FAULT_OPEN :
+		 fault_plan.kind != GPUEXT_FAULT_ANY && fault_plan.kind != kind))
 		return false;
 	if (fault_plan.skip > 0)
 	{
@@ -119,6 +127,13 @@ GpuextFaultFires(GpuextFaultKind kind)
 	faults_injected++;
 	fault_fired = true;
 	return true;
+}
+
+/* Status of an injected failure: the call's own, or a lost device for kind reset. */
+GpuextStatus
+GpuextFaultStatus(GpuextStatus status)
+{
+	return fault_plan.kind == GPUEXT_FAULT_RESET ? GPUEXT_DEVICE_LOST : status;
 }
 
 /* Message for the last failed device-layer call, injected or real. */
@@ -145,6 +160,13 @@ DeviceOpen(void)
 				duration;
 	GpuextStatus status;
 
+	if (device_state == DEVICE_LOST && lost_buffers == 0)
+	{
+		/* Nothing points into the lost session any more: drop it and open a new one */
+		if (gpuext_cuda_reset() != GPUEXT_OK)
+			elog(DEBUG1, "gpuext: resetting the lost device: %s", gpuext_cuda_error_message());
+		device_state = DEVICE_UNOPENED;
+	}
 	if (device_state != DEVICE_UNOPENED)
 		return;
 
@@ -209,12 +231,37 @@ GpuextUseDeviceFor(size_t n)
 	return gpuext_device_mode != GPUEXT_DEVICE_AUTO || n >= (size_t) gpuext_min_gpu_elements;
 }
 
+/* The device session is gone: forget its buffers (the reset frees them) until none is left. */
+static void
+DeviceLost(void)
+{
+	device_state = DEVICE_LOST;
+	snprintf(device_reason, sizeof(device_reason),
+			 "the device was lost (%s); it is opened again once its buffers are released", DeviceErrorMessage());
+	device_session++;
+	lost_buffers += session_buffers;
+	session_buffers = 0;
+	device_bytes_held = 0;
+	pinned_bytes_held = 0;
+	staging = NULL;
+	staging_guard = NULL;
+}
+
 /* Turn a device-layer failure into an ERROR carrying the CUDA message. */
 void
 GpuextCheck(GpuextStatus status, const char *what)
 {
 	if (status == GPUEXT_OK)
 		return;
+	if (status == GPUEXT_DEVICE_LOST)
+	{
+		DeviceLost();
+		device_failed = true;
+		ereport(ERROR,
+				(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+				 errmsg("GPU %s failed: the device was lost: %s", what, DeviceErrorMessage()),
+				 errdetail("This backend opens the device again for its next statement.")));
+	}
 	if (status == GPUEXT_INTERRUPTED)
 	{
 		CHECK_FOR_INTERRUPTS();
@@ -262,6 +309,14 @@ BufferRelease(void *arg)
 
 	if (buf->ptr == NULL)
 		return;
+	if (buf->session != device_session)
+	{
+		/* The lost session's memory goes with its reset */
+		lost_buffers--;
+		buf->ptr = NULL;
+		return;
+	}
+	session_buffers--;
 	if (buf->pinned)
 	{
 		gpuext_cuda_free_pinned(buf->ptr);
@@ -314,6 +369,8 @@ BufferAlloc(size_t bytes, bool pinned, bool missing_ok)
 	buf->ptr = ptr;
 	buf->bytes = bytes;
 	buf->pinned = pinned;
+	buf->session = device_session;
+	session_buffers++;
 	if (pinned)
 		pinned_bytes_held += bytes;
 	else
@@ -549,7 +606,7 @@ gpuext_info(PG_FUNCTION_ARGS)
 	values[1] = CStringGetTextDatum(device_state_names[device_state]);
 	nulls[1] = false;
 	values[2] = CStringGetTextDatum(device_reason);
-	nulls[2] = device_state != DEVICE_UNAVAILABLE;
+	nulls[2] = device_state != DEVICE_UNAVAILABLE && device_state != DEVICE_LOST;
 	values[3] = CStringGetTextDatum(device_info.name);
 	values[4] = CStringGetTextDatum(psprintf("%d.%d", device_info.cc_major, device_info.cc_minor));
 	values[5] = Int32GetDatum(device_info.multiprocessors);

@@ -35,15 +35,17 @@ typedef enum GpuextFaultKind
 	GPUEXT_FAULT_ALLOC,			/* device and pinned allocations: out of memory */
 	GPUEXT_FAULT_COPY,			/* copies to and from the device */
 	GPUEXT_FAULT_KERNEL,		/* sorts and reductions */
-	GPUEXT_FAULT_SYNC			/* event records and waits */
+	GPUEXT_FAULT_SYNC,			/* event records and waits */
+	GPUEXT_FAULT_RESET			/* any call but an open: the device is lost, as after a GPU reset */
 } GpuextFaultKind;
 
 extern bool GpuextFaultFires(GpuextFaultKind kind);
+extern GpuextStatus GpuextFaultStatus(GpuextStatus status);
 extern bool gpuext_fault_check_hook(char **newval, void **extra, GucSource source);
 extern void gpuext_fault_assign_hook(const char *newval, void *extra);
 
 #define GPUEXT_FAULT_CALL(kind, status, call) \
-	(GpuextFaultFires(kind) ? (status) : (call))
+	(GpuextFaultFires(kind) ? GpuextFaultStatus(status) : (call))
 #define gpuext_cuda_open(info) \
 	GPUEXT_FAULT_CALL(GPUEXT_FAULT_OPEN, GPUEXT_NO_DEVICE, gpuext_cuda_open(info))
 #define gpuext_cuda_alloc(p, bytes) \
@@ -82,6 +84,7 @@ typedef struct GpuextBuffer
 	char	   *ptr;			/* NULL once freed */
 	size_t		bytes;
 	bool		pinned;			/* pinned host memory, else device memory */
+	uint64		session;		/* the device session it belongs to */
 } GpuextBuffer;
 
 extern GpuextBuffer *GpuextDeviceAlloc(size_t bytes, bool missing_ok);

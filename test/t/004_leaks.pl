@@ -1,6 +1,7 @@
 # Leaks: 1,000 statements fail in GPU work under gpuext.device = gpu (failure injection at every
-# call site and kind of device call), and 1,000 more fall back to the CPU under auto with the right
-# result; afterwards the backend's device and pinned bytes are back at their starting values.
+# call site and kind of device call, a lost device included), and 1,000 more fall back to the CPU
+# under auto with the right result; afterwards the backend's device and pinned bytes are back at
+# their starting values.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -32,7 +33,7 @@ my @work = (
 	q{SELECT md5(string_agg(x || ':' || i, ',')) = (SELECT rows FROM ref) FROM (SELECT * FROM v ORDER BY x DESC, i) s},
 	'SELECT array_agg(x) = (SELECT sorted FROM ref) FROM (SELECT x FROM v ORDER BY x) s',
 );
-my @kinds = ('alloc:1', 'copy:1', 'kernel:1', 'sync:1', 'sync:1:1', 'any:1', 'any:1:2');
+my @kinds = ('alloc:1', 'copy:1', 'kernel:1', 'sync:1', 'sync:1:1', 'any:1', 'any:1:2', 'reset:1', 'reset:1:2');
 
 # A script of n statements, each armed to fail in its device work.
 sub failing_script
