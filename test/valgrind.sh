@@ -5,7 +5,8 @@
 # more), stops it and reports the memcheck errors found, with the stacks of those in gpuext.
 # Exit status 1 when memcheck found any.  As root the server runs as the postgres user.  It builds
 # in this tree: run no make here while it runs.  VALGRIND_TRACK_ORIGINS=no runs about twice as fast
-# (errors are still found; their origins are not traced); VALGRIND_PGPORT picks the port (5497).
+# (errors are still found; their origins are not traced); VALGRIND_PGPORT picks the port (5497);
+# VALGRIND_PG_SUPP names PostgreSQL's own src/tools/valgrind.supp (from a source tree) to add.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PG_CONFIG=${PG_CONFIG:-pg_config}
@@ -22,7 +23,7 @@ work=$(mktemp -d /tmp/gpuext_valgrind.XXXXXX)
 chmod 777 "$work"
 "${run_as[@]}" "$bindir/initdb" -D "$work/data" --no-locale -E UTF8 -A trust -U postgres >/dev/null
 "${run_as[@]}" valgrind --quiet --trace-children=yes --track-origins="${VALGRIND_TRACK_ORIGINS:-yes}" --read-var-info=no \
-	--num-callers=40 --leak-check=no --suppressions="$PWD/test/valgrind.supp" \
+	--num-callers=40 --leak-check=no --suppressions="$PWD/test/valgrind.supp" ${VALGRIND_PG_SUPP:+--suppressions="$VALGRIND_PG_SUPP"} \
 	--error-markers=VALGRINDERROR-BEGIN,VALGRINDERROR-END --log-file="$work/valgrind.%p.log" \
 	"$bindir/postgres" -D "$work/data" -k "$work" -p "$port" -c listen_addresses= -c max_parallel_workers_per_gather=0 \
 	>"$work/server.log" 2>&1 &
