@@ -1,8 +1,9 @@
 #!/bin/bash
 # test/valgrind.sh [TEST...]: builds and installs the CPU-only variant, starts a throwaway server
 # under valgrind memcheck (every backend traced, test/valgrind.supp), runs the given regression
-# tests against it (default: a set that took 45 minutes on 2 busy cores; the large ones take hours
-# more), stops it and reports the memcheck errors found, with the stacks of those in gpuext.
+# tests against it (default: a set that took 45 minutes on 2 busy cores; gpu_sort_large,
+# agg_device, reliability and fuzz take 15 to 35 minutes each more), stops it and reports the
+# memcheck errors found, with the stacks of those in gpuext.
 # Exit status 1 when memcheck found any.  As root the server runs as the postgres user.  It builds
 # in this tree: run no make here while it runs.  VALGRIND_TRACK_ORIGINS=no runs about twice as fast
 # (errors are still found; their origins are not traced); VALGRIND_PGPORT picks the port (5497);
