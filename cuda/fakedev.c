@@ -24,7 +24,6 @@
 typedef struct FakeBlock
 {
 	size_t		bytes;
-	int			device;
 	struct FakeBlock *prev;
 	struct FakeBlock *next;
 } FakeBlock;
@@ -89,7 +88,6 @@ FakeAlloc(void **ptr, size_t bytes, int device)
 	if (b == NULL)
 		return Fail(GPUEXT_OUT_OF_MEMORY, "out of host memory");
 	b->bytes = bytes;
-	b->device = device;
 	b->prev = NULL;
 	b->next = live_blocks;
 	if (live_blocks)
@@ -110,8 +108,7 @@ FakeFree(void *ptr, int device)
 	if (ptr == NULL)
 		return;
 	b = (FakeBlock *) ((char *) ptr - FAKE_HEADER);
-	(void) device;
-	if (b->device)
+	if (device)
 		device_held -= b->bytes;
 	if (b->prev)
 		b->prev->next = b->next;
