@@ -312,7 +312,7 @@ gpuext_sort_rows_scratch_bytes(int nwords, size_t n, size_t *bytes)
 }
 
 /*
- * Sort row numbers by multi-word keys (word-major), stably: an LSD radix sort
+ * Sort row numbers by multi-word keys (row-major), stably: an LSD radix sort
  * by bytes from the last word to the first, polling between chunks; the
  * keys stay, sorted_keys gets them in order.
  */
@@ -340,7 +340,7 @@ gpuext_sort_rows(int nwords, int top_bits, const uint64_t *keys, uint32_t *order
 		order[i] = (uint32_t) i;
 	for (int w = nwords - 1; w >= 0; w--)
 	{
-		const uint64_t *word = keys + (size_t) w * n;
+		const uint64_t *word = keys + w;
 		int			bytes = w == 0 ? (top_bits + 7) / 8 : 8;
 
 		for (int b = 0; b < bytes; b++)
@@ -357,9 +357,9 @@ gpuext_sort_rows(int nwords, int top_bits, const uint64_t *keys, uint32_t *order
 					free(tmp);
 					return Fail(GPUEXT_INTERRUPTED, "row sort interrupted");
 				}
-				count[(word[src[i]] >> (8 * b)) & mask]++;
+				count[(word[(size_t) src[i] * nwords] >> (8 * b)) & mask]++;
 			}
-			if (n == 0 || count[(word[src[0]] >> (8 * b)) & mask] == n)
+			if (n == 0 || count[(word[(size_t) src[0] * nwords] >> (8 * b)) & mask] == n)
 				continue;
 			for (int d = 0; d < 256; d++)
 			{
@@ -375,7 +375,7 @@ gpuext_sort_rows(int nwords, int top_bits, const uint64_t *keys, uint32_t *order
 					free(tmp);
 					return Fail(GPUEXT_INTERRUPTED, "row sort interrupted");
 				}
-				dst[count[(word[src[i]] >> (8 * b)) & mask]++] = src[i];
+				dst[count[(word[(size_t) src[i] * nwords] >> (8 * b)) & mask]++] = src[i];
 			}
 			swap = src;
 			src = dst;
@@ -386,13 +386,12 @@ gpuext_sort_rows(int nwords, int top_bits, const uint64_t *keys, uint32_t *order
 		memcpy(order, src, n * sizeof(uint32_t));
 	free(tmp);
 	if (sorted_keys)
-		for (int w = 0; w < nwords; w++)
-			for (size_t i = 0; i < n; i++)
-			{
-				if (i % FAKE_POLL_EVERY == 0 && poll && poll(arg))
-					return Fail(GPUEXT_INTERRUPTED, "row sort interrupted");
-				sorted_keys[w * n + i] = keys[w * n + order[i]];
-			}
+		for (size_t i = 0; i < n; i++)
+		{
+			if (i % FAKE_POLL_EVERY == 0 && poll && poll(arg))
+				return Fail(GPUEXT_INTERRUPTED, "row sort interrupted");
+			memcpy(sorted_keys + i * nwords, keys + (size_t) order[i] * nwords, nwords * sizeof(uint64_t));
+		}
 	return GPUEXT_OK;
 }
 

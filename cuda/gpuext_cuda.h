@@ -117,10 +117,10 @@ extern GpuextStatus gpuext_sort_keys(GpuextSortAlgo algo, int key_bytes,
 
 /*
  * Sort rows by keys of nwords 64-bit words (most significant word first),
- * stored word-major in device memory: word w of row i is keys[w * n + i].
+ * stored row-major in device memory: word w of row i is keys[i * nwords + w].
  * Only the low top_bits bits of word 0 are used (1..64); later words use all
  * 64.  On return order[0..n) holds row numbers in ascending key order (ties in
- * any order), and sorted_keys, unless NULL, the keys in that order (word-major,
+ * any order), and sorted_keys, unless NULL, the keys in that order (row-major,
  * nwords * n words, apart from keys).  keys are left as they were.  n < 2^32.
  * scratch is device memory of at least gpuext_sort_rows_scratch_bytes (the
  * caller's).  The call enqueues the sort on the stream and waits for it,

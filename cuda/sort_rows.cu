@@ -3,14 +3,14 @@
  *		gpuext_sort_rows: row numbers in the order of multi-word keys, as an LSD
  *		sort over the words with CUB's stable DeviceRadixSort::SortPairs.
  *
- * Keys are word-major (word w of row i at keys[w * n + i]).  order starts as
- * the identity; the passes go from the last word to word 0, each sorting
- * (key of word w of row order[i], order[i]) pairs stably, so ties on word w
- * keep the order the later words gave.  Each pass gathers word w through the
- * current order into a working buffer (the last word is copied: order is
- * still the identity), so the caller's keys stay as they were.  Word 0 sorts
- * only its low top_bits.  When asked, every word is finally gathered through
- * the order into sorted_keys.
+ * Keys are row-major (word w of row i at keys[i * nwords + w]), as the host
+ * builds them.  order starts as the identity; the passes go from the last
+ * word to word 0, each sorting (key of word w of row order[i], order[i])
+ * pairs stably, so ties on word w keep the order the later words gave.  Each
+ * pass gathers word w through the current order into a working buffer, so
+ * the caller's keys stay as they were.  Word 0 sorts only its low top_bits.
+ * When asked, every row's key is finally gathered through the order into
+ * sorted_keys, row-major too.
  *
  * Scratch: working key buffer | alternate key buffer (n words each) |
  * alternate order buffer (n row numbers) | CUB's temporary storage for a
@@ -56,18 +56,19 @@ __global__ void __launch_bounds__(ROWS_THREADS) rows_iota_kernel(uint32_t *order
 		order[i] = (uint32_t) i;
 }
 
-/* dst[i] = word[order[i]]: one key word in the current row order. */
+/* dst[i] = word[order[i] * nwords]: one key word in the current row order. */
 __global__ void __launch_bounds__(ROWS_THREADS) rows_gather_kernel(const uint64_t *__restrict__ word,
 																	const uint32_t *__restrict__ order,
-																	uint64_t *__restrict__ dst, uint32_t n)
+																	uint64_t *__restrict__ dst, int nwords,
+																	uint32_t n)
 {
 	size_t		i = (size_t) blockIdx.x * ROWS_THREADS + threadIdx.x;
 
 	if (i < n)
-		dst[i] = word[order[i]];
+		dst[i] = word[(size_t) order[i] * nwords];
 }
 
-/* sorted[w * n + i] = keys[w * n + order[i]] for every word w. */
+/* sorted[i * nwords + w] = keys[order[i] * nwords + w] for every word w. */
 __global__ void __launch_bounds__(ROWS_THREADS) rows_gather_all_kernel(const uint64_t *__restrict__ keys,
 																		const uint32_t *__restrict__ order,
 																		uint64_t *__restrict__ sorted, int nwords,
@@ -80,7 +81,7 @@ __global__ void __launch_bounds__(ROWS_THREADS) rows_gather_all_kernel(const uin
 		uint32_t	row = order[i];
 
 		for (int w = 0; w < nwords; w++)
-			sorted[(size_t) w * n + i] = keys[(size_t) w * n + row];
+			sorted[i * nwords + w] = keys[(size_t) row * nwords + w];
 	}
 }
 
@@ -127,17 +128,9 @@ GpuextStatus sort_rows_passes(int nwords, int top_bits, const uint64_t *keys, ui
 		return st;
 	for (int w = nwords - 1; w >= 0; w--)
 	{
-		if (w < nwords - 1)
-		{
-			rows_gather_kernel<<<rows_blocks(n), ROWS_THREADS, 0, stream>>>(keys + (size_t) w * n,
-																			values.Current(), work_keys, n);
-			st = check_launch("rows_gather_kernel");
-		}
-		else
-			st = check_cuda(cudaMemcpyAsync(work_keys, keys + (size_t) w * n, (size_t) n * sizeof(uint64_t),
-											cudaMemcpyDeviceToDevice, stream),
-							"copy of the last key word");
-		if (st != GPUEXT_OK)
+		rows_gather_kernel<<<rows_blocks(n), ROWS_THREADS, 0, stream>>>(keys + w, values.Current(), work_keys,
+																		nwords, n);
+		if ((st = check_launch("rows_gather_kernel")) != GPUEXT_OK)
 			return st;
 
 		cub::DoubleBuffer<uint64_t> words(work_keys, alt_keys);

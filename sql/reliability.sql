@@ -88,7 +88,7 @@ SELECT array_agg(z) = (SELECT sorted_desc FROM arr) FROM gpu_query_sort('SELECT 
 -- auto, GpuSort: stored rows go to tuplesort when the device fails before returning them.
 SET gpuext.debug_fail_device_calls = 'kernel:1';
 SELECT sorted_rows('SELECT x, i FROM v ORDER BY x DESC, i') = rows FROM sort_ref;
-SET gpuext.debug_fail_device_calls = 'copy:1:2';
+SET gpuext.debug_fail_device_calls = 'copy:1:1';
 SELECT sorted_rows('SELECT x, i FROM v ORDER BY x DESC, i') = rows FROM sort_ref;
 SET gpuext.debug_fail_device_calls = 'sync:1';
 SELECT sorted_rows('SELECT x FROM v ORDER BY x') = keys FROM sort_ref;

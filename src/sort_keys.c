@@ -54,7 +54,7 @@ signed_from_uint64(uint64 k)
 	return (int64) (k ^ UINT64_C(0x8000000000000000));
 }
 
-/* float4 <-> key: NaN canonicalised, negatives inverted, positives above them. */
+/* float4 <-> key: NaN canonicalised, negatives inverted, positives above them (no branch on the sign). */
 static inline uint32
 float_to_uint32(float4 f)
 {
@@ -63,13 +63,13 @@ float_to_uint32(float4 f)
 	if (isnan(f))
 		return UINT32_C(0x7FC00000) | UINT32_C(0x80000000);
 	memcpy(&u, &f, sizeof(u));
-	return (u & UINT32_C(0x80000000)) ? ~u : u | UINT32_C(0x80000000);
+	return u ^ ((uint32) ((int32) u >> 31) | UINT32_C(0x80000000));
 }
 
 static inline float4
 float_from_uint32(uint32 k)
 {
-	uint32		u = (k & UINT32_C(0x80000000)) ? k & ~UINT32_C(0x80000000) : ~k;
+	uint32		u = k ^ ((uint32) ((int32) ~k >> 31) | UINT32_C(0x80000000));
 	float4		f;
 
 	memcpy(&f, &u, sizeof(f));
@@ -85,13 +85,13 @@ float_to_uint64(float8 f)
 	if (isnan(f))
 		return UINT64_C(0x7FF8000000000000) | UINT64_C(0x8000000000000000);
 	memcpy(&u, &f, sizeof(u));
-	return (u & UINT64_C(0x8000000000000000)) ? ~u : u | UINT64_C(0x8000000000000000);
+	return u ^ ((uint64) ((int64) u >> 63) | UINT64_C(0x8000000000000000));
 }
 
 static inline float8
 float_from_uint64(uint64 k)
 {
-	uint64		u = (k & UINT64_C(0x8000000000000000)) ? k & ~UINT64_C(0x8000000000000000) : ~k;
+	uint64		u = k ^ ((uint64) ((int64) ~k >> 63) | UINT64_C(0x8000000000000000));
 	float8		f;
 
 	memcpy(&f, &u, sizeof(f));

@@ -520,14 +520,10 @@ void generate_rows(std::vector<uint64_t> &rows, size_t n, RowShape shape, RowPat
 	}
 }
 
-/* Upload n row-major keys word-major (word w of row i at w * n + i) through pinned_in. */
+/* Upload n row-major keys (word w of row i at i * nwords + w), as the ORDER BY node does, through pinned_in. */
 void upload_rows(void *d_keys, const std::vector<uint64_t> &rows, int nwords, size_t n)
 {
-	uint64_t   *in = static_cast<uint64_t *>(pinned_in);
-
-	for (int w = 0; w < nwords; w++)
-		for (size_t i = 0; i < n; i++)
-			in[(size_t) w * n + i] = rows[i * nwords + w];
+	memcpy(pinned_in, rows.data(), (size_t) nwords * n * 8);
 	must(gpuext_cuda_copy_to_device(d_keys, pinned_in, (size_t) nwords * n * 8), "row key upload");
 }
 
@@ -661,10 +657,10 @@ void check_rows(RowShape shape, RowPattern pattern, size_t n, const std::vector<
 			must(gpuext_cuda_wait(-1, nullptr, nullptr), "sorted key download wait");
 			for (size_t i = 0; i < n && ok; i++)
 				for (int w = 0; w < nw && ok; w++)
-					if (back[(size_t) w * n + i] != rows[(size_t) got_order[i] * nw + w])
+					if (back[i * nw + w] != rows[(size_t) got_order[i] * nw + w])
 					{
 						snprintf(detail, sizeof(detail), "sorted key %zu word %d is %#" PRIx64 ", row %u has %#" PRIx64,
-								 i, w, back[(size_t) w * n + i], got_order[i], rows[(size_t) got_order[i] * nw + w]);
+								 i, w, back[i * nw + w], got_order[i], rows[(size_t) got_order[i] * nw + w]);
 						ok = false;
 					}
 			if (ok && (bad = first_not(static_cast<const char *>(pinned_out) + (size_t) nw * n * 8, GUARD_KEYS * 8,
