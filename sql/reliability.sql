@@ -119,6 +119,16 @@ SET gpuext.debug_fail_device_calls = 'kernel:1';
 SELECT count(*) FROM gpu_query_sort('SELECT x FROM v') AS s(z int);
 SET gpuext.debug_fail_device_calls = 'any:1:3';
 SELECT sorted_rows('SELECT x, i FROM v ORDER BY x DESC, i') = rows FROM sort_ref;
+-- A GpuSort streaming its keys: w's go up in 5 halves while w is read and come back in 5 as rows
+-- go out; the 3rd piece up fails, then the sort, then the 2nd piece back, with rows already out.
+SET work_mem = '64MB';
+SET gpuext.debug_fail_device_calls = 'copy:1:2';
+SELECT sorted_rows('SELECT y FROM w ORDER BY y') = keys FROM w_sorted;
+SET gpuext.debug_fail_device_calls = 'kernel:1';
+SELECT sorted_rows('SELECT y FROM w ORDER BY y') = keys FROM w_sorted;
+SET gpuext.debug_fail_device_calls = 'copy:1:7';
+SELECT sorted_rows('SELECT y FROM w ORDER BY y') = keys FROM w_sorted;
+RESET work_mem;
 SELECT gpu_sort(a) = sorted, gpu_sum(a) = s FROM arr;
 \set VERBOSITY default
 SELECT * FROM held();

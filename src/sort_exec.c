@@ -130,6 +130,21 @@ typedef struct GpuSortState
 	size_t		mark_current;
 	bool		mark_eof;
 
+	/*
+	 * Streamed keys (gpuext.device = gpu, forward-only keys-only sorts): built
+	 * into the halves of a pinned buffer of the node's own, each full half
+	 * copied to the device while the other fills; sorted there, and brought
+	 * back a half at a time as the rows are emitted.  No host copy is made.
+	 */
+	bool		stream;			/* keys are being built into the halves now */
+	bool		streamed;		/* this run's keys went to the device so */
+	GpuextBuffer *pinned;
+	GpuextBuffer *dkeys;		/* the keys on the device, room for capacity rows */
+	GpuextBuffer *dsorted;		/* the sorted keys, then the order and the scratch */
+	size_t		half_rows;		/* rows of keys in one half, a multiple of KEY_BATCH */
+	size_t		shipped;		/* rows whose keys are on their way to the device */
+	size_t		piece;			/* emitting: the piece of half_rows rows in its half, or SIZE_MAX */
+
 	/* CPU paths: PostgreSQL's Sort node run inside, or a tuplesort taking over the stored rows */
 	PlanState  *sortstate;
 	Tuplesortstate *tuplesort;
@@ -523,11 +538,54 @@ StartTuplesort(GpuSortState *st, int64 budget_kb)
 		tuplesort_set_bound(st->tuplesort, st->bound);
 }
 
-/* The word holding bit lo of the key of row first (keys of up to two words); rows lie nwords apart. */
+/* The word holding bit lo of the key at keys (keys of up to two words); rows lie nwords apart. */
 static inline const uint64 *
-KeyWord(GpuSortState *st, size_t first, int lo)
+KeyWord(GpuSortState *st, const uint64 *keys, int lo)
 {
-	return st->keys + first * st->nwords + (st->nwords - 1 - lo / 64);
+	return keys + (st->nwords - 1 - lo / 64);
+}
+
+/* The pinned half that piece p of the streamed keys (half_rows rows each) goes through. */
+static inline uint64 *
+StreamHalf(GpuSortState *st, size_t p)
+{
+	return (uint64 *) (st->pinned->ptr + (p % 2) * GPUEXT_STAGING_HALF_BYTES);
+}
+
+/* Enqueue the copy of piece p of the sorted keys into its half. */
+static void
+FetchPiece(GpuSortState *st, size_t p)
+{
+	size_t		rows = Min(st->half_rows, st->nrows - p * st->half_rows);
+	size_t		row_bytes = st->nwords * sizeof(uint64);
+
+	GpuextCheck(gpuext_cuda_copy_to_host(StreamHalf(st, p), st->dsorted->ptr + p * st->half_rows * row_bytes,
+										 rows * row_bytes), "copy to host");
+	GpuextCheck(gpuext_cuda_mark(p % 2), "event record");
+}
+
+/* The sorted key of row i: its own row's in host memory, or its piece's once it is back (forward only). */
+static const uint64 *
+SortedKey(GpuSortState *st, size_t i)
+{
+	size_t		p;
+
+	if (st->dsorted == NULL)
+		return st->keys + i * st->nwords;
+	p = i / st->half_rows;
+	if (p != st->piece)
+	{
+		instr_time	start;
+
+		/* Piece p - 1 is done with: its half takes piece p + 1 while p is emitted */
+		INSTR_TIME_SET_CURRENT(start);
+		GpuextWait(p % 2);
+		st->piece = p;
+		if ((p + 1) * st->half_rows < st->nrows)
+			FetchPiece(st, p + 1);
+		st->transfer_ms += ElapsedMs(start);
+	}
+	return StreamHalf(st, p) + (i - p * st->half_rows) * st->nwords;
 }
 
 /*
@@ -540,6 +598,7 @@ DecodeBatch(GpuSortState *st, size_t first)
 {
 	uint64		colkeys[KEY_BATCH];
 	size_t		n = Min(KEY_BATCH, st->nrows - first);
+	const uint64 *keys = SortedKey(st, first);
 
 	for (int a = 0; a < st->natts; a++)
 	{
@@ -547,8 +606,8 @@ DecodeBatch(GpuSortState *st, size_t first)
 		Datum	   *values = st->dec_values + a;
 		bool	   *isnull = st->dec_isnull + a;
 		const int	nw = st->nwords;
-		const uint64 *vw = KeyWord(st, first, l->value_lo);
-		const uint64 *fw = KeyWord(st, first, l->flag_lo);
+		const uint64 *vw = KeyWord(st, keys, l->value_lo);
+		const uint64 *fw = KeyWord(st, keys, l->flag_lo);
 		int			vs = l->value_lo % 64;
 		int			fs = l->flag_lo % 64;
 
@@ -567,7 +626,7 @@ DecodeBatch(GpuSortState *st, size_t first)
 		}
 		if (l->negzero_lo >= 0)
 		{
-			const uint64 *zw = KeyWord(st, first, l->negzero_lo);
+			const uint64 *zw = KeyWord(st, keys, l->negzero_lo);
 			int			zs = l->negzero_lo % 64;
 
 			for (size_t r = 0; r < n; r++)
@@ -608,7 +667,7 @@ StoreRow(GpuSortState *st, TupleTableSlot *slot, size_t i)
 	else if (st->nwords <= 2)
 		StoreDecodedRow(st, slot, i);
 	else
-		DecodeRow(st, slot, st->keys + i * st->nwords);
+		DecodeRow(st, slot, SortedKey(st, i));
 }
 
 /* Hand the rows stored so far to tuplesort and forget them. */
@@ -825,14 +884,22 @@ GrowArray(GpuSortState *st, void *old, size_t bytes)
 	return p;
 }
 
-/* Make room for more stored rows and their keys: first as many as the planner expects and the budget holds. */
-static void
-GrowRows(GpuSortState *st, int64 budget_kb)
+/* Rows to make room for at first: as many as the planner expects and the budget holds. */
+static size_t
+ExpectedRows(GpuSortState *st, int64 budget_kb)
 {
 	double		row_bytes = (st->keys_only ? 0 : st->css.ss.ps.plan->plan_width + sizeof(MinimalTuple)) +
 		st->nwords * sizeof(uint64);
 	double		expected = Min(st->css.ss.ps.plan->plan_rows * 1.1 + 1, budget_kb * 1024.0 / row_bytes);
-	size_t		newcap = st->capacity ? st->capacity * 2 : (size_t) Max(Min(expected, 1 << 26), 1024);
+
+	return (size_t) Max(Min(expected, 1 << 26), 1024);
+}
+
+/* Make room for more stored rows and their keys: first ExpectedRows, then twice as many each time. */
+static void
+GrowRows(GpuSortState *st, int64 budget_kb)
+{
+	size_t		newcap = st->capacity ? st->capacity * 2 : ExpectedRows(st, budget_kb);
 
 	if (!st->keys_only)
 		st->rows = GrowArray(st, st->rows, newcap * sizeof(MinimalTuple));
@@ -892,16 +959,145 @@ CopyRow(GpuSortState *st, TupleTableSlot *slot)
 	return space;
 }
 
-/* Build the keys of the last batched rows, timed; returns the new batch length (0). */
-static int
-FlushKeys(GpuSortState *st, const Datum *values, const bool *isnull, int batched)
+/*
+ * Stream the keys of this run when it may: under gpuext.device = gpu (a
+ * failure is an ERROR, so no host copy is needed to fall back on), for a
+ * forward-only keys-only sort expected to fill a half at least.
+ */
+static void
+StartStream(GpuSortState *st, int64 budget_kb)
 {
+	size_t		half_rows = GPUEXT_STAGING_HALF_BYTES / (st->nwords * sizeof(uint64)) / KEY_BATCH * KEY_BATCH;
+	size_t		expected = ExpectedRows(st, budget_kb);
+	MemoryContext old;
+
+	if (gpuext_device_mode != GPUEXT_DEVICE_GPU || !st->keys_only || st->random_access || expected < half_rows)
+		return;
+	old = MemoryContextSwitchTo(st->rowcxt);
+	st->pinned = GpuextPinnedAlloc(2 * GPUEXT_STAGING_HALF_BYTES);
+	st->capacity = (expected + half_rows - 1) / half_rows * half_rows;
+	st->dkeys = GpuextDeviceAlloc(st->capacity * st->nwords * sizeof(uint64), false);
+	MemoryContextSwitchTo(old);
+	st->device_bytes = st->dkeys->bytes;
+	st->half_rows = half_rows;
+	st->shipped = 0;
+	st->stream = st->streamed = true;
+}
+
+/* Enqueue the copy of the keys in piece p's half (rows of them) to their place on the device. */
+static void
+ShipPiece(GpuSortState *st, size_t p, size_t rows)
+{
+	size_t		row_bytes = st->nwords * sizeof(uint64);
+
+	GpuextCheck(gpuext_cuda_copy_to_device(st->dkeys->ptr + p * st->half_rows * row_bytes, StreamHalf(st, p),
+										   rows * row_bytes), "copy to device");
+	GpuextCheck(gpuext_cuda_mark(p % 2), "event record");
+	st->shipped += rows;
+}
+
+/*
+ * Bring the streamed keys of the rows but the last batched back to host
+ * memory, with room for every row stored, and go on as if they had never
+ * left: the budget was passed, or more rows came than the device has room for.
+ */
+static void
+Unstream(GpuSortState *st, int batched)
+{
+	size_t		row_bytes = st->nwords * sizeof(uint64);
+	size_t		built = st->nrows - batched;
+	size_t		capacity = Max(st->nrows, KEY_BATCH);
+	RowTransfer transfer = {st, NULL, NULL};
 	instr_time	start;
 
 	INSTR_TIME_SET_CURRENT(start);
-	BuildKeys(st, st->keys + (st->nrows - batched) * st->nwords, values, isnull, batched);
+	transfer.sorted_keys = AllocRows(st, capacity * row_bytes);
+	GpuextWait(-1);
+	/* The half being filled first: the download goes through both halves */
+	memcpy(transfer.sorted_keys + st->shipped * st->nwords, StreamHalf(st, st->shipped / st->half_rows),
+		   (built - st->shipped) * row_bytes);
+	GpuextDownload(st->dkeys->ptr, st->shipped * row_bytes, sizeof(uint64), st->pinned->ptr, SortedKeysPiece,
+				   &transfer);
+	GpuextBufferFree(st->dkeys);
+	GpuextBufferFree(st->pinned);
+	st->dkeys = st->pinned = NULL;
+	st->keys = transfer.sorted_keys;
+	st->capacity = capacity;
+	st->device_bytes = 0;
+	st->stream = st->streamed = false;
+	st->transfer_ms += ElapsedMs(start);
+}
+
+/* Build the keys of the last batched rows, timed, and ship a filled half; returns the new batch length (0). */
+static int
+FlushKeys(GpuSortState *st, const Datum *values, const bool *isnull, int batched)
+{
+	size_t		first = st->nrows - batched;
+	instr_time	start;
+
+	INSTR_TIME_SET_CURRENT(start);
+	if (!st->stream)
+		BuildKeys(st, st->keys + first * st->nwords, values, isnull, batched);
+	else
+		BuildKeys(st, StreamHalf(st, first / st->half_rows) + (first % st->half_rows) * st->nwords,
+				  values, isnull, batched);
 	st->keys_ms += ElapsedMs(start);
+	if (st->stream && st->nrows % st->half_rows == 0)
+	{
+		size_t		p = st->nrows / st->half_rows - 1;
+
+		/* The other half is filled next, once its last copy is done */
+		INSTR_TIME_SET_CURRENT(start);
+		ShipPiece(st, p, st->half_rows);
+		GpuextWait((p + 1) % 2);
+		st->transfer_ms += ElapsedMs(start);
+	}
 	return 0;
+}
+
+/* Sort streamed keys on the device, where they stay for the rows to be emitted from. */
+static void
+SortStreamed(GpuSortState *st)
+{
+	size_t		n = st->nrows;
+	size_t		keys_bytes = TYPEALIGN(256, n * st->nwords * sizeof(uint64));
+	size_t		order_bytes = TYPEALIGN(256, n * sizeof(uint32));
+	size_t		scratch_bytes;
+	MemoryContext old;
+	instr_time	start;
+
+	INSTR_TIME_SET_CURRENT(start);
+	if (n > st->shipped)
+		ShipPiece(st, st->shipped / st->half_rows, n - st->shipped);
+	st->transfer_ms += ElapsedMs(start);
+	GpuextCheck(gpuext_sort_rows_scratch_bytes(st->nwords, n, &scratch_bytes), "sort setup");
+	old = MemoryContextSwitchTo(st->rowcxt);
+	st->dsorted = GpuextDeviceAlloc(keys_bytes + order_bytes + scratch_bytes, false);
+	MemoryContextSwitchTo(old);
+	st->device_bytes += st->dsorted->bytes;
+
+	INSTR_TIME_SET_CURRENT(start);
+	GpuextCheck(gpuext_sort_rows(st->nwords, st->top_bits, (const uint64_t *) st->dkeys->ptr,
+								 (uint32_t *) (st->dsorted->ptr + keys_bytes), (uint64_t *) st->dsorted->ptr, n,
+								 st->dsorted->ptr + keys_bytes + order_bytes, scratch_bytes,
+								 GpuextPollInterrupts, NULL), "sort");
+	st->sort_ms += ElapsedMs(start);
+	GpuextBufferFree(st->dkeys);
+	st->dkeys = NULL;
+	st->stream = false;
+	st->piece = SIZE_MAX;
+	FetchPiece(st, 0);
+}
+
+/* Give back what streamed keys held once the last row is out. */
+static void
+EndStream(GpuSortState *st)
+{
+	if (st->dsorted)
+		GpuextBufferFree(st->dsorted);
+	if (st->pinned)
+		GpuextBufferFree(st->pinned);
+	st->dsorted = st->pinned = NULL;
 }
 
 /* What reading the input carries from row to row. */
@@ -925,7 +1121,11 @@ TakeRow(GpuSortState *st, RunInput *in, TupleTableSlot *slot, HeapTuple tuple, T
 	bool	   *isnull = in->isnull + in->batched * st->nkeys;
 
 	if (st->nrows == st->capacity)
+	{
+		if (st->stream)
+			Unstream(st, in->batched);
 		GrowRows(st, in->budget_kb);
+	}
 	if (!st->keys_only)
 		in->row_bytes += slot ? CopyRow(st, slot) : CopyHeapTuple(st, tuple);
 	for (int k = 0; k < st->nkeys; k++)
@@ -938,7 +1138,9 @@ TakeRow(GpuSortState *st, RunInput *in, TupleTableSlot *slot, HeapTuple tuple, T
 	st->host_bytes = in->row_bytes + st->nrows * st->nwords * sizeof(uint64);
 	if (unlikely(st->host_bytes > (size_t) in->budget_kb * 1024 || st->nrows >= PG_UINT32_MAX))
 	{
-		/* Keys-only rows are rebuilt from their keys: build the batch's first */
+		/* Keys-only rows are rebuilt from their keys: bring them back and build the batch's first */
+		if (st->stream)
+			Unstream(st, in->batched);
 		if (in->batched > 0)
 			in->batched = FlushKeys(st, in->values, in->isnull, in->batched);
 		SpillToTuplesort(st, in->budget_kb,
@@ -986,6 +1188,8 @@ GpuSortRun(GpuSortState *st)
 	RunInput	in;
 	instr_time	start;
 	TupleTableSlot *slot;
+	double		keys_ms = st->keys_ms;
+	double		transfer_ms = st->transfer_ms;
 
 	in.budget_kb = gpuext_sort_work_mem >= 0 ? gpuext_sort_work_mem : work_mem;
 	in.values = palloc(sizeof(Datum) * KEY_BATCH * st->nkeys);
@@ -999,6 +1203,7 @@ GpuSortRun(GpuSortState *st)
 	if (st->rowcxt == NULL)
 		st->rowcxt = GenerationContextCreate(st->css.ss.ps.state->es_query_cxt, "GpuSort rows",
 											 ALLOCSET_DEFAULT_SIZES);
+	StartStream(st, in.budget_kb);
 
 	if (st->direct)
 		ReadHeapDirect(st, &in);
@@ -1018,15 +1223,19 @@ GpuSortRun(GpuSortState *st)
 	}
 	if (in.batched > 0)
 		FlushKeys(st, in.values, in.isnull, in.batched);
-	st->store_ms = ElapsedMs(start) - st->keys_ms;
+	st->store_ms += ElapsedMs(start) - (st->keys_ms - keys_ms) - (st->transfer_ms - transfer_ms);
 
-	if (st->tuplesort == NULL && st->nrows > 1)
+	if (st->stream && st->nrows < 2)
+		Unstream(st, 0);
+	if (st->stream)
+		SortStreamed(st);
+	else if (st->tuplesort == NULL && st->nrows > 1)
 		SortRowsOrSpill(st, in.budget_kb);
 	if (st->tuplesort)
 	{
 		INSTR_TIME_SET_CURRENT(start);
 		tuplesort_performsort(st->tuplesort);
-		st->sort_ms = ElapsedMs(start);
+		st->sort_ms += ElapsedMs(start);
 	}
 	st->current = 0;
 	st->eof = false;
@@ -1087,7 +1296,10 @@ GpuSortExec(CustomScanState *node)
 			StoreRow(st, slot, st->current++);
 		}
 		else
+		{
 			st->eof = true;
+			EndStream(st);
+		}
 	}
 	else if (st->current > 0)
 	{
@@ -1115,6 +1327,8 @@ ForgetRun(GpuSortState *st)
 	st->rows = NULL;
 	st->arena_next = st->arena_end = NULL;
 	st->keys = NULL;
+	st->pinned = st->dkeys = st->dsorted = NULL;
+	st->stream = st->streamed = false;
 	st->nrows = st->capacity = 0;
 	st->fallback = NULL;
 	st->host_bytes = st->device_bytes = 0;
@@ -1154,7 +1368,8 @@ GpuSortReScan(CustomScanState *node)
 	}
 	if (!st->done)
 		return;
-	if (child->chgParam != NULL || (st->tuplesort && !st->random_access))
+	/* Streamed keys are let go as they are emitted: read the input again, as for a one-pass tuplesort */
+	if (child->chgParam != NULL || (st->tuplesort && !st->random_access) || st->streamed)
 	{
 		ForgetRun(st);
 		if (child->chgParam == NULL)
@@ -1272,13 +1487,16 @@ GpuSortExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	else
 	{
 		ExplainPropertyText("Sort Method",
-							psprintf("GPU radix on (key, row) pairs, %d key bit%s in %d word%s%s",
+							psprintf("GPU radix on (key, row) pairs, %d key bit%s in %d word%s%s%s",
 									 64 * (st->nwords - 1) + st->top_bits,
 									 64 * (st->nwords - 1) + st->top_bits == 1 ? "" : "s",
 									 st->nwords, st->nwords == 1 ? "" : "s",
-									 st->keys_only ? ", rows rebuilt from keys" : ""), es);
+									 st->keys_only ? ", rows rebuilt from keys" : "",
+									 st->streamed ? ", keys streamed through pinned memory" : ""), es);
 		ExplainPropertyInteger("Rows Sorted", NULL, (int64) st->rows_sorted, es);
-		ExplainPropertyInteger("Host Memory", "kB", (int64) (st->host_bytes + 1023) / 1024, es);
+		ExplainPropertyInteger("Host Memory", "kB",
+							   (int64) ((st->streamed ? 2 * GPUEXT_STAGING_HALF_BYTES : st->host_bytes) + 1023) / 1024,
+							   es);
 		ExplainPropertyInteger("Device Memory", "kB", (int64) (st->device_bytes + 1023) / 1024, es);
 	}
 	if (st->direct)
