@@ -49,6 +49,10 @@ SELECT stream_same('SELECT f FROM st ORDER BY f NULLS FIRST');
 SELECT stream_same('SELECT k FROM st ORDER BY k DESC');
 SELECT stream_same('SELECT f, k FROM st ORDER BY f, k');
 SELECT stream_same('SELECT f FROM st ORDER BY f DESC NULLS LAST');
+-- Three words, fields straddling them: a float key (with its -0 bit), an int4 and an int8 expression.
+SELECT streamed('SELECT f, k, i::int8 FROM st ORDER BY f, k DESC, i::int8')
+  = (current_setting('gpuext.device') = 'gpu') AS streamed_under_gpu;
+SELECT stream_same('SELECT f, k, i::int8 FROM st ORDER BY f, k DESC, i::int8');
 
 -- Out of streaming: the budget passed while streaming (tuplesort takes the keys brought back) ...
 SET gpuext.sort_work_mem = '9MB';

@@ -438,19 +438,6 @@ GpuSortBegin(CustomScanState *node, EState *estate, int eflags)
 	DirectScanSetup(st);
 }
 
-/* The field of width bits whose lowest bit is lo in the multi-word key. */
-static inline uint64
-GetBits(const uint64 *words, int nwords, int lo, int width)
-{
-	int			w = nwords - 1 - lo / 64;
-	int			shift = lo % 64;
-	uint64		v = words[w] >> shift;
-
-	if (shift + width > 64)
-		v |= words[w - 1] << (64 - shift);
-	return width == 64 ? v : v & ((UINT64CONST(1) << width) - 1);
-}
-
 /*
  * Build the keys of a batch of rows from their key column values, key column
  * by key column (each column's values keyed in one call).  A field lies in
@@ -504,27 +491,6 @@ BuildKeys(GpuSortState *st, uint64 *keys, const Datum *values, const bool *isnul
 	}
 }
 
-/* Rebuild a row of a keys-only sort from its key of more than two words into a virtual slot. */
-static void
-DecodeRow(GpuSortState *st, TupleTableSlot *slot, const uint64 *words)
-{
-	ExecClearTuple(slot);
-	for (int a = 0; a < st->natts; a++)
-	{
-		const KeyLayout *l = &st->layout[st->attkey[a]];
-
-		slot->tts_isnull[a] = GetBits(words, st->nwords, l->flag_lo, 1) == l->null_flag;
-		if (slot->tts_isnull[a])
-			slot->tts_values[a] = (Datum) 0;
-		else if (l->negzero_lo >= 0 && GetBits(words, st->nwords, l->negzero_lo, 1))
-			slot->tts_values[a] = l->negzero;
-		else
-			slot->tts_values[a] =
-				l->type->key_datum(GetBits(words, st->nwords, l->value_lo, l->bits) ^ l->invert);
-	}
-	ExecStoreVirtualTuple(slot);
-}
-
 /* Start PostgreSQL's tuplesort for this node's keys, bounded where a LIMIT says so. */
 static void
 StartTuplesort(GpuSortState *st, int64 budget_kb)
@@ -538,7 +504,7 @@ StartTuplesort(GpuSortState *st, int64 budget_kb)
 		tuplesort_set_bound(st->tuplesort, st->bound);
 }
 
-/* The word holding bit lo of the key at keys (keys of up to two words); rows lie nwords apart. */
+/* The word holding bit lo of the key at keys; rows lie nwords apart. */
 static inline const uint64 *
 KeyWord(GpuSortState *st, const uint64 *keys, int lo)
 {
@@ -589,9 +555,9 @@ SortedKey(GpuSortState *st, size_t i)
 }
 
 /*
- * Decode the keys of up to KEY_BATCH rows from first (keys of up to 128
- * bits), column by column, each column's values in one call.  A field lies in
- * one word or straddles the two, the same way for every row.
+ * Decode the keys of up to KEY_BATCH rows from first, column by column, each
+ * column's values in one call.  A field lies in one word or straddles two,
+ * the same way for every row.
  */
 static void
 DecodeBatch(GpuSortState *st, size_t first)
@@ -664,10 +630,8 @@ StoreRow(GpuSortState *st, TupleTableSlot *slot, size_t i)
 {
 	if (!st->keys_only)
 		ExecStoreMinimalTuple(st->rows[i], slot, false);
-	else if (st->nwords <= 2)
-		StoreDecodedRow(st, slot, i);
 	else
-		DecodeRow(st, slot, SortedKey(st, i));
+		StoreDecodedRow(st, slot, i);
 }
 
 /* Hand the rows stored so far to tuplesort and forget them. */
