@@ -61,6 +61,20 @@ SELECT same_as_postgres($$SELECT c, id FROM sn ORDER BY c, id$$);
 SELECT same_as_postgres($$SELECT c, id FROM sn ORDER BY c DESC NULLS LAST, id DESC$$);
 SELECT same_as_postgres($$SELECT id, r, d, s FROM sn ORDER BY id DESC, r, d, s$$);
 SELECT same_as_postgres($$SELECT r, ts, id, id FROM sn ORDER BY r NULLS FIRST, ts DESC, id$$);
+-- Keys read in place at fixed offsets, and where they are not: NULLs, a dropped column, rows
+-- stored before a column was added (its default is not in them), a column of varying width first.
+CREATE TABLE sn_alt AS SELECT id, (id * 37) % 101 AS a, c, s FROM sn;
+ALTER TABLE sn_alt DROP COLUMN a;
+INSERT INTO sn_alt SELECT id + 5000, c, s FROM sn WHERE id % 3 = 0;
+ALTER TABLE sn_alt ADD COLUMN z int DEFAULT 7;
+INSERT INTO sn_alt SELECT id + 10000, c, s, id % 5 FROM sn WHERE id % 4 = 0;
+ALTER TABLE sn_alt ADD COLUMN t text DEFAULT 'x', ADD COLUMN w int8 DEFAULT 1;
+UPDATE sn_alt SET w = id % 3 WHERE id % 7 = 0;
+ANALYZE sn_alt;
+SELECT same_as_postgres($$SELECT z, id FROM sn_alt ORDER BY z, id$$);
+SELECT same_as_postgres($$SELECT c, z, id FROM sn_alt ORDER BY c DESC, z, id$$);
+SELECT same_as_postgres($$SELECT w, id FROM sn_alt ORDER BY w, id DESC$$);
+DROP TABLE sn_alt;
 EXPLAIN (COSTS OFF) SELECT float8send(c) AS bits, count(*) FROM (SELECT c FROM sn ORDER BY c OFFSET 0) s GROUP BY 1 ORDER BY 1;
 SELECT same_as_postgres($$SELECT float8send(c) AS bits, count(*) FROM (SELECT c FROM sn ORDER BY c OFFSET 0) s
   GROUP BY 1 ORDER BY 1$$);

@@ -111,6 +111,9 @@ typedef struct GpuSortState
 	int		   *attkey;			/* keys-only: the key each output column is rebuilt from */
 	AttrNumber *input_attno;	/* keys-only over an unprojected scan: where each column lies in its tuple */
 	AttrNumber *keyattno;		/* where each key lies in the input row */
+	int		   *keyoff;			/* direct: each key's offset in a tuple without NULLs, or NULL if */
+	int16	   *keylen;			/* some key follows a column of varying width; its length */
+	AttrNumber	maxkeyatt;		/* ... and the last key column */
 	bool		direct;			/* the input is read here from the child scan's heap pages */
 	TupleTableSlot *projslot;	/* ... and the row as the scan would have projected it */
 	Datum	   *dec_values;		/* keys-only: rows decoded a batch at a time from the sorted keys */
@@ -286,6 +289,40 @@ ProjectInput(GpuSortState *st, TupleTableSlot *slot)
 	return ExecStoreVirtualTuple(st->projslot);
 }
 
+/* Where each key lies in a tuple without NULLs, when no column of varying width comes before it. */
+static void
+KeyOffsets(GpuSortState *st, TupleDesc tupdesc)
+{
+	int		   *attoff = palloc(sizeof(int) * tupdesc->natts);
+	int			nfixed = 0;
+	int			off = 0;
+
+	/* As attcacheoff: columns up to the first of varying width lie at fixed offsets */
+	for (; nfixed < tupdesc->natts && TupleDescAttr(tupdesc, nfixed)->attlen > 0; nfixed++)
+	{
+		Form_pg_attribute att = TupleDescAttr(tupdesc, nfixed);
+
+		off = att_align_nominal(off, att->attalign);
+		attoff[nfixed] = off;
+		off += att->attlen;
+	}
+	st->maxkeyatt = 0;
+	for (int k = 0; k < st->nkeys; k++)
+	{
+		if (st->keyattno[k] > nfixed || !TupleDescAttr(tupdesc, st->keyattno[k] - 1)->attbyval)
+			return;
+		st->maxkeyatt = Max(st->maxkeyatt, st->keyattno[k]);
+	}
+	st->keyoff = palloc(sizeof(int) * st->nkeys);
+	st->keylen = palloc(sizeof(int16) * st->nkeys);
+	for (int k = 0; k < st->nkeys; k++)
+	{
+		st->keyoff[k] = attoff[st->keyattno[k] - 1];
+		st->keylen[k] = TupleDescAttr(tupdesc, st->keyattno[k] - 1)->attlen;
+	}
+	pfree(attoff);
+}
+
 /*
  * Over a plain sequential scan of a heap table (no filter, no projection, not
  * parallel) the node reads the heap pages itself: the executor's per-row slot
@@ -302,6 +339,7 @@ DirectScanSetup(GpuSortState *st)
 	if (((ScanState *) child)->ss_currentRelation->rd_tableam != GetHeapamTableAmRoutine())
 		return;
 	st->direct = true;
+	KeyOffsets(st, RelationGetDescr(((ScanState *) child)->ss_currentRelation));
 }
 
 /* Whether a key's type has a -0 that compares equal to +0. */
@@ -1069,6 +1107,23 @@ EndStream(GpuSortState *st)
 	st->dsorted = st->pinned = NULL;
 }
 
+/* Take a row's keys straight from a tuple without NULLs, where every key lies at a fixed offset. */
+static pg_attribute_always_inline bool
+FixedKeys(GpuSortState *st, HeapTuple tuple, Datum *values, bool *isnull)
+{
+	const char *tp;
+
+	if (st->keyoff == NULL || HeapTupleHasNulls(tuple) || HeapTupleHeaderGetNatts(tuple->t_data) < st->maxkeyatt)
+		return false;
+	tp = (const char *) tuple->t_data + tuple->t_data->t_hoff;
+	for (int k = 0; k < st->nkeys; k++)
+	{
+		values[k] = fetch_att(tp + st->keyoff[k], true, st->keylen[k]);
+		isnull[k] = false;
+	}
+	return true;
+}
+
 /* What reading the input carries from row to row. */
 typedef struct RunInput
 {
@@ -1097,9 +1152,10 @@ TakeRow(GpuSortState *st, RunInput *in, TupleTableSlot *slot, HeapTuple tuple, T
 	}
 	if (!st->keys_only)
 		in->row_bytes += slot ? CopyRow(st, slot) : CopyHeapTuple(st, tuple);
-	for (int k = 0; k < st->nkeys; k++)
-		values[k] = slot ? slot_getattr(slot, st->keyattno[k], &isnull[k])
-			: heap_getattr(tuple, st->keyattno[k], tupdesc, &isnull[k]);
+	if (slot || !FixedKeys(st, tuple, values, isnull))
+		for (int k = 0; k < st->nkeys; k++)
+			values[k] = slot ? slot_getattr(slot, st->keyattno[k], &isnull[k])
+				: heap_getattr(tuple, st->keyattno[k], tupdesc, &isnull[k]);
 	st->nrows++;
 	if (++in->batched == KEY_BATCH)
 		in->batched = FlushKeys(st, in->values, in->isnull, in->batched);
