@@ -1,5 +1,7 @@
 #!/bin/bash
-# test/valgrind.sh [TEST...]: builds and installs the CPU-only variant, starts a throwaway server
+# test/valgrind.sh [TEST...]: builds and installs the CPU-only variant (VALGRIND_CUDA=fake: the fake
+# device, so that with PGOPTIONS="-c gpuext.device=gpu" the device paths' host code runs under
+# memcheck too), starts a throwaway server
 # under valgrind memcheck (every backend traced, test/valgrind.supp), runs the given regression
 # tests against it (default: a set that took 45 minutes on 2 busy cores; gpu_sort_large,
 # agg_device, reliability and fuzz take 15 to 35 minutes each more), stops it and reports the
@@ -18,8 +20,10 @@ run_as=()
 [ "$(id -u)" = 0 ] && run_as=(runuser -u postgres --)
 
 make -s clean
-make -s -j"$(nproc)" WITH_CUDA=no PG_CONFIG="$PG_CONFIG"
-make -s install WITH_CUDA=no PG_CONFIG="$PG_CONFIG" >/dev/null
+variant=${VALGRIND_CUDA:-no}
+case $variant in no | fake) ;; *) echo "VALGRIND_CUDA must be no or fake" >&2; exit 2 ;; esac
+make -s -j"$(nproc)" WITH_CUDA="$variant" PG_CONFIG="$PG_CONFIG"
+make -s install WITH_CUDA="$variant" PG_CONFIG="$PG_CONFIG" >/dev/null
 work=$(mktemp -d /tmp/gpuext_valgrind.XXXXXX)
 chmod 777 "$work"
 "${run_as[@]}" "$bindir/initdb" -D "$work/data" --no-locale -E UTF8 -A trust -U postgres >/dev/null
@@ -34,7 +38,7 @@ for _ in $(seq 1 300); do
 done
 start=$(date +%s)
 rc=0
-PGHOST=$work PGPORT=$port PGUSER=postgres make -s installcheck WITH_CUDA=no PG_CONFIG="$PG_CONFIG" \
+PGHOST=$work PGPORT=$port PGUSER=postgres make -s installcheck WITH_CUDA="$variant" PG_CONFIG="$PG_CONFIG" \
 	REGRESS="$tests" || rc=$?
 "${run_as[@]}" "$bindir/pg_ctl" -D "$work/data" -m fast -w -t 600 stop >/dev/null
 errors=$(cat "$work"/valgrind.*.log | grep -c VALGRINDERROR-BEGIN || true)
