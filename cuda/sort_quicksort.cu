@@ -2,8 +2,10 @@
  * sort_quicksort.cu
  *		GPU-Quicksort after Cederman & Tsigas, keys only, three-way partition.
  *
- * Every level is scheduled on the device: the host enqueues 2*log2(n) levels
- * at once and reads nothing back between them.  A level: every sequence
+ * Every level is scheduled on the device: the host enqueues the levels that
+ * halving sequences would need, and some, at once, and reads nothing back
+ * between them; only if large sequences are left after them does it enqueue
+ * more, QS_MORE_LEVELS at a time.  A level: every sequence
  * longer than QS_SMALL gets a pivot (median of 9 evenly spaced samples); then
  * QS_CHUNK-key chunks of all sequences of the level are partitioned at once
  * by a persistent grid: each chunk's block counts its keys < and > the pivot,
@@ -16,8 +18,9 @@
  * which blocks sort in shared memory (bitonic) into keys at once.  The counts
  * of sequences, chunks and ranges live in device memory; a level with nothing
  * left to do returns at once.  Levels alternate keys -> aux -> keys ...; after
- * the last level the host reads one control block back, and only if a
- * sequence is still large (a depth guard) the bitonic sort finishes it.
+ * each batch of levels the host reads one control block back, and after
+ * 2*log2(n) levels a sequence still large (a depth guard) goes to the bitonic
+ * sort.
  *
  * Scratch: aux (n keys) | control | two sequence lists | per-sequence state |
  * small ranges; host scratch (pinned, the caller's): control | sequences.
@@ -369,6 +372,54 @@ __global__ void __launch_bounds__(BITONIC_THREADS) qs_small_sort_kernel(const K 
 	}
 }
 
+/* Where one level reads and writes. */
+template <typename K>
+struct QsLevel
+{
+	const K    *src;
+	K		   *dst;
+	K		   *keys;
+	const QsSeq *cur;
+	QsSeq	   *next;
+	QsState<K> *state;
+	QsRange    *small;
+	QsCtl	   *ctl;
+};
+
+/* Enqueue one level: pivots, the partition, the next level's plan, the small sorts. */
+template <typename K>
+GpuextStatus enqueue_level(const QsLevel<K> &lv, unsigned pivot_grid, unsigned partition_grid, unsigned small_grid,
+						   cudaStream_t stream)
+{
+	GpuextStatus st;
+
+	qs_pivot_kernel<K><<<pivot_grid, QS_PIVOT_THREADS, 0, stream>>>(lv.src, lv.cur, lv.ctl, lv.state);
+	if ((st = check_launch("qs_pivot_kernel")) != GPUEXT_OK)
+		return st;
+	qs_partition_kernel<K><<<partition_grid, QS_THREADS, 0, stream>>>(lv.src, lv.dst, lv.keys, lv.cur, lv.ctl,
+																	   lv.state);
+	if ((st = check_launch("qs_partition_kernel")) != GPUEXT_OK)
+		return st;
+	qs_plan_kernel<K><<<1, QS_PLAN_THREADS, 0, stream>>>(lv.cur, lv.state, lv.next, lv.small, lv.ctl);
+	if ((st = check_launch("qs_plan_kernel")) != GPUEXT_OK)
+		return st;
+	qs_small_sort_kernel<K><<<small_grid, BITONIC_THREADS, 0, stream>>>(lv.dst, lv.keys, lv.small, lv.ctl);
+	return check_launch("qs_small_sort_kernel");
+}
+
+/* Levels enqueued before the first look at what is left: enough for sequences halving each level, and some. */
+size_t first_levels(size_t n)
+{
+	size_t		levels = 4;
+
+	while (((size_t) QS_SMALL << (levels - 4)) < n)
+		levels++;
+	return levels;
+}
+
+/* Levels enqueued at each later look, while large sequences are left. */
+constexpr size_t QS_MORE_LEVELS = 8;
+
 /* Number of levels after which a still-large sequence goes to the bitonic sort. */
 size_t max_levels(size_t n)
 {
@@ -400,8 +451,9 @@ size_t quicksort_host_bytes(size_t n)
 }
 
 /*
- * Enqueue the quicksort of n keys: every level at once, then one readback of
- * the control block (polling wait) to learn whether the depth guard is needed.
+ * Enqueue the quicksort of n keys a batch of levels at a time, reading the
+ * control block back (polling wait) after each batch: one batch for
+ * sequences that halve, more only while large ones are left.
  */
 template <typename K>
 GpuextStatus quicksort(K *keys, size_t n, void *scratch, void *host_scratch, GpuextPollFn poll,
@@ -445,37 +497,34 @@ GpuextStatus quicksort(K *keys, size_t n, void *scratch, void *host_scratch, Gpu
 						 "quicksort sequence upload")) != GPUEXT_OK)
 		return st;
 
-	for (size_t level = 0; level < levels; level++)
-	{
-		const QsSeq *cur = dev_seqs[level % 2];
-		QsSeq	   *next = dev_seqs[(level + 1) % 2];
+	size_t		level = 0;
 
-		qs_pivot_kernel<K><<<pivot_grid, QS_PIVOT_THREADS, 0, stream>>>(src, cur, dev_ctl, dev_state);
-		if ((st = check_launch("qs_pivot_kernel")) != GPUEXT_OK)
+	for (size_t batch_end = std::min(first_levels(n), levels);; batch_end = std::min(level + QS_MORE_LEVELS, levels))
+	{
+		/* A batch of levels with nothing read back between them */
+		for (; level < batch_end; level++)
+		{
+			QsLevel<K>	lv = {src, dst, keys, dev_seqs[level % 2], dev_seqs[(level + 1) % 2], dev_state, dev_small,
+							  dev_ctl};
+
+			if ((st = enqueue_level(lv, pivot_grid, partition_grid, small_grid, stream)) != GPUEXT_OK)
+				return st;
+			src = dst;
+			dst = (dst == aux) ? keys : aux;
+		}
+		if ((st = check_cuda(cudaMemcpyAsync(host_ctl, dev_ctl, sizeof(QsCtl), cudaMemcpyDeviceToHost, stream),
+							 "quicksort control readback")) != GPUEXT_OK ||
+			(st = stream_wait(poll, arg)) != GPUEXT_OK)
 			return st;
-		qs_partition_kernel<K><<<partition_grid, QS_THREADS, 0, stream>>>(src, dst, keys, cur, dev_ctl,
-																		   dev_state);
-		if ((st = check_launch("qs_partition_kernel")) != GPUEXT_OK)
-			return st;
-		qs_plan_kernel<K><<<1, QS_PLAN_THREADS, 0, stream>>>(cur, dev_state, next, dev_small, dev_ctl);
-		if ((st = check_launch("qs_plan_kernel")) != GPUEXT_OK)
-			return st;
-		qs_small_sort_kernel<K><<<small_grid, BITONIC_THREADS, 0, stream>>>(dst, keys, dev_small, dev_ctl);
-		if ((st = check_launch("qs_small_sort_kernel")) != GPUEXT_OK)
-			return st;
-		src = dst;
-		dst = (dst == aux) ? keys : aux;
+		if (host_ctl->failed)
+			return set_error(GPUEXT_CUDA_ERROR, "quicksort partition returned impossible counts");
+		if (host_ctl->nseqs == 0)
+			return GPUEXT_OK;
+		if (level == levels)
+			break;
 	}
 
 	/* Depth guard: sequences still large after every level go to the bitonic network, then to keys. */
-	if ((st = check_cuda(cudaMemcpyAsync(host_ctl, dev_ctl, sizeof(QsCtl), cudaMemcpyDeviceToHost, stream),
-						 "quicksort control readback")) != GPUEXT_OK ||
-		(st = stream_wait(poll, arg)) != GPUEXT_OK)
-		return st;
-	if (host_ctl->failed)
-		return set_error(GPUEXT_CUDA_ERROR, "quicksort partition returned impossible counts");
-	if (host_ctl->nseqs == 0)
-		return GPUEXT_OK;
 	if ((st = check_cuda(cudaMemcpyAsync(host_seqs, dev_seqs[levels % 2], host_ctl->nseqs * sizeof(QsSeq),
 										 cudaMemcpyDeviceToHost, stream),
 						 "quicksort sequence readback")) != GPUEXT_OK ||
