@@ -41,12 +41,13 @@ static const struct
 
 /*
  * The fastest device algorithm by input size, for 32- and 64-bit keys: kernel
- * time with launches, random keys, test/kernel_harness --bench on an H100
- * (driver 580.159.04, CUDA 13.0), 2026-11-21.  Median ms, 32-bit bitonic /
- * quicksort / radix: 2^12 0.038 / 0.037 / 0.020, 2^16 0.088 / 0.275 / 0.061,
- * 2^20 0.248 / 0.568 / 0.083; 64-bit: 2^12 0.048 / 0.048 / 0.080,
- * 2^14 0.072 / 0.208 / 0.093, 2^16 0.105 / 0.317 / 0.105,
- * 2^18 0.153 / 0.516 / 0.119.
+ * time with launches, random keys, bench/suite.sh (bench/sort_bench) on an
+ * H200 (driver 580.159.04, CUDA 13.0) at commit 65607be, 2026-11-22, whose
+ * auto_table.txt is this table.  Median ms, 32-bit bitonic / quicksort /
+ * radix: 2^12 0.018 / 0.018 / 0.017, 2^16 0.071 / 0.285 / 0.055,
+ * 2^20 0.147 / 0.641 / 0.078; 64-bit: 2^12 0.030 / 0.030 / 0.076,
+ * 2^14 0.069 / 0.165 / 0.085, 2^16 0.097 / 0.309 / 0.099,
+ * 2^18 0.138 / 0.421 / 0.111.  (An H100 run, 2026-11-21, gave the same table.)
  */
 static const struct
 {
