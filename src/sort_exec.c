@@ -1326,14 +1326,18 @@ GpuSortExec(CustomScanState *node)
 			EndStream(st);
 		}
 	}
-	else if (ExecClearTuple(slot), st->current > 0)
+	else
 	{
-		if (st->eof)
-			st->eof = false;
-		else
-			st->current--;
+		ExecClearTuple(slot);
 		if (st->current > 0)
-			StoreRow(st, slot, st->current - 1);
+		{
+			if (st->eof)
+				st->eof = false;
+			else
+				st->current--;
+			if (st->current > 0)
+				StoreRow(st, slot, st->current - 1);
+		}
 	}
 	if (timed)
 		st->emit_ms += ElapsedMs(start);
