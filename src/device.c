@@ -457,6 +457,22 @@ PieceBytes(size_t unit)
 	return GPUEXT_STAGING_HALF_BYTES / unit * unit;
 }
 
+/* Enqueue one staged piece's copy to the device, marking its half's event slot. */
+void
+GpuextPieceToDevice(char *dst, const char *half, size_t bytes, int slot)
+{
+	GpuextCheck(gpuext_cuda_copy_to_device(dst, half, bytes), "copy to device");
+	GpuextCheck(gpuext_cuda_mark(slot), "event record");
+}
+
+/* Enqueue one piece's copy back into a staging half, marking its event slot. */
+void
+GpuextPieceToHost(char *half, const char *src, size_t bytes, int slot)
+{
+	GpuextCheck(gpuext_cuda_copy_to_host(half, src, bytes), "copy to host");
+	GpuextCheck(gpuext_cuda_mark(slot), "event record");
+}
+
 /* Copy bytes to the device through the staging halves: fill one while the other is in flight. */
 void
 GpuextUpload(char *dst, size_t bytes, size_t unit, char *staging, GpuextStageFn fill, void *arg)
@@ -471,8 +487,7 @@ GpuextUpload(char *dst, size_t bytes, size_t unit, char *staging, GpuextStageFn 
 
 		GpuextWait(slot);
 		fill(arg, half, off, len);
-		GpuextCheck(gpuext_cuda_copy_to_device(dst + off, half, len), "copy to device");
-		GpuextCheck(gpuext_cuda_mark(slot), "event record");
+		GpuextPieceToDevice(dst + off, half, len, slot);
 	}
 }
 
@@ -483,9 +498,7 @@ DownloadPiece(const char *src, size_t bytes, size_t piece, char *staging, size_t
 	size_t		off = i * piece;
 	int			slot = i % 2;
 
-	GpuextCheck(gpuext_cuda_copy_to_host(staging + slot * GPUEXT_STAGING_HALF_BYTES, src + off,
-										 Min(piece, bytes - off)), "copy to host");
-	GpuextCheck(gpuext_cuda_mark(slot), "event record");
+	GpuextPieceToHost(staging + slot * GPUEXT_STAGING_HALF_BYTES, src + off, Min(piece, bytes - off), slot);
 }
 
 /* Copy bytes back through the staging halves, two pieces in flight, drain reading each. */

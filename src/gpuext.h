@@ -102,6 +102,9 @@ extern void GpuextUpload(char *dst, size_t bytes, size_t unit, char *staging,
 						 GpuextStageFn fill, void *arg);
 extern void GpuextDownload(const char *src, size_t bytes, size_t unit, char *staging,
 						   GpuextStageFn drain, void *arg);
+/* One piece at a time, for callers that pace the halves themselves (GpuextWait(slot) before reuse) */
+extern void GpuextPieceToDevice(char *dst, const char *half, size_t bytes, int slot);
+extern void GpuextPieceToHost(char *half, const char *src, size_t bytes, int slot);
 extern const char *GpuextDeviceUnavailableReason(void);
 
 /* gpu_sort.c: values into sorted keys on the device (sort_keys.h's encoding) */

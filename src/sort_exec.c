@@ -563,9 +563,8 @@ FetchPiece(GpuSortState *st, size_t p)
 	size_t		rows = Min(st->half_rows, st->nrows - p * st->half_rows);
 	size_t		row_bytes = st->nwords * sizeof(uint64);
 
-	GpuextCheck(gpuext_cuda_copy_to_host(StreamHalf(st, p), st->dsorted->ptr + p * st->half_rows * row_bytes,
-										 rows * row_bytes), "copy to host");
-	GpuextCheck(gpuext_cuda_mark(p % 2), "event record");
+	GpuextPieceToHost((char *) StreamHalf(st, p), st->dsorted->ptr + p * st->half_rows * row_bytes,
+					  rows * row_bytes, p % 2);
 }
 
 /* The sorted key of row i: its own row's in host memory, or its piece's once it is back (forward only). */
@@ -997,9 +996,8 @@ ShipPiece(GpuSortState *st, size_t p, size_t rows)
 {
 	size_t		row_bytes = st->nwords * sizeof(uint64);
 
-	GpuextCheck(gpuext_cuda_copy_to_device(st->dkeys->ptr + p * st->half_rows * row_bytes, StreamHalf(st, p),
-										   rows * row_bytes), "copy to device");
-	GpuextCheck(gpuext_cuda_mark(p % 2), "event record");
+	GpuextPieceToDevice(st->dkeys->ptr + p * st->half_rows * row_bytes, (const char *) StreamHalf(st, p),
+						rows * row_bytes, p % 2);
 	st->shipped += rows;
 }
 
