@@ -9,20 +9,29 @@
  * changes anything, so nothing past n is read or written.
  *
  * Three kernels, each holding its keys in registers:
- *	- tile sort: one block sorts a tile of S keys (64 KB of shared memory).
- *	  Each thread holds E consecutive keys (the "row" layout): strides below E
- *	  are exchanges between registers, strides E .. 16E warp shuffles, and the
- *	  strides of 32E and above go through shared memory, where each thread
- *	  holds the keys tid + T*m (the "column" layout) so they are again
- *	  register exchanges.  Up to 32E keys need no shared memory at all.
+ *	- tile sort: one block sorts a tile of S keys in shared memory.  Each
+ *	  thread holds E consecutive keys (the "row" layout): strides below E
+ *	  are exchanges between registers, strides E .. 16E warp shuffles (only
+ *	  while a stage is no larger than the warp's 32E keys), and a larger
+ *	  stage's mirror step and strides of 32E and above go through shared
+ *	  memory, where each thread holds the keys tid + T*m (the "column"
+ *	  layout) so they are again register exchanges.  The strides below 32E
+ *	  of such a stage stay inside each warp's segment of 32E keys: the lane
+ *	  layout (lane holds keys lane + 32m) makes the strides of 32 .. 16E
+ *	  register exchanges, and one trip through the warp's shared memory back
+ *	  to rows the strides below E; only when E < 32 are a stride or two left
+ *	  for shuffles.  Rows go to global memory through the lane layout, so
+ *	  that every store is coalesced.
  *	- global pass: for a stage larger than a tile, up to GLOBAL_BITS strides of
  *	  S and above in one pass; each thread loads 2^B keys that those strides
  *	  connect (for the stage's first, mirrored step also the mirror column),
  *	  runs the strides in registers and writes back only the keys that moved.
  *	- tile merge: the strides S/2 .. 1 of a stage larger than a tile: column
- *	  layout straight from global memory for the strides >= 32E, one trip
- *	  through shared memory into the row layout, shuffles and registers for
- *	  the rest, and back to global memory.
+ *	  layout straight from global memory for the strides >= 32E, then each
+ *	  warp finishes its segment as above.
+ * The tile shape (E and T) is a template: large inputs use 32 keys a thread
+ * (16 for 64-bit keys) and 512 threads; inputs up to about a million keys use
+ * smaller tiles, whose many short blocks finish sooner (pick_shape).
  * Shared memory is swizzled by 16-byte chunks so that both layouts are free
  * of bank conflicts.
  */
@@ -36,40 +45,43 @@ namespace gpuext
 namespace
 {
 
-/* Threads of the tile kernels, and keys per thread (row length) by key width. */
-constexpr unsigned LOG_T = 9;
-constexpr unsigned T = 1u << LOG_T;
-
-template <typename K>
-constexpr unsigned log_row()
-{
-	return sizeof(K) == 4 ? 5 : 4;
-}
-
 /* Strides per global pass at most (2^GLOBAL_BITS keys a thread), and its block size. */
 constexpr unsigned GLOBAL_BITS = 5;
 constexpr unsigned GLOBAL_THREADS = 256;
 
 constexpr unsigned FULL_MASK = 0xffffffffu;
 
-/* Compile-time shape of the tiles for key type K. */
-template <typename K>
+/*
+ * Compile-time shape of the tiles: 2^LE keys of type K per thread (a row of
+ * at most 128 bytes), 2^LT threads.  The large shapes (32-bit keys 32 a
+ * thread, 64-bit keys 16, 512 threads) sort big inputs; smaller ones give a
+ * small input more threads, each with fewer keys.
+ */
+template <typename K, unsigned LE, unsigned LT>
 struct Shape
 {
-	static constexpr unsigned LOG_E = log_row<K>();
-	static constexpr unsigned E = 1u << LOG_E;		/* keys per thread, one row */
-	static constexpr unsigned LOG_S = LOG_T + LOG_E;
+	using	Key = K;
+	static constexpr unsigned LOG_T = LT;
+	static constexpr unsigned T = 1u << LT;			/* threads of a tile block */
+	static constexpr unsigned LOG_E = LE;
+	static constexpr unsigned E = 1u << LE;			/* keys per thread, one row */
+	static constexpr unsigned LOG_S = LT + LE;
 	static constexpr unsigned S = 1u << LOG_S;		/* keys per tile */
 	static constexpr unsigned EPC = 16 / sizeof(K);	/* keys per 16-byte chunk */
 	static constexpr unsigned LOG_EPC = sizeof(K) == 4 ? 2 : 1;
 	static constexpr unsigned CHUNKS = E / EPC;		/* chunks per row */
-	static constexpr unsigned LANE_POS = LOG_E + 5; /* first stride position above the warp */
-	static constexpr unsigned RMIN = LANE_POS - LOG_T;	/* column register bit of LANE_POS */
+	static constexpr unsigned LANE_POS = LE + 5;	/* first stride position above the warp */
+	static constexpr unsigned RMIN = LANE_POS - LT; /* column register bit of LANE_POS */
 	static constexpr size_t SMEM = (size_t) S * sizeof(K);
+	static constexpr unsigned MIN_BLOCKS = LT >= 10 ? 1 : 1024 / T;	/* at most 64 registers a thread */
 
-	static_assert(CHUNKS == 8, "a row is eight 16-byte chunks");
-	static_assert(LANE_POS >= LOG_T, "one column round covers the strides above the warp");
+	static_assert(CHUNKS >= 1 && CHUNKS <= 8, "a row is one to eight 16-byte chunks");
+	static_assert(LANE_POS >= LT && LT <= 10, "one column round covers the strides above the warp");
 };
+
+/* The shape that sorts large inputs. */
+template <typename K>
+using LargeShape = Shape<K, sizeof(K) == 4 ? 5 : 4, 9>;
 
 /* Put the smaller key first. */
 template <typename K>
@@ -96,10 +108,9 @@ __device__ __forceinline__ bool cmpx_swapped(K &a, K &b)
 }
 
 /* Slot of tile key i in shared memory: chunks of a row XOR-swizzled by the row. */
-template <typename K>
+template <class Sh, typename K = typename Sh::Key>
 __device__ __forceinline__ unsigned swz(unsigned i)
 {
-	using	Sh = Shape<K>;
 
 	return i ^ (((i >> Sh::LOG_E) & (Sh::CHUNKS - 1)) << Sh::LOG_EPC);
 }
@@ -133,10 +144,9 @@ __device__ __forceinline__ uint4 pack(const K *v)
 }
 
 /* Row tid of the tile at base from global memory; keys past n read as +infinity. */
-template <typename K>
+template <class Sh, typename K = typename Sh::Key>
 __device__ __forceinline__ void load_row_global(const K *keys, size_t n, size_t base, unsigned tid, K *v)
 {
-	using	Sh = Shape<K>;
 	size_t		first = base + (size_t) tid * Sh::E;
 
 	if (first + Sh::E <= n)
@@ -155,35 +165,10 @@ __device__ __forceinline__ void load_row_global(const K *keys, size_t n, size_t 
 	}
 }
 
-/* Row tid back to global memory; nothing past n is written. */
-template <typename K>
-__device__ __forceinline__ void store_row_global(K *keys, size_t n, size_t base, unsigned tid, const K *v)
-{
-	using	Sh = Shape<K>;
-	size_t		first = base + (size_t) tid * Sh::E;
-
-	if (first + Sh::E <= n)
-	{
-		uint4	   *dst = reinterpret_cast<uint4 *>(keys + first);
-
-#pragma unroll
-		for (unsigned q = 0; q < Sh::CHUNKS; q++)
-			dst[q] = pack<K>(v + q * Sh::EPC);
-	}
-	else
-	{
-#pragma unroll
-		for (unsigned e = 0; e < Sh::E; e++)
-			if (first + e < n)
-				keys[first + e] = v[e];
-	}
-}
-
 /* Row tid into shared memory (16-byte stores, swizzled). */
-template <typename K>
+template <class Sh, typename K = typename Sh::Key>
 __device__ __forceinline__ void store_row_shared(K *s, unsigned tid, const K *v)
 {
-	using	Sh = Shape<K>;
 	uint4	   *row = reinterpret_cast<uint4 *>(s) + (size_t) tid * Sh::CHUNKS;
 
 #pragma unroll
@@ -192,10 +177,9 @@ __device__ __forceinline__ void store_row_shared(K *s, unsigned tid, const K *v)
 }
 
 /* Row tid from shared memory (16-byte loads, swizzled). */
-template <typename K>
+template <class Sh, typename K = typename Sh::Key>
 __device__ __forceinline__ void load_row_shared(const K *s, unsigned tid, K *v)
 {
-	using	Sh = Shape<K>;
 	const uint4 *row = reinterpret_cast<const uint4 *>(s) + (size_t) tid * Sh::CHUNKS;
 
 #pragma unroll
@@ -204,10 +188,9 @@ __device__ __forceinline__ void load_row_shared(const K *s, unsigned tid, K *v)
 }
 
 /* Row layout: the strides E/2 .. 1, inside each thread's registers. */
-template <typename K>
+template <class Sh, typename K = typename Sh::Key>
 __device__ __forceinline__ void row_register_strides(K *v)
 {
-	using	Sh = Shape<K>;
 
 #pragma unroll
 	for (unsigned j = Sh::E / 2; j > 0; j >>= 1)
@@ -218,10 +201,9 @@ __device__ __forceinline__ void row_register_strides(K *v)
 }
 
 /* Row layout: stride lm*E, between lanes lane and lane ^ lm (lm < 32). */
-template <typename K>
+template <class Sh, typename K = typename Sh::Key>
 __device__ __forceinline__ void row_lane_stride(K *v, unsigned lane, unsigned lm)
 {
-	using	Sh = Shape<K>;
 	bool		lower = (lane & lm) == 0;
 
 #pragma unroll
@@ -234,10 +216,9 @@ __device__ __forceinline__ void row_lane_stride(K *v, unsigned lane, unsigned lm
 }
 
 /* Row layout: the mirrored first step of stage k, 2E <= k <= 32E, across lanes. */
-template <typename K>
+template <class Sh, typename K = typename Sh::Key>
 __device__ __forceinline__ void row_lane_mirror(K *v, unsigned lane, unsigned k)
 {
-	using	Sh = Shape<K>;
 	unsigned	lm = (k - 1) >> Sh::LOG_E;
 	bool		lower = (lane & ((k >> 1) >> Sh::LOG_E)) == 0;
 
@@ -259,10 +240,9 @@ __device__ __forceinline__ void row_lane_mirror(K *v, unsigned lane, unsigned k)
  * positions rtop .. LANE_POS as register exchanges; keys at or past p are
  * left alone (they pair only among themselves).
  */
-template <typename K>
+template <class Sh, typename K = typename Sh::Key>
 __device__ __forceinline__ void column_strides(K *v, unsigned tid, unsigned rtop, unsigned p)
 {
-	using	Sh = Shape<K>;
 
 #pragma unroll
 	for (int r = (int) Sh::LOG_E - 1; r >= (int) Sh::RMIN; r--)
@@ -271,9 +251,82 @@ __device__ __forceinline__ void column_strides(K *v, unsigned tid, unsigned rtop
 			continue;
 #pragma unroll
 		for (unsigned m = 0; m < Sh::E; m++)
-			if ((m & (1u << r)) == 0 && tid + T * m < p)
+			if ((m & (1u << r)) == 0 && tid + Sh::T * m < p)
 				cmpx(v[m], v[m | (1u << r)]);
 	}
+}
+
+template <class Sh, typename K = typename Sh::Key>
+__device__ __forceinline__ unsigned lane_slot(unsigned seg, unsigned lane, unsigned m)
+{
+	unsigned	row = (lane >> Sh::LOG_E) + (m << (5 - Sh::LOG_E));
+
+	return seg + 32 * m + (lane ^ ((row & (Sh::CHUNKS - 1)) << Sh::LOG_EPC));
+}
+
+/* Lane layout: lane holds keys lane + 32m of its warp's segment; the strides 2^top .. 32 as register exchanges. */
+template <class Sh, typename K = typename Sh::Key>
+__device__ __forceinline__ void lane_layout_strides(K *v, unsigned top)
+{
+
+#pragma unroll
+	for (int r = (int) Sh::LOG_E - 1; r >= 0; r--)
+	{
+		if ((unsigned) r + 5 > top)
+			continue;
+#pragma unroll
+		for (unsigned m = 0; m < Sh::E; m++)
+			if ((m & (1u << r)) == 0)
+				cmpx(v[m], v[m | (1u << r)]);
+	}
+}
+
+/*
+ * The strides 2^top .. 1 (top < LANE_POS) of the warp's segment held in
+ * shared memory, ending in the row layout (thread tid holds row tid).  The
+ * strides of 32 and above are register exchanges in the lane layout, one
+ * trip through the warp's own shared memory turns it into the row layout for
+ * the strides below E; with E < 32 the strides 16 .. E are left over for
+ * shuffles.  The segment must be in shared memory and visible to the warp.
+ */
+template <class Sh, typename K = typename Sh::Key>
+__device__ __forceinline__ void segment_strides(K *s, unsigned tid, unsigned top, K *v)
+{
+	const unsigned lane = tid & 31;
+	const unsigned seg = (tid & ~31u) * Sh::E;
+
+	if (top >= 5)
+	{
+#pragma unroll
+		for (unsigned m = 0; m < Sh::E; m++)
+			v[m] = s[lane_slot<Sh>(seg, lane, m)];
+		lane_layout_strides<Sh>(v, top);
+#pragma unroll
+		for (unsigned pos = 4; pos >= Sh::LOG_E && pos <= 4; pos--)
+			if (pos <= top)
+				row_lane_stride<Sh>(v, lane, 1u << pos);
+#pragma unroll
+		for (unsigned m = 0; m < Sh::E; m++)
+			s[lane_slot<Sh>(seg, lane, m)] = v[m];
+		__syncwarp();
+	}
+	load_row_shared<Sh>(s, tid, v);
+	row_register_strides<Sh>(v);
+}
+
+/* Row tid back to global memory through the warp's shared memory, so that each store is coalesced. */
+template <class Sh, typename K = typename Sh::Key>
+__device__ __forceinline__ void store_segment_global(K *keys, size_t n, size_t base, K *s, unsigned tid, const K *v)
+{
+	const unsigned lane = tid & 31;
+	const size_t first = base + (size_t) (tid & ~31u) * Sh::E + lane;
+
+	store_row_shared<Sh>(s, tid, v);
+	__syncwarp();
+#pragma unroll
+	for (unsigned m = 0; m < Sh::E; m++)
+		if (first + 32 * m < n)
+			keys[first + 32 * m] = s[lane_slot<Sh>((tid & ~31u) * Sh::E, lane, m)];
 }
 
 /*
@@ -281,10 +334,9 @@ __device__ __forceinline__ void column_strides(K *v, unsigned tid, unsigned rtop
  * tile's length rounded up to a power of two) work; the stages up to 32E run
  * in registers and shuffles, larger ones through shared memory.
  */
-template <typename K>
-__global__ void __launch_bounds__(T, 2) bitonic_tile_sort_kernel(K *keys, size_t n)
+template <class Sh, typename K = typename Sh::Key>
+__global__ void __launch_bounds__(Sh::T, Sh::MIN_BLOCKS) bitonic_tile_sort_kernel(K *keys, size_t n)
 {
-	using	Sh = Shape<K>;
 	extern __shared__ uint4 smem[];
 	K		   *s = reinterpret_cast<K *>(smem);
 	const unsigned tid = threadIdx.x;
@@ -297,7 +349,7 @@ __global__ void __launch_bounds__(T, 2) bitonic_tile_sort_kernel(K *keys, size_t
 
 	if (active)
 	{
-		load_row_global(keys, n, base, tid, v);
+		load_row_global<Sh>(keys, n, base, tid, v);
 
 		/* Stages 2 .. E: registers only. */
 #pragma unroll
@@ -318,10 +370,10 @@ __global__ void __launch_bounds__(T, 2) bitonic_tile_sort_kernel(K *keys, size_t
 		/* Stages 2E .. 32E: shuffles, then registers. */
 		for (unsigned k = 2 * Sh::E; k <= p && k <= 32 * Sh::E; k <<= 1)
 		{
-			row_lane_mirror(v, lane, k);
+			row_lane_mirror<Sh>(v, lane, k);
 			for (unsigned lm = (k >> 2) >> Sh::LOG_E; lm > 0; lm >>= 1)
-				row_lane_stride(v, lane, lm);
-			row_register_strides(v);
+				row_lane_stride<Sh>(v, lane, lm);
+			row_register_strides<Sh>(v);
 		}
 	}
 
@@ -331,53 +383,46 @@ __global__ void __launch_bounds__(T, 2) bitonic_tile_sort_kernel(K *keys, size_t
 		const unsigned j = k >> 1;
 
 		if (active)
-			store_row_shared(s, tid, v);
+			store_row_shared<Sh>(s, tid, v);
 		__syncthreads();
-		for (unsigned c = tid; c < p / 2; c += T)
+		for (unsigned c = tid; c < p / 2; c += Sh::T)
 		{
 			unsigned	i = ((c & ~(j - 1)) << 1) | (c & (j - 1));
 
-			cmpx(s[swz<K>(i)], s[swz<K>(i ^ (k - 1))]);
+			cmpx(s[swz<Sh>(i)], s[swz<Sh>(i ^ (k - 1))]);
 		}
 		__syncthreads();
 		if (k >= 128 * Sh::E)
 		{
 			/* Register bit of the stride k/4 in the column layout; v is reloaded below. */
-			unsigned	rtop = (unsigned) (__ffs(k) - 1) - 2 - LOG_T;
+			unsigned	rtop = (unsigned) (__ffs(k) - 1) - 2 - Sh::LOG_T;
 
 #pragma unroll
 			for (unsigned m = 0; m < Sh::E; m++)
-				if (tid + T * m < p)
-					v[m] = s[swz<K>(tid + T * m)];
-			column_strides(v, tid, rtop, p);
+				if (tid + Sh::T * m < p)
+					v[m] = s[swz<Sh>(tid + Sh::T * m)];
+			column_strides<Sh>(v, tid, rtop, p);
 #pragma unroll
 			for (unsigned m = 0; m < Sh::E; m++)
-				if (tid + T * m < p)
-					s[swz<K>(tid + T * m)] = v[m];
+				if (tid + Sh::T * m < p)
+					s[swz<Sh>(tid + Sh::T * m)] = v[m];
 			__syncthreads();
 		}
 		if (active)
-		{
-			load_row_shared(s, tid, v);
-			for (unsigned lm = 16; lm > 0; lm >>= 1)
-				row_lane_stride(v, lane, lm);
-			row_register_strides(v);
-		}
+			segment_strides<Sh>(s, tid, Sh::LANE_POS - 1, v);
 	}
 
 	if (active)
-		store_row_global(keys, n, base, tid, v);
+		store_segment_global<Sh>(keys, n, base, s, tid, v);
 }
 
 /* Strides S/2 .. 1 of a stage larger than a tile. */
-template <typename K>
-__global__ void __launch_bounds__(T, 2) bitonic_tile_merge_kernel(K *keys, size_t n)
+template <class Sh, typename K = typename Sh::Key>
+__global__ void __launch_bounds__(Sh::T, Sh::MIN_BLOCKS) bitonic_tile_merge_kernel(K *keys, size_t n)
 {
-	using	Sh = Shape<K>;
 	extern __shared__ uint4 smem[];
 	K		   *s = reinterpret_cast<K *>(smem);
 	const unsigned tid = threadIdx.x;
-	const unsigned lane = tid & 31;
 	const size_t base = (size_t) blockIdx.x * Sh::S;
 	K			v[Sh::E];
 
@@ -385,23 +430,19 @@ __global__ void __launch_bounds__(T, 2) bitonic_tile_merge_kernel(K *keys, size_
 #pragma unroll
 	for (unsigned m = 0; m < Sh::E; m++)
 	{
-		size_t		i = base + tid + T * m;
+		size_t		i = base + tid + Sh::T * m;
 
 		v[m] = i < n ? keys[i] : key_max<K>();
 	}
-	column_strides(v, tid, Sh::LOG_E - 1, Sh::S);
+	column_strides<Sh>(v, tid, Sh::LOG_E - 1, Sh::S);
 #pragma unroll
 	for (unsigned m = 0; m < Sh::E; m++)
-		s[swz<K>(tid + T * m)] = v[m];
+		s[swz<Sh>(tid + Sh::T * m)] = v[m];
 	__syncthreads();
 
-	/* Row layout: strides 16E .. E by shuffles, E/2 .. 1 in registers. */
-	load_row_shared(s, tid, v);
-#pragma unroll
-	for (unsigned lm = 16; lm > 0; lm >>= 1)
-		row_lane_stride(v, lane, lm);
-	row_register_strides(v);
-	store_row_global(keys, n, base, tid, v);
+	/* Each warp finishes its own segment. */
+	segment_strides<Sh>(s, tid, Sh::LANE_POS - 1, v);
+	store_segment_global<Sh>(keys, n, base, s, tid, v);
 }
 
 /*
@@ -511,35 +552,36 @@ GpuextStatus global_pass(K *keys, size_t n, unsigned b, unsigned p_lo, cudaStrea
 	return check_launch("bitonic_global_pass_kernel");
 }
 
-}								/* namespace */
-
-/* Enqueue the whole network for n keys on the stream. */
-template <typename K>
-GpuextStatus bitonic_sort(K *keys, size_t n)
+/* Allow a tile kernel more than the default 48 KB of dynamic shared memory (reset with the device). */
+template <class Sh>
+GpuextStatus allow_smem(const void *kernel, const char *what)
 {
-	using	Sh = Shape<K>;
+	if (Sh::SMEM <= 48 * 1024)
+		return GPUEXT_OK;
+	return check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) Sh::SMEM), what);
+}
+
+/* Enqueue the whole network for n keys on the stream, with tiles of shape Sh. */
+template <class Sh, typename K = typename Sh::Key>
+GpuextStatus network(K *keys, size_t n)
+{
 	static_assert(GLOBAL_BITS == 5, "global_pass handles up to 5 bits");
 	cudaStream_t stream = device_stream();
 	size_t		tiles = (n + Sh::S - 1) / Sh::S;
 	size_t		top = next_pow2(n);
 	GpuextStatus st;
 
-	if (n < 2)
-		return GPUEXT_OK;
-
-	if ((st = check_cuda(cudaFuncSetAttribute(bitonic_tile_sort_kernel<K>,
-											  cudaFuncAttributeMaxDynamicSharedMemorySize, (int) Sh::SMEM),
-						 "bitonic tile sort shared memory")) != GPUEXT_OK)
+	if ((st = allow_smem<Sh>((const void *) bitonic_tile_sort_kernel<Sh>, "bitonic tile sort shared memory")) !=
+		GPUEXT_OK)
 		return st;
-	bitonic_tile_sort_kernel<K><<<(unsigned) tiles, T, Sh::SMEM, stream>>>(keys, n);
+	bitonic_tile_sort_kernel<Sh><<<(unsigned) tiles, Sh::T, Sh::SMEM, stream>>>(keys, n);
 	if ((st = check_launch("bitonic_tile_sort_kernel")) != GPUEXT_OK)
 		return st;
 	if (top <= Sh::S)
 		return GPUEXT_OK;
 
-	if ((st = check_cuda(cudaFuncSetAttribute(bitonic_tile_merge_kernel<K>,
-											  cudaFuncAttributeMaxDynamicSharedMemorySize, (int) Sh::SMEM),
-						 "bitonic tile merge shared memory")) != GPUEXT_OK)
+	if ((st = allow_smem<Sh>((const void *) bitonic_tile_merge_kernel<Sh>, "bitonic tile merge shared memory")) !=
+		GPUEXT_OK)
 		return st;
 	for (unsigned lk = Sh::LOG_S + 1; ((size_t) 1 << lk) <= top; lk++)
 	{
@@ -558,11 +600,69 @@ GpuextStatus bitonic_sort(K *keys, size_t n)
 			if ((st = global_pass<K, false>(keys, n, strides, p_lo, stream)) != GPUEXT_OK)
 				return st;
 		}
-		bitonic_tile_merge_kernel<K><<<(unsigned) tiles, T, Sh::SMEM, stream>>>(keys, n);
+		bitonic_tile_merge_kernel<Sh><<<(unsigned) tiles, Sh::T, Sh::SMEM, stream>>>(keys, n);
 		if ((st = check_launch("bitonic_tile_merge_kernel")) != GPUEXT_OK)
 			return st;
 	}
 	return GPUEXT_OK;
+}
+
+/*
+ * The network with tile shape number shape: 0 is the large shape; 1 .. 4
+ * (and 5 for 32-bit keys) give more threads fewer keys each.
+ */
+template <typename K>
+GpuextStatus network_shape(K *keys, size_t n, int shape)
+{
+	constexpr bool W = sizeof(K) == 4;
+
+	switch (shape)
+	{
+		case 1:
+			return network<Shape<K, 3, 7>>(keys, n);
+		case 2:
+			return network<Shape<K, 3, 8>>(keys, n);
+		case 3:
+			return network<Shape<K, 4, 8>>(keys, n);
+		case 4:
+			return network<Shape<K, 4, 9>>(keys, n);
+		case 5:
+			if constexpr (W)
+				return network<Shape<K, 5, 10>>(keys, n);
+			break;
+		default:
+			break;
+	}
+	return network<LargeShape<K>>(keys, n);
+}
+
+/*
+ * Tile shape by n, the fastest per size in a run of .gpu probe (H100,
+ * 2026-11-22, one call timed with CUDA events, median of 21): up to about a
+ * million keys many blocks of small tiles beat the large shape's few long
+ * blocks, as the whole input sits in L2.
+ */
+template <typename K>
+int pick_shape(size_t n)
+{
+	size_t		p = next_pow2(n);
+
+	if (p <= 2048)
+		return 2;
+	if (sizeof(K) == 8 && p <= 16384)
+		return 2;
+	return p <= ((size_t) 1 << 20) ? 3 : 0;
+}
+
+}								/* namespace */
+
+/* Enqueue the whole network for n keys on the stream. */
+template <typename K>
+GpuextStatus bitonic_sort(K *keys, size_t n)
+{
+	if (n < 2)
+		return GPUEXT_OK;
+	return network_shape<K>(keys, n, pick_shape<K>(n));
 }
 
 template GpuextStatus bitonic_sort<uint32_t>(uint32_t *keys, size_t n);
