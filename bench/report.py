@@ -17,7 +17,7 @@ import pngplot  # noqa: E402
 
 OWN = ['bitonic', 'quicksort', 'oddeven', 'radix']
 KEY_SERIES = OWN + ['auto', 'cub_radix', 'cub_merge', 'd2d_copy']
-PAIR_SERIES = ['rows', 'cub_radix', 'cub_merge', 'd2d_copy']
+PAIR_SERIES = ['bitonic', 'rows', 'cub_radix', 'cub_merge', 'd2d_copy']
 TABLE_LOG2 = [10, 16, 20, 24, 26, 28]
 
 
@@ -179,8 +179,8 @@ def bars(k, md):
             return a / b if a and b else None
         line('quicksort, %s, %s over random' % (pow2(pn) if pn else '?', p), rel('u32'), rel('u64'),
              at(0.5), at(0.5))
-    md.append('| (key, int32 index) pairs, bitonic, 2^24 | not measured: no bitonic pairs entry point in '
-              '`gpuext_cuda.h` yet | (`gpuext rows` above is the row sort) |')
+    line('(key, int32 index) pairs, bitonic, 2^24 (G pairs/s)', g(k.rate('bitonic', 'pairs32', 1 << 24)),
+         g(k.rate('bitonic', 'pairs64', 1 << 24)), at(5), at(3))
 
     def small(t):
         worse = [n for n in k.sizes(t) if n <= 1 << 16
@@ -198,6 +198,32 @@ def bars(k, md):
                                                    ', ...' if len(w) > 4 else '')
     md.append('| best own kernel (bitonic, quicksort, oddeven), one call, faster than CUB radix at every '
               'n <= 2^16 | %s | %s |' % (verdict('u32'), verdict('u64')))
+    md.append('')
+
+
+def shapes(k, md):
+    """Bitonic's tile shapes per size (sort_bench --shapes): the fastest, and the one bitonic_sort picks."""
+    rows = [r for r in k.rows if r['section'] == 'shapes' and r['median_ms']]
+    if not rows:
+        return
+    md.append('Bitonic tile shapes (`sort_bench --shapes`; shape numbers as `network_shape` in '
+              '`cuda/sort_bitonic.cu`: 0 the large tiles, 1 .. 4 smaller ones, 5 1024 threads): the fastest '
+              'at each n, and in brackets the one `bitonic_sort` picks when another is faster, with both times '
+              'in microseconds:')
+    md.append('')
+    md.append('| type | n: fastest shape (picked shape when different) |')
+    md.append('|---|---|')
+    for typ in ('u32', 'u64'):
+        cells = []
+        for n in sorted({int(r['n']) for r in rows if r['type'] == typ}):
+            at = {r['algo']: r for r in rows if r['type'] == typ and int(r['n']) == n}
+            best = min(at.values(), key=lambda r: float(r['median_ms']))
+            pick = [r for r in at.values() if r['note'].startswith('picked')]
+            cell = '%s: %s %.1f' % (pow2(n), best['algo'][-1], float(best['median_ms']) * 1e3)
+            if pick and pick[0] is not best:
+                cell += ' (%s %.1f)' % (pick[0]['algo'][-1], float(pick[0]['median_ms']) * 1e3)
+            cells.append(cell)
+        md.append('| %s | %s |' % (typ, '; '.join(cells)))
     md.append('')
 
 
@@ -332,6 +358,7 @@ def main():
         kernel_tables(k, md)
         bars(k, md)
         fastest(k, md)
+        shapes(k, md)
         oddeven_vs_cpu(k, dev, md)
         transfers(k, md)
         skipped = sorted({'%s %s' % (r['algo'], r['note']) for r in k.rows if r['status'] == 'skipped'})

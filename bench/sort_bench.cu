@@ -5,20 +5,23 @@
  *		bound (a device-to-device copy of the same bytes), all in one run.
  *
  *	sort_bench [--quick] [--csv PATH] [--meta PATH] [--min-log2 K] [--max-log2 K]
- *			   [--pattern-log2 K] [--runs N] [--seed N] [--no-cpu]
+ *			   [--pattern-log2 K] [--runs N] [--seed N] [--no-cpu] [--shapes]
  *
  * Sections of the CSV (one row per case; status ok, skipped, not_sorted):
  *	 sweep	  random keys, n = 2^k and 2^k + 1 for k in [min, max]: types u32 and
  *			  u64 (keys alone) and pairs32 / pairs64 ((key, uint32 row index)
- *			  pairs: gpuext_sort_rows, the ORDER BY node's sort, and CUB's
- *			  SortPairs); "d2d_copy" is the bound: copying the keys (and
- *			  indices) once, as any sort must at least read and write them.
+ *			  pairs: gpuext_sort_pairs' bitonic sort, gpuext_sort_rows, the
+ *			  ORDER BY node's sort, and CUB's SortPairs); "d2d_copy" is the
+ *			  bound: copying the keys (and indices) once, as any sort must at
+ *			  least read and write them.
  *	 pattern  n = 2^pattern-log2 over sorted, reverse, 16-distinct and
  *			  all-equal inputs beside random ones.
  *	 transfer pinned host <-> device copies of the keys (the end-to-end cost
  *			  around a kernel).
  *	 cpu	  one CPU core: std::sort, and the odd-even transposition sort of
  *			  seed 004 (its claim: the GPU version is about #SMs times faster).
+ *	 shapes	  (--shapes) bitonic with each tile shape, n = 2^k and 2^k + 1 for
+ *			  k in [min, min(max, 22)]: the measurements behind pick_shape.
  * Timing: everything runs on gpuext's stream; CUDA events around one call of
  * the sort (launches and any host waits inside it included), the input
  * restored before each run outside the events; warm-ups first, then the
@@ -40,7 +43,7 @@
 #include <cub/device/device_merge_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
 
-#include "device_internal.cuh"
+#include "sort_keys.cuh"
 #include "bench_common.cuh"
 
 namespace
@@ -404,7 +407,8 @@ void bench_keys(const char *section, const char *type, size_t n, const char *pat
 
 /*
  * (key, uint32 row index) pairs of K keys in b.src: gpuext_sort_rows (one
- * word, top_bits = key width), CUB radix and merge SortPairs, the copy bound.
+ * word, top_bits = key width), gpuext_sort_pairs (bitonic), CUB radix and
+ * merge SortPairs, the copy bound.
  */
 template <typename K>
 void bench_pairs(const char *type, size_t n, const Buffers &b, std::vector<double> &slow)
@@ -439,6 +443,22 @@ void bench_pairs(const char *type, size_t n, const Buffers &b, std::vector<doubl
 		slow[0] = t.median_ms;
 		emit("sweep", "rows", type, n, "random", &t, order_ok<K>(b.src, b.idx, b.idx_src, n) ? "ok" : "not_sorted",
 			 "gpuext_sort_rows, one key word: row numbers out, keys kept (the ORDER BY node's sort)");
+	}
+	if (slow[1] > SLOW_MS)
+		emit("sweep", "bitonic", type, n, "random", nullptr, "skipped", "a smaller size took too long");
+	else
+	{
+		size_t		sb = 0;
+
+		must(gpuext_sort_pairs_scratch_bytes(GPUEXT_SORT_BITONIC, (int) sizeof(K), n, &sb), "pairs scratch size");
+		void	   *scratch = scratch_at_least(sb);
+		Timing		t = time_case(n, restore, [&] {
+			must(gpuext_sort_pairs(GPUEXT_SORT_BITONIC, (int) sizeof(K), b.work, b.idx, n, scratch, sb),
+				 "gpuext_sort_pairs"); });
+
+		slow[1] = t.median_ms;
+		emit("sweep", "bitonic", type, n, "random", &t, order_ok<K>(b.src, b.idx, b.idx_src, n) ? "ok" : "not_sorted",
+			 "gpuext_sort_pairs bitonic: keys and indices sorted in place, ties by index");
 	}
 	{
 		size_t		tb = 0;
@@ -564,6 +584,30 @@ void bench_cpu(const char *type, size_t n, const Buffers &b, int max_oddeven_log
 	}
 }
 
+/* Every bitonic tile shape at n random keys of K (already in b.src); the one bitonic_sort picks is noted. */
+template <typename K>
+void bench_shapes(const char *type, size_t n, const Buffers &b)
+{
+	cudaStream_t stream = gpuext::device_stream();
+	auto		restore = [&] {
+		check(cudaMemcpyAsync(b.work, b.src, n * sizeof(K), cudaMemcpyDeviceToDevice, stream), "restore"); };
+	const int	picked = gpuext::bitonic_pick_shape<K>(n);
+
+	for (int shape = 0; shape < gpuext::BITONIC_SHAPES; shape++)
+	{
+		char		algo[32];
+
+		if (shape == 5 && sizeof(K) == 8)
+			continue;
+		snprintf(algo, sizeof(algo), "bitonic_s%d", shape);
+		Timing		t = time_case(n, restore, [&] {
+			must(gpuext::bitonic_sort_shape<K>(static_cast<K *>(b.work), n, shape), algo); });
+
+		emit("shapes", algo, type, n, "random", &t, keys_ok<K>(b.src, b.work, n) ? "ok" : "not_sorted",
+			 shape == picked ? "picked by bitonic_sort" : "");
+	}
+}
+
 }								/* namespace */
 
 /* Parse options, open the device, run the sections. */
@@ -576,6 +620,7 @@ int main(int argc, char **argv)
 				max_log2 = 28,
 				pattern_log2 = 26;
 	bool		with_cpu = true;
+	bool		with_shapes = false;
 	Buffers		b;
 
 	for (int i = 1; i < argc; i++)
@@ -605,10 +650,12 @@ int main(int argc, char **argv)
 			seed = strtoull(argv[++i], nullptr, 0);
 		else if (strcmp(o, "--no-cpu") == 0)
 			with_cpu = false;
+		else if (strcmp(o, "--shapes") == 0)
+			with_shapes = true;
 		else
 		{
 			fprintf(stderr, "usage: %s [--quick] [--csv PATH] [--meta PATH] [--min-log2 K] [--max-log2 K] "
-					"[--pattern-log2 K] [--runs N] [--seed N] [--no-cpu]\n", argv[0]);
+					"[--pattern-log2 K] [--runs N] [--seed N] [--no-cpu] [--shapes]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -666,8 +713,8 @@ int main(int argc, char **argv)
 	/* The sweep: keys alone, then pairs, random keys, 2^k and 2^k + 1. */
 	std::vector<double> slow32(4, 0),
 				slow64(4, 0),
-				slowp32(1, 0),
-				slowp64(1, 0);
+				slowp32(2, 0),
+				slowp64(2, 0);
 
 	for (int k = min_log2; k <= max_log2; k++)
 		for (size_t n : {(size_t) 1 << k, ((size_t) 1 << k) + 1})
@@ -689,6 +736,16 @@ int main(int argc, char **argv)
 			if (with_cpu && n == ((size_t) 1 << k) && k <= (quick ? 16 : 22))
 				bench_cpu<uint64_t>("u64", n, b, quick ? 12 : 15);
 		}
+
+	if (with_shapes)
+		for (int k = min_log2; k <= std::min(max_log2, 22); k++)
+			for (size_t n : {(size_t) 1 << k, ((size_t) 1 << k) + 1})
+			{
+				fill<uint32_t>(b, n, RANDOM, seed + n);
+				bench_shapes<uint32_t>("u32", n, b);
+				fill<uint64_t>(b, n, RANDOM, seed + n);
+				bench_shapes<uint64_t>("u64", n, b);
+			}
 
 	/* Patterns at one size, beside random keys. */
 	const size_t pn = (size_t) 1 << pattern_log2;

@@ -20,7 +20,7 @@
 #   PYTHON=          python3 for the report (standard library only)
 #   E2E_DEVICE=gpu   gpuext.device for e2e (auto lets a machine without a GPU test the script)
 # PostgreSQL parts use .gpu/with-postgres --stage .gpu/stage (README, Development) when it is there,
-# else the server that PGHOST/PGPORT/PGUSER point at.  Each part has a time limit (KERNELS_TIMEOUT=240,
+# else the server that PGHOST/PGPORT/PGUSER point at.  Each part has a time limit (KERNELS_TIMEOUT=300,
 # E2E_TIMEOUT=180, REDUCE_TIMEOUT=60, ORDERBY_TIMEOUT=500, AGG_TIMEOUT=500 seconds): CSV rows are
 # written as they are measured, so a part cut short still reports what it measured, marked so.
 set -uo pipefail
@@ -98,7 +98,7 @@ if has_part kernels; then
 	sed -n '/auto_table\[\] = {/,/^};/p' src/gpu_sort.c > "$out/auto_table.txt"
 	if build bench/sort_bench bench-sort; then
 		log "kernels: bench/sort_bench$([[ $quick == 1 ]] && echo " --quick")"
-		timeout "${KERNELS_TIMEOUT:-240}" bench/sort_bench $([[ $quick == 1 ]] && echo --quick) \
+		timeout "${KERNELS_TIMEOUT:-300}" bench/sort_bench $([[ $quick == 1 ]] && echo --quick) --shapes \
 			--csv "$out/sort_bench.csv" --meta "$out/sort_meta.csv" > "$out/sort_bench.txt" 2>&1
 		echo "kernels,$?" >> "$out/.rc"
 	else

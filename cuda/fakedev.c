@@ -300,6 +300,71 @@ gpuext_sort_keys(GpuextSortAlgo algo, int key_bytes, void *keys, size_t n, void 
 	return ok ? GPUEXT_OK : Fail(GPUEXT_INTERRUPTED, "sort interrupted");
 }
 
+/* The fake pairs sort needs no scratch; bitonic alone sorts pairs, as on the device. */
+GpuextStatus
+gpuext_sort_pairs_scratch_bytes(GpuextSortAlgo algo, int key_bytes, size_t n, size_t *bytes)
+{
+	(void) n;
+	if (key_bytes != 4 && key_bytes != 8)
+		return Fail(GPUEXT_INVALID, "key width must be 4 or 8 bytes");
+	if (algo != GPUEXT_SORT_BITONIC)
+		return Fail(GPUEXT_INVALID, "only the bitonic sort sorts (key, index) pairs");
+	*bytes = 0;
+	return GPUEXT_OK;
+}
+
+typedef struct FakePair
+{
+	uint64_t	key;
+	uint32_t	idx;
+} FakePair;
+
+/* qsort order of pairs: key, then index. */
+static int
+FakePairCmp(const void *a, const void *b)
+{
+	const FakePair *x = a;
+	const FakePair *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Sort (key, index) pairs by key, then index, with qsort. */
+GpuextStatus
+gpuext_sort_pairs(GpuextSortAlgo algo, int key_bytes, void *keys, uint32_t *idx, size_t n, void *scratch,
+				  size_t scratch_bytes)
+{
+	size_t		need = 0;
+	GpuextStatus st;
+	FakePair   *p;
+
+	(void) scratch;
+	(void) scratch_bytes;
+	if ((st = gpuext_sort_pairs_scratch_bytes(algo, key_bytes, n, &need)) != GPUEXT_OK)
+		return st;
+	p = malloc(n * sizeof(FakePair) + 1);
+	if (p == NULL)
+		return Fail(GPUEXT_OUT_OF_MEMORY, "out of host memory");
+	for (size_t i = 0; i < n; i++)
+	{
+		p[i].key = key_bytes == 4 ? ((uint32_t *) keys)[i] : ((uint64_t *) keys)[i];
+		p[i].idx = idx[i];
+	}
+	qsort(p, n, sizeof(FakePair), FakePairCmp);
+	for (size_t i = 0; i < n; i++)
+	{
+		if (key_bytes == 4)
+			((uint32_t *) keys)[i] = (uint32_t) p[i].key;
+		else
+			((uint64_t *) keys)[i] = p[i].key;
+		idx[i] = p[i].idx;
+	}
+	free(p);
+	return GPUEXT_OK;
+}
+
 /* The fake row sort needs no scratch. */
 GpuextStatus
 gpuext_sort_rows_scratch_bytes(int nwords, size_t n, size_t *bytes)

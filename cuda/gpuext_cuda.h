@@ -116,6 +116,18 @@ extern GpuextStatus gpuext_sort_keys(GpuextSortAlgo algo, int key_bytes,
 									 GpuextPollFn poll, void *arg);
 
 /*
+ * Sort n (key, index) pairs in place in device memory: keys[i] (key_bytes 4
+ * or 8, unsigned) goes with idx[i]; after the sort the keys ascend and equal
+ * keys are in ascending index order.  Only GPUEXT_SORT_BITONIC sorts pairs.
+ * scratch is device memory of at least gpuext_sort_pairs_scratch_bytes.  The
+ * sort is enqueued on the stream; wait with gpuext_cuda_wait(-1, ...).
+ */
+extern GpuextStatus gpuext_sort_pairs_scratch_bytes(GpuextSortAlgo algo, int key_bytes, size_t n,
+													size_t *bytes);
+extern GpuextStatus gpuext_sort_pairs(GpuextSortAlgo algo, int key_bytes, void *keys, uint32_t *idx,
+									  size_t n, void *scratch, size_t scratch_bytes);
+
+/*
  * Sort rows by keys of nwords 64-bit words (most significant word first),
  * stored row-major in device memory: word w of row i is keys[i * nwords + w].
  * Only the low top_bits bits of word 0 are used (1..64); later words use all

@@ -151,6 +151,33 @@ gpuext_sort_keys(GpuextSortAlgo algo, int key_bytes, void *keys, size_t n, void 
 	return GPUEXT_NOT_BUILT;
 }
 
+/* No device pairs sort, so no scratch. */
+GpuextStatus
+gpuext_sort_pairs_scratch_bytes(GpuextSortAlgo algo, int key_bytes, size_t n, size_t *bytes)
+{
+	(void) algo;
+	(void) key_bytes;
+	(void) n;
+	if (bytes)
+		*bytes = 0;
+	return GPUEXT_NOT_BUILT;
+}
+
+/* No device pairs sort. */
+GpuextStatus
+gpuext_sort_pairs(GpuextSortAlgo algo, int key_bytes, void *keys, uint32_t *idx, size_t n, void *scratch,
+				  size_t scratch_bytes)
+{
+	(void) algo;
+	(void) key_bytes;
+	(void) keys;
+	(void) idx;
+	(void) n;
+	(void) scratch;
+	(void) scratch_bytes;
+	return GPUEXT_NOT_BUILT;
+}
+
 /* No device row sort, so no scratch. */
 GpuextStatus
 gpuext_sort_rows_scratch_bytes(int nwords, size_t n, size_t *bytes)

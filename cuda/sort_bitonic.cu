@@ -22,7 +22,7 @@
  *	  to rows the strides below E; only when E < 32 are a stride or two left
  *	  for shuffles.  Rows go to global memory through the lane layout, so
  *	  that every store is coalesced.
- *	- global pass: for a stage larger than a tile, up to GLOBAL_BITS strides of
+ *	- global pass: for a stage larger than a tile, up to 5 strides (4 for pairs) of
  *	  S and above in one pass; each thread loads 2^B keys that those strides
  *	  connect (for the stage's first, mirrored step also the mirror column),
  *	  runs the strides in registers and writes back only the keys that moved.
@@ -42,11 +42,33 @@
 namespace gpuext
 {
 
+/* A (64-bit key, 32-bit index) pair as one 128-bit key: hi is the key, lo the index. */
+struct Key128
+{
+	uint64_t	lo;
+	uint64_t	hi;
+};
+
+__device__ __forceinline__ bool operator<(const Key128 &a, const Key128 &b)
+{
+	return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
+}
+
+template <>
+__host__ __device__ constexpr Key128 key_max<Key128>()
+{
+	return Key128{~(uint64_t) 0, ~(uint64_t) 0};
+}
+
 namespace
 {
 
-/* Strides per global pass at most (2^GLOBAL_BITS keys a thread), and its block size. */
-constexpr unsigned GLOBAL_BITS = 5;
+/* Strides per global pass at most (2^global_bits keys a thread), and its block size. */
+template <typename K>
+constexpr unsigned global_bits()
+{
+	return sizeof(K) <= 8 ? 5 : 4;
+}
 constexpr unsigned GLOBAL_THREADS = 256;
 
 constexpr unsigned FULL_MASK = 0xffffffffu;
@@ -68,7 +90,7 @@ struct Shape
 	static constexpr unsigned LOG_S = LT + LE;
 	static constexpr unsigned S = 1u << LOG_S;		/* keys per tile */
 	static constexpr unsigned EPC = 16 / sizeof(K);	/* keys per 16-byte chunk */
-	static constexpr unsigned LOG_EPC = sizeof(K) == 4 ? 2 : 1;
+	static constexpr unsigned LOG_EPC = sizeof(K) == 4 ? 2 : sizeof(K) == 8 ? 1 : 0;
 	static constexpr unsigned CHUNKS = E / EPC;		/* chunks per row */
 	static constexpr unsigned LANE_POS = LE + 5;	/* first stride position above the warp */
 	static constexpr unsigned RMIN = LANE_POS - LT; /* column register bit of LANE_POS */
@@ -126,11 +148,13 @@ __device__ __forceinline__ void unpack(const uint4 &w, K *v)
 		v[2] = w.z;
 		v[3] = w.w;
 	}
-	else
+	else if constexpr (sizeof(K) == 8)
 	{
 		v[0] = ((uint64_t) w.y << 32) | w.x;
 		v[1] = ((uint64_t) w.w << 32) | w.z;
 	}
+	else
+		v[0] = K{((uint64_t) w.y << 32) | w.x, ((uint64_t) w.w << 32) | w.z};
 }
 
 /* Pack chunk q of a row from v into a 16-byte word. */
@@ -139,8 +163,21 @@ __device__ __forceinline__ uint4 pack(const K *v)
 {
 	if constexpr (sizeof(K) == 4)
 		return make_uint4(v[0], v[1], v[2], v[3]);
-	else
+	else if constexpr (sizeof(K) == 8)
 		return make_uint4((uint32_t) v[0], (uint32_t) (v[0] >> 32), (uint32_t) v[1], (uint32_t) (v[1] >> 32));
+	else
+		return make_uint4((uint32_t) v[0].lo, (uint32_t) (v[0].lo >> 32), (uint32_t) v[0].hi,
+						  (uint32_t) (v[0].hi >> 32));
+}
+
+/* The key of lane ^ lm. */
+template <typename K>
+__device__ __forceinline__ K shfl_xor(const K &v, unsigned lm)
+{
+	if constexpr (sizeof(K) <= 8)
+		return __shfl_xor_sync(FULL_MASK, v, lm);
+	else
+		return K{__shfl_xor_sync(FULL_MASK, v.lo, lm), __shfl_xor_sync(FULL_MASK, v.hi, lm)};
 }
 
 /* Row tid of the tile at base from global memory; keys past n read as +infinity. */
@@ -209,7 +246,7 @@ __device__ __forceinline__ void row_lane_stride(K *v, unsigned lane, unsigned lm
 #pragma unroll
 	for (unsigned e = 0; e < Sh::E; e++)
 	{
-		K			x = __shfl_xor_sync(FULL_MASK, v[e], lm);
+		K			x = shfl_xor(v[e], lm);
 
 		v[e] = lower ? (x < v[e] ? x : v[e]) : (x < v[e] ? v[e] : x);
 	}
@@ -225,8 +262,8 @@ __device__ __forceinline__ void row_lane_mirror(K *v, unsigned lane, unsigned k)
 #pragma unroll
 	for (unsigned e = 0; e < Sh::E / 2; e++)
 	{
-		K			a = __shfl_xor_sync(FULL_MASK, v[Sh::E - 1 - e], lm);
-		K			b = __shfl_xor_sync(FULL_MASK, v[e], lm);
+		K			a = shfl_xor(v[Sh::E - 1 - e], lm);
+		K			b = shfl_xor(v[e], lm);
 		K			c = v[e];
 		K			d = v[Sh::E - 1 - e];
 
@@ -521,7 +558,7 @@ size_t pass_threads(size_t n, unsigned q, unsigned z)
 	return ((n >> (q + z)) << q) + std::min(n & (span - 1), (size_t) 1 << q);
 }
 
-/* Launch one global pass of b register bits (1 .. GLOBAL_BITS; 2 .. with mirror). */
+/* Launch one global pass of b register bits (1 .. global_bits; 2 .. with mirror). */
 template <typename K, bool MIRROR>
 GpuextStatus global_pass(K *keys, size_t n, unsigned b, unsigned p_lo, cudaStream_t stream)
 {
@@ -546,7 +583,8 @@ GpuextStatus global_pass(K *keys, size_t n, unsigned b, unsigned p_lo, cudaStrea
 			bitonic_global_pass_kernel<K, 4, MIRROR><<<blocks, GLOBAL_THREADS, 0, stream>>>(keys, n, p_lo, count);
 			break;
 		default:
-			bitonic_global_pass_kernel<K, 5, MIRROR><<<blocks, GLOBAL_THREADS, 0, stream>>>(keys, n, p_lo, count);
+			if constexpr (global_bits<K>() == 5)
+				bitonic_global_pass_kernel<K, 5, MIRROR><<<blocks, GLOBAL_THREADS, 0, stream>>>(keys, n, p_lo, count);
 			break;
 	}
 	return check_launch("bitonic_global_pass_kernel");
@@ -565,7 +603,9 @@ GpuextStatus allow_smem(const void *kernel, const char *what)
 template <class Sh, typename K = typename Sh::Key>
 GpuextStatus network(K *keys, size_t n)
 {
-	static_assert(GLOBAL_BITS == 5, "global_pass handles up to 5 bits");
+	constexpr unsigned G = global_bits<K>();
+
+	static_assert(G == 4 || G == 5, "global_pass handles up to 5 bits");
 	cudaStream_t stream = device_stream();
 	size_t		tiles = (n + Sh::S - 1) / Sh::S;
 	size_t		top = next_pow2(n);
@@ -587,7 +627,7 @@ GpuextStatus network(K *keys, size_t n)
 	{
 		/* Stride positions lk-1 .. LOG_S go through global memory. */
 		unsigned	hi = lk - 1;
-		unsigned	strides = std::min(GLOBAL_BITS - 1, hi - Sh::LOG_S + 1);
+		unsigned	strides = std::min(G - 1, hi - Sh::LOG_S + 1);
 		unsigned	p_lo = hi - strides + 1;
 
 		if ((st = global_pass<K, true>(keys, n, strides + 1, p_lo, stream)) != GPUEXT_OK)
@@ -595,7 +635,7 @@ GpuextStatus network(K *keys, size_t n)
 		while (p_lo > Sh::LOG_S)
 		{
 			hi = p_lo - 1;
-			strides = std::min(GLOBAL_BITS, hi - Sh::LOG_S + 1);
+			strides = std::min(G, hi - Sh::LOG_S + 1);
 			p_lo = hi - strides + 1;
 			if ((st = global_pass<K, false>(keys, n, strides, p_lo, stream)) != GPUEXT_OK)
 				return st;
@@ -616,24 +656,29 @@ GpuextStatus network_shape(K *keys, size_t n, int shape)
 {
 	constexpr bool W = sizeof(K) == 4;
 
-	switch (shape)
+	if constexpr (sizeof(K) > 8)
+		return network<Shape<K, 3, 8>>(keys, n);
+	else
 	{
-		case 1:
-			return network<Shape<K, 3, 7>>(keys, n);
-		case 2:
-			return network<Shape<K, 3, 8>>(keys, n);
-		case 3:
-			return network<Shape<K, 4, 8>>(keys, n);
-		case 4:
-			return network<Shape<K, 4, 9>>(keys, n);
-		case 5:
-			if constexpr (W)
-				return network<Shape<K, 5, 10>>(keys, n);
-			break;
-		default:
-			break;
+		switch (shape)
+		{
+			case 1:
+				return network<Shape<K, 3, 7>>(keys, n);
+			case 2:
+				return network<Shape<K, 3, 8>>(keys, n);
+			case 3:
+				return network<Shape<K, 4, 8>>(keys, n);
+			case 4:
+				return network<Shape<K, 4, 9>>(keys, n);
+			case 5:
+				if constexpr (W)
+					return network<Shape<K, 5, 10>>(keys, n);
+				break;
+			default:
+				break;
+		}
+		return network<LargeShape<K>>(keys, n);
 	}
-	return network<LargeShape<K>>(keys, n);
 }
 
 /*
@@ -654,7 +699,73 @@ int pick_shape(size_t n)
 	return p <= ((size_t) 1 << 20) ? 3 : 0;
 }
 
+/* (key, index) pairs of K keys as one key P of twice the width: the key above the index. */
+template <typename K, typename P>
+__global__ void pack_pairs_kernel(const K *keys, const uint32_t *idx, P *out, size_t n)
+{
+	for (size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t) gridDim.x * blockDim.x)
+	{
+		if constexpr (sizeof(P) == 8)
+			out[i] = ((uint64_t) keys[i] << 32) | idx[i];
+		else
+			out[i] = P{idx[i], keys[i]};
+	}
+}
+
+/* Split the sorted wide keys back into keys and indices. */
+template <typename K, typename P>
+__global__ void unpack_pairs_kernel(const P *in, K *keys, uint32_t *idx, size_t n)
+{
+	for (size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t) gridDim.x * blockDim.x)
+	{
+		if constexpr (sizeof(P) == 8)
+		{
+			keys[i] = (K) (in[i] >> 32);
+			idx[i] = (uint32_t) in[i];
+		}
+		else
+		{
+			keys[i] = in[i].hi;
+			idx[i] = (uint32_t) in[i].lo;
+		}
+	}
+}
+
+/* Pack, sort the wide keys in scratch, unpack. */
+template <typename K, typename P>
+GpuextStatus sort_pairs(K *keys, uint32_t *idx, size_t n, void *scratch)
+{
+	cudaStream_t stream = device_stream();
+	P		   *wide = static_cast<P *>(scratch);
+	unsigned	blocks = (unsigned) std::min((n + 255) / 256, (size_t) 4096);
+	GpuextStatus st;
+
+	pack_pairs_kernel<K, P><<<blocks, 256, 0, stream>>>(keys, idx, wide, n);
+	if ((st = check_launch("pack_pairs_kernel")) != GPUEXT_OK)
+		return st;
+	if ((st = network_shape<P>(wide, n, pick_shape<P>(n))) != GPUEXT_OK)
+		return st;
+	unpack_pairs_kernel<K, P><<<blocks, 256, 0, stream>>>(wide, keys, idx, n);
+	return check_launch("unpack_pairs_kernel");
+}
+
 }								/* namespace */
+
+/* Scratch of the pairs sort: the pairs as keys of twice the width. */
+size_t bitonic_pairs_scratch_bytes(int key_bytes, size_t n)
+{
+	return n * (key_bytes == 4 ? sizeof(uint64_t) : sizeof(Key128));
+}
+
+/* Sort (key, index) pairs by key, then index: one bitonic sort of keys of twice the width. */
+GpuextStatus bitonic_sort_pairs(int key_bytes, void *keys, uint32_t *idx, size_t n, void *scratch)
+{
+	if (n < 2)
+		return GPUEXT_OK;
+	if (key_bytes == 4)
+		return sort_pairs<uint32_t, uint64_t>(static_cast<uint32_t *>(keys), idx, n, scratch);
+	return sort_pairs<uint64_t, Key128>(static_cast<uint64_t *>(keys), idx, n, scratch);
+}
 
 /* Enqueue the whole network for n keys on the stream. */
 template <typename K>
@@ -665,6 +776,26 @@ GpuextStatus bitonic_sort(K *keys, size_t n)
 	return network_shape<K>(keys, n, pick_shape<K>(n));
 }
 
+/* The network with tile shape number shape (0 .. BITONIC_SHAPES-1), to measure pick_shape's table. */
+template <typename K>
+GpuextStatus bitonic_sort_shape(K *keys, size_t n, int shape)
+{
+	if (n < 2)
+		return GPUEXT_OK;
+	return network_shape<K>(keys, n, shape);
+}
+
+/* The tile shape bitonic_sort uses for n keys. */
+template <typename K>
+int bitonic_pick_shape(size_t n)
+{
+	return pick_shape<K>(n);
+}
+
+template GpuextStatus bitonic_sort_shape<uint32_t>(uint32_t *keys, size_t n, int shape);
+template GpuextStatus bitonic_sort_shape<uint64_t>(uint64_t *keys, size_t n, int shape);
+template int bitonic_pick_shape<uint32_t>(size_t n);
+template int bitonic_pick_shape<uint64_t>(size_t n);
 template GpuextStatus bitonic_sort<uint32_t>(uint32_t *keys, size_t n);
 template GpuextStatus bitonic_sort<uint64_t>(uint64_t *keys, size_t n);
 

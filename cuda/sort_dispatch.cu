@@ -141,3 +141,37 @@ GpuextStatus gpuext_sort_keys(GpuextSortAlgo algo, int key_bytes, void *keys, si
 	return gpuext::sort<uint64_t>(algo, static_cast<uint64_t *>(keys), n, scratch, scratch_bytes,
 								  host_scratch, poll, arg);
 }
+
+/* Device scratch that gpuext_sort_pairs needs for this algorithm, width and n. */
+GpuextStatus gpuext_sort_pairs_scratch_bytes(GpuextSortAlgo algo, int key_bytes, size_t n, size_t *bytes)
+{
+	GpuextStatus st;
+
+	if (bytes == nullptr)
+		return gpuext::set_error(GPUEXT_INVALID, "gpuext_sort_pairs_scratch_bytes: null result pointer");
+	*bytes = 0;
+	if ((st = gpuext::check_arguments(algo, key_bytes, n)) != GPUEXT_OK)
+		return st;
+	if (algo != GPUEXT_SORT_BITONIC)
+		return gpuext::set_error(GPUEXT_INVALID, "%s sort does not sort (key, index) pairs; bitonic does",
+								 gpuext::algo_name(algo));
+	*bytes = gpuext::bitonic_pairs_scratch_bytes(key_bytes, n);
+	return GPUEXT_OK;
+}
+
+/* Sort n device (key, index) pairs in place on the stream after checking the arguments and scratch. */
+GpuextStatus gpuext_sort_pairs(GpuextSortAlgo algo, int key_bytes, void *keys, uint32_t *idx, size_t n,
+							   void *scratch, size_t scratch_bytes)
+{
+	size_t		need = 0;
+	GpuextStatus st;
+
+	if ((st = gpuext_sort_pairs_scratch_bytes(algo, key_bytes, n, &need)) != GPUEXT_OK)
+		return st;
+	if (n > 0 && (keys == nullptr || idx == nullptr))
+		return gpuext::set_error(GPUEXT_INVALID, "pairs sort of %zu pairs: keys or index pointer is null", n);
+	if (scratch_bytes < need || (need > 0 && scratch == nullptr))
+		return gpuext::set_error(GPUEXT_INVALID, "pairs sort of %zu %d-byte keys needs %zu bytes of scratch, got %zu",
+								 n, key_bytes, need, scratch == nullptr ? 0 : scratch_bytes);
+	return gpuext::bitonic_sort_pairs(key_bytes, keys, idx, n, scratch);
+}

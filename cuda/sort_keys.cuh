@@ -91,6 +91,21 @@ __device__ void block_bitonic_sort(K *s, unsigned p)
 template <typename K>
 GpuextStatus bitonic_sort(K *keys, size_t n);
 
+/*
+ * The bitonic network with tile shape number shape: 0 the large shape, 1 .. 4
+ * smaller ones, 5 (32-bit keys only) 1024 threads; and the one bitonic_sort
+ * picks for n.  For measuring the pick table (bench/sort_bench --shapes).
+ */
+constexpr int BITONIC_SHAPES = 6;
+template <typename K>
+GpuextStatus bitonic_sort_shape(K *keys, size_t n, int shape);
+template <typename K>
+int			bitonic_pick_shape(size_t n);
+
+/* (key, uint32 index) pairs of key_bytes keys, sorted by key then index; scratch on the device. */
+size_t		bitonic_pairs_scratch_bytes(int key_bytes, size_t n);
+GpuextStatus bitonic_sort_pairs(int key_bytes, void *keys, uint32_t *idx, size_t n, void *scratch);
+
 template <typename K>
 GpuextStatus oddeven_sort(K *keys, size_t n);
 
