@@ -550,6 +550,149 @@ __global__ void __launch_bounds__(GLOBAL_THREADS) bitonic_global_pass_kernel(K *
 			keys[at(m)] = v[m];
 }
 
+/* Rows of a shared-memory global pass: 32 columns of 2^GS_BITS rows (2^(GS_BITS-1) in each of two sets when mirrored). */
+constexpr unsigned GS_BITS = 8;
+constexpr unsigned GS_THREADS = 512;
+constexpr unsigned GS_KEYS = 32u << GS_BITS;
+constexpr unsigned GS_E = GS_KEYS / GS_THREADS;	/* keys per thread */
+
+/*
+ * A global pass through shared memory, for more strides than registers
+ * hold: the strides at positions p_lo .. hi (up to GS_BITS of them, one
+ * fewer with MIRROR, whose first step is the stage's mirror step at hi).  A
+ * block takes 32 consecutive columns (positions 0-4) of every row m at
+ * positions p_lo and up, so loads and stores are whole 256-byte runs; with
+ * MIRROR also the mirror columns, where the mirror of (m, c) is
+ * (m ^ mm, 31 - c).  Local index j = c | set << 5 | m << (5 + set bits):
+ * thread t holds j = t + T*r (register bits are the top rows), then, after
+ * one trip through shared memory, j = lane | r << 5 | warp << 9 (register
+ * bits the low rows).  Keys past n are +infinity and never written.
+ */
+template <typename K, bool MIRROR>
+__global__ void __launch_bounds__(GS_THREADS) bitonic_global_smem_kernel(K *keys, size_t n, unsigned p_lo,
+																		 unsigned hi)
+{
+	constexpr unsigned SB = MIRROR ? 1 : 0;		/* set bits */
+	constexpr unsigned MB = GS_BITS - SB;			/* row bits */
+	extern __shared__ uint4 smem[];
+	K		   *s = reinterpret_cast<K *>(smem);
+	const unsigned tid = threadIdx.x;
+	const unsigned cbits = p_lo - 5 - SB;			/* column-block bits of the block number */
+	const size_t b = blockIdx.x;
+	const size_t base0 = ((b & (((size_t) 1 << cbits) - 1)) << 5) | ((b >> cbits) << (p_lo + MB));
+	const size_t base1 = base0 ^ ((((size_t) 1 << p_lo) - 1) & ~(size_t) 31);
+	const unsigned top = hi - p_lo;					/* highest row bit that is a stride */
+	const unsigned mm = (2u << top) - 1;			/* the mirror's row flip */
+	K			v[GS_E];
+	auto		at = [&](unsigned j) -> size_t {
+		unsigned	c = j & 31;
+		unsigned	m = j >> (5 + SB);
+
+		return ((SB && ((j >> 5) & 1)) ? base1 : base0) | ((size_t) m << p_lo) | c;
+	};
+
+	if (base0 >= n)
+		return;
+#pragma unroll
+	for (unsigned r = 0; r < GS_E; r++)
+	{
+		size_t		g = at(tid + GS_THREADS * r);
+
+		v[r] = g < n ? keys[g] : key_max<K>();
+	}
+	if (MIRROR)
+	{
+		/* The mirror step: each key of set 0 with its mirror in set 1; the lower index keeps the smaller. */
+#pragma unroll
+		for (unsigned r = 0; r < GS_E; r++)
+			s[tid + GS_THREADS * r] = v[r];
+		__syncthreads();
+		for (unsigned q = tid; q < GS_KEYS / 2; q += GS_THREADS)
+		{
+			unsigned	c = q & 31;
+			unsigned	m = q >> 5;
+			K		   *a = &s[(m << 6) | c];
+			K		   *z = &s[((m ^ mm) << 6) | 32 | (c ^ 31)];
+
+			if ((m >> top) & 1)
+				cmpx(*z, *a);
+			else
+				cmpx(*a, *z);
+		}
+		__syncthreads();
+#pragma unroll
+		for (unsigned r = 0; r < GS_E; r++)
+			v[r] = s[tid + GS_THREADS * r];
+		__syncthreads();
+	}
+
+	/* Register bit x (j bit 9 + x) is row bit 4 + x - SB. */
+	const unsigned stop = MIRROR ? top : top + 1;	/* row bits below stop are strides */
+#pragma unroll
+	for (int x = 3; x >= 0; x--)
+	{
+		if (4 + (unsigned) x - SB >= stop)
+			continue;
+#pragma unroll
+		for (unsigned r = 0; r < GS_E; r++)
+			if ((r & (1u << x)) == 0)
+				cmpx(v[r], v[r | (1u << x)]);
+	}
+#pragma unroll
+	for (unsigned r = 0; r < GS_E; r++)
+		s[tid + GS_THREADS * r] = v[r];
+	__syncthreads();
+
+	/* Register bit x (j bit 5 + x) is the set bit for x < SB, else row bit x - SB. */
+	const unsigned lane = tid & 31;
+	const unsigned warp = tid >> 5;
+#pragma unroll
+	for (unsigned r = 0; r < GS_E; r++)
+		v[r] = s[lane | (r << 5) | (warp << 9)];
+#pragma unroll
+	for (int x = 3; x >= (int) SB; x--)
+	{
+		if ((unsigned) x - SB >= stop)
+			continue;
+#pragma unroll
+		for (unsigned r = 0; r < GS_E; r++)
+			if ((r & (1u << x)) == 0)
+				cmpx(v[r], v[r | (1u << x)]);
+	}
+#pragma unroll
+	for (unsigned r = 0; r < GS_E; r++)
+	{
+		size_t		g = at(lane | (r << 5) | (warp << 9));
+
+		if (g < n)
+			keys[g] = v[r];
+	}
+}
+
+/* Launch a shared-memory global pass over positions p_lo .. hi; top is the padded length. */
+template <typename K, bool MIRROR>
+GpuextStatus global_smem_pass(K *keys, size_t n, size_t top, unsigned p_lo, unsigned hi, cudaStream_t stream)
+{
+	constexpr unsigned MB = GS_BITS - (MIRROR ? 1 : 0);
+	size_t		groups = std::max((size_t) 1, top >> (p_lo + MB));
+	size_t		blocks = ((size_t) 1 << (p_lo - 5 - (MIRROR ? 1 : 0))) * groups;
+	GpuextStatus st;
+
+	if constexpr (sizeof(K) > 8)
+		return set_error(GPUEXT_INVALID, "no shared-memory global pass for %zu-byte keys", sizeof(K));
+	else
+	{
+		if ((st = check_cuda(cudaFuncSetAttribute(bitonic_global_smem_kernel<K, MIRROR>,
+												  cudaFuncAttributeMaxDynamicSharedMemorySize,
+												  (int) (GS_KEYS * sizeof(K))),
+							 "bitonic global pass shared memory")) != GPUEXT_OK)
+			return st;
+		bitonic_global_smem_kernel<K, MIRROR><<<(unsigned) blocks, GS_THREADS, GS_KEYS * sizeof(K), stream>>>(
+			keys, n, p_lo, hi);
+		return check_launch("bitonic_global_smem_kernel");
+	}
+}
+
 /* Threads whose base (t with z zero bits inserted at position q) is below n. */
 size_t pass_threads(size_t n, unsigned q, unsigned z)
 {
@@ -605,6 +748,8 @@ GpuextStatus network(K *keys, size_t n)
 {
 	constexpr unsigned G = global_bits<K>();
 
+	constexpr bool SMEM_PASS = sizeof(K) <= 8;	/* 128-bit keys take register passes only */
+
 	static_assert(G == 4 || G == 5, "global_pass handles up to 5 bits");
 	cudaStream_t stream = device_stream();
 	size_t		tiles = (n + Sh::S - 1) / Sh::S;
@@ -625,19 +770,45 @@ GpuextStatus network(K *keys, size_t n)
 		return st;
 	for (unsigned lk = Sh::LOG_S + 1; ((size_t) 1 << lk) <= top; lk++)
 	{
-		/* Stride positions lk-1 .. LOG_S go through global memory. */
+		/*
+		 * Stride positions lk-1 .. LOG_S go through global memory: a few in
+		 * registers, more through shared memory (GS_BITS - 1 with the mirror).
+		 */
 		unsigned	hi = lk - 1;
-		unsigned	strides = std::min(G - 1, hi - Sh::LOG_S + 1);
-		unsigned	p_lo = hi - strides + 1;
+		unsigned	strides = hi - Sh::LOG_S + 1;
+		unsigned	p_lo;
 
-		if ((st = global_pass<K, true>(keys, n, strides + 1, p_lo, stream)) != GPUEXT_OK)
+		if (strides <= G - 1 || !SMEM_PASS)
+		{
+			strides = std::min(G - 1, strides);
+			p_lo = hi - strides + 1;
+			st = global_pass<K, true>(keys, n, strides + 1, p_lo, stream);
+		}
+		else
+		{
+			strides = std::min(GS_BITS - 1, strides);
+			p_lo = hi - strides + 1;
+			st = global_smem_pass<K, true>(keys, n, top, p_lo, hi, stream);
+		}
+		if (st != GPUEXT_OK)
 			return st;
 		while (p_lo > Sh::LOG_S)
 		{
 			hi = p_lo - 1;
-			strides = std::min(G, hi - Sh::LOG_S + 1);
-			p_lo = hi - strides + 1;
-			if ((st = global_pass<K, false>(keys, n, strides, p_lo, stream)) != GPUEXT_OK)
+			strides = hi - Sh::LOG_S + 1;
+			if (strides <= G || !SMEM_PASS)
+			{
+				strides = std::min(G, strides);
+				p_lo = hi - strides + 1;
+				st = global_pass<K, false>(keys, n, strides, p_lo, stream);
+			}
+			else
+			{
+				strides = std::min(GS_BITS, strides);
+				p_lo = hi - strides + 1;
+				st = global_smem_pass<K, false>(keys, n, top, p_lo, hi, stream);
+			}
+			if (st != GPUEXT_OK)
 				return st;
 		}
 		bitonic_tile_merge_kernel<Sh><<<(unsigned) tiles, Sh::T, Sh::SMEM, stream>>>(keys, n);
