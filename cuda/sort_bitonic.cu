@@ -853,21 +853,19 @@ GpuextStatus network_shape(K *keys, size_t n, int shape)
 }
 
 /*
- * Tile shape by n, the fastest per size in a run of .gpu probe (H100,
- * 2026-11-22, one call timed with CUDA events, median of 21): up to about a
- * million keys many blocks of small tiles beat the large shape's few long
- * blocks, as the whole input sits in L2.
+ * Tile shape by n: the fastest per size in bench/sort_bench --shapes (H100,
+ * driver 580.159.04, commit 35b4708, 2026-11-22; bench/suite.sh reports it):
+ * up to about a million keys, many blocks of small tiles beat the large
+ * shape's few long blocks, as the whole input sits in L2.
  */
 template <typename K>
 int pick_shape(size_t n)
 {
 	size_t		p = next_pow2(n);
 
-	if (p <= 2048)
-		return 2;
-	if (sizeof(K) == 8 && p <= 16384)
-		return 2;
-	return p <= ((size_t) 1 << 20) ? 3 : 0;
+	if (sizeof(K) == 4)
+		return p <= 2048 ? 2 : p <= 32768 ? 3 : p <= ((size_t) 1 << 20) ? 4 : 0;
+	return p <= 32768 ? 2 : p <= ((size_t) 1 << 19) ? 3 : 0;
 }
 
 /* (key, index) pairs of K keys as one key P of twice the width: the key above the index. */

@@ -42,12 +42,12 @@ static const struct
 /*
  * The fastest device algorithm by input size, for 32- and 64-bit keys: kernel
  * time with launches, random keys, bench/suite.sh (bench/sort_bench) on an
- * H200 (driver 580.159.04, CUDA 13.0) at commit 65607be, 2026-11-22, whose
- * auto_table.txt is this table.  Median ms, 32-bit bitonic / quicksort /
- * radix: 2^12 0.018 / 0.018 / 0.017, 2^16 0.071 / 0.285 / 0.055,
- * 2^20 0.147 / 0.641 / 0.078; 64-bit: 2^12 0.030 / 0.030 / 0.076,
- * 2^14 0.069 / 0.165 / 0.085, 2^16 0.097 / 0.309 / 0.099,
- * 2^18 0.138 / 0.421 / 0.111.  (An H100 run, 2026-11-21, gave the same table.)
+ * H100 (driver 580.159.04, CUDA 13.0) at commit 35b4708, 2026-11-22, whose
+ * auto_table.txt was the table before this one.  Median microseconds, bitonic /
+ * radix, 32-bit: 2^16 41 / 67, 2^19 67 / 73, 2^19+1 89 / 78, 2^20 108 / 90;
+ * 64-bit: 2^16 58 / 107, 2^20 164 / 171, 2^20+1 185 / 175, 2^21 292 / 260.
+ * Quicksort is within a microsecond of bitonic at 2^11 and 2^12 keys (a
+ * single small-sort block) and slower everywhere else.
  */
 static const struct
 {
@@ -55,7 +55,8 @@ static const struct
 	GpuextSortAlgo algo32;
 	GpuextSortAlgo algo64;
 }			auto_table[] = {
-	{65536, GPUEXT_SORT_RADIX, GPUEXT_SORT_BITONIC},
+	{524288, GPUEXT_SORT_BITONIC, GPUEXT_SORT_BITONIC},
+	{1048576, GPUEXT_SORT_RADIX, GPUEXT_SORT_BITONIC},
 	{SIZE_MAX, GPUEXT_SORT_RADIX, GPUEXT_SORT_RADIX},
 };
 
