@@ -8,7 +8,7 @@
  * +infinity (virtual padding): a comparator whose upper partner is >= n never
  * changes anything, so nothing past n is read or written.
  *
- * Three kernels, each holding its keys in registers:
+ * Four kernels, each holding its keys in registers:
  *	- tile sort: one block sorts a tile of S keys in shared memory.  Each
  *	  thread holds E consecutive keys (the "row" layout): strides below E
  *	  are exchanges between registers, strides E .. 16E warp shuffles (only
@@ -22,10 +22,14 @@
  *	  to rows the strides below E; only when E < 32 are a stride or two left
  *	  for shuffles.  Rows go to global memory through the lane layout, so
  *	  that every store is coalesced.
- *	- global pass: for a stage larger than a tile, up to 5 strides (4 for pairs) of
- *	  S and above in one pass; each thread loads 2^B keys that those strides
- *	  connect (for the stage's first, mirrored step also the mirror column),
- *	  runs the strides in registers and writes back only the keys that moved.
+ *	- global pass: for a stage larger than a tile, up to 5 strides (4 for
+ *	  128-bit keys) of S and above in one pass; each thread loads 2^B keys
+ *	  that those strides connect (for the stage's first, mirrored step also
+ *	  the mirror column), runs the strides in registers and writes back only
+ *	  the keys that moved.
+ *	- global pass through shared memory: up to 8 such strides (7 with the
+ *	  mirror step) for 32 consecutive columns of every row a block takes, so
+ *	  that a large stage needs fewer passes over memory.
  *	- tile merge: the strides S/2 .. 1 of a stage larger than a tile: column
  *	  layout straight from global memory for the strides >= 32E, then each
  *	  warp finishes its segment as above.
@@ -133,7 +137,6 @@ __device__ __forceinline__ bool cmpx_swapped(K &a, K &b)
 template <class Sh, typename K = typename Sh::Key>
 __device__ __forceinline__ unsigned swz(unsigned i)
 {
-
 	return i ^ (((i >> Sh::LOG_E) & (Sh::CHUNKS - 1)) << Sh::LOG_EPC);
 }
 
@@ -228,7 +231,6 @@ __device__ __forceinline__ void load_row_shared(const K *s, unsigned tid, K *v)
 template <class Sh, typename K = typename Sh::Key>
 __device__ __forceinline__ void row_register_strides(K *v)
 {
-
 #pragma unroll
 	for (unsigned j = Sh::E / 2; j > 0; j >>= 1)
 #pragma unroll
@@ -280,7 +282,6 @@ __device__ __forceinline__ void row_lane_mirror(K *v, unsigned lane, unsigned k)
 template <class Sh, typename K = typename Sh::Key>
 __device__ __forceinline__ void column_strides(K *v, unsigned tid, unsigned rtop, unsigned p)
 {
-
 #pragma unroll
 	for (int r = (int) Sh::LOG_E - 1; r >= (int) Sh::RMIN; r--)
 	{
@@ -293,6 +294,7 @@ __device__ __forceinline__ void column_strides(K *v, unsigned tid, unsigned rtop
 	}
 }
 
+/* Slot of key lane + 32m of the warp's segment at seg: swz's slot, computed from the lane. */
 template <class Sh, typename K = typename Sh::Key>
 __device__ __forceinline__ unsigned lane_slot(unsigned seg, unsigned lane, unsigned m)
 {
@@ -305,7 +307,6 @@ __device__ __forceinline__ unsigned lane_slot(unsigned seg, unsigned lane, unsig
 template <class Sh, typename K = typename Sh::Key>
 __device__ __forceinline__ void lane_layout_strides(K *v, unsigned top)
 {
-
 #pragma unroll
 	for (int r = (int) Sh::LOG_E - 1; r >= 0; r--)
 	{
