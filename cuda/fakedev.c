@@ -305,6 +305,8 @@ GpuextStatus
 gpuext_sort_pairs_scratch_bytes(GpuextSortAlgo algo, int key_bytes, size_t n, size_t *bytes)
 {
 	(void) n;
+	if (bytes == NULL)
+		return Fail(GPUEXT_INVALID, "null result pointer");
 	if (key_bytes != 4 && key_bytes != 8)
 		return Fail(GPUEXT_INVALID, "key width must be 4 or 8 bytes");
 	if (algo != GPUEXT_SORT_BITONIC)
@@ -344,6 +346,8 @@ gpuext_sort_pairs(GpuextSortAlgo algo, int key_bytes, void *keys, uint32_t *idx,
 	(void) scratch_bytes;
 	if ((st = gpuext_sort_pairs_scratch_bytes(algo, key_bytes, n, &need)) != GPUEXT_OK)
 		return st;
+	if (n > 0 && (keys == NULL || idx == NULL))
+		return Fail(GPUEXT_INVALID, "keys or index pointer is null");
 	p = malloc(n * sizeof(FakePair) + 1);
 	if (p == NULL)
 		return Fail(GPUEXT_OUT_OF_MEMORY, "out of host memory");
