@@ -227,7 +227,7 @@ __device__ __forceinline__ void load_row_shared(const K *s, unsigned tid, K *v)
 		unpack<K>(row[q ^ (tid & (Sh::CHUNKS - 1))], v + q * Sh::EPC);
 }
 
-/* Row layout: the strides E/2 .. 1, inside each thread's registers. */
+/* The strides between a thread's registers: E/2 .. 1 in the row layout, 16E .. 32 in the lane layout. */
 template <class Sh, typename K = typename Sh::Key>
 __device__ __forceinline__ void row_register_strides(K *v)
 {
@@ -303,51 +303,31 @@ __device__ __forceinline__ unsigned lane_slot(unsigned seg, unsigned lane, unsig
 	return seg + 32 * m + (lane ^ ((row & (Sh::CHUNKS - 1)) << Sh::LOG_EPC));
 }
 
-/* Lane layout: lane holds keys lane + 32m of its warp's segment; the strides 2^top .. 32 as register exchanges. */
-template <class Sh, typename K = typename Sh::Key>
-__device__ __forceinline__ void lane_layout_strides(K *v, unsigned top)
-{
-#pragma unroll
-	for (int r = (int) Sh::LOG_E - 1; r >= 0; r--)
-	{
-		if ((unsigned) r + 5 > top)
-			continue;
-#pragma unroll
-		for (unsigned m = 0; m < Sh::E; m++)
-			if ((m & (1u << r)) == 0)
-				cmpx(v[m], v[m | (1u << r)]);
-	}
-}
-
 /*
- * The strides 2^top .. 1 (top < LANE_POS) of the warp's segment held in
- * shared memory, ending in the row layout (thread tid holds row tid).  The
- * strides of 32 and above are register exchanges in the lane layout, one
- * trip through the warp's own shared memory turns it into the row layout for
- * the strides below E; with E < 32 the strides 16 .. E are left over for
- * shuffles.  The segment must be in shared memory and visible to the warp.
+ * The strides 16E .. 1 of the warp's segment held in shared memory, ending
+ * in the row layout (thread tid holds row tid).  In the lane layout (lane
+ * holds keys lane + 32m) the strides 16E .. 32 are register exchanges; one
+ * trip through the warp's own shared memory turns it into the row layout
+ * for the strides below E; with E < 32 the strides 16 .. E are left over
+ * for shuffles.  The segment must be in shared memory and visible to the warp.
  */
 template <class Sh, typename K = typename Sh::Key>
-__device__ __forceinline__ void segment_strides(K *s, unsigned tid, unsigned top, K *v)
+__device__ __forceinline__ void segment_strides(K *s, unsigned tid, K *v)
 {
 	const unsigned lane = tid & 31;
 	const unsigned seg = (tid & ~31u) * Sh::E;
 
-	if (top >= 5)
-	{
 #pragma unroll
-		for (unsigned m = 0; m < Sh::E; m++)
-			v[m] = s[lane_slot<Sh>(seg, lane, m)];
-		lane_layout_strides<Sh>(v, top);
+	for (unsigned m = 0; m < Sh::E; m++)
+		v[m] = s[lane_slot<Sh>(seg, lane, m)];
+	row_register_strides<Sh>(v);
 #pragma unroll
-		for (unsigned pos = 4; pos >= Sh::LOG_E && pos <= 4; pos--)
-			if (pos <= top)
-				row_lane_stride<Sh>(v, lane, 1u << pos);
+	for (unsigned pos = 4; pos >= Sh::LOG_E && pos <= 4; pos--)
+		row_lane_stride<Sh>(v, lane, 1u << pos);
 #pragma unroll
-		for (unsigned m = 0; m < Sh::E; m++)
-			s[lane_slot<Sh>(seg, lane, m)] = v[m];
-		__syncwarp();
-	}
+	for (unsigned m = 0; m < Sh::E; m++)
+		s[lane_slot<Sh>(seg, lane, m)] = v[m];
+	__syncwarp();
 	load_row_shared<Sh>(s, tid, v);
 	row_register_strides<Sh>(v);
 }
@@ -447,7 +427,7 @@ __global__ void __launch_bounds__(Sh::T, Sh::MIN_BLOCKS) bitonic_tile_sort_kerne
 			__syncthreads();
 		}
 		if (active)
-			segment_strides<Sh>(s, tid, Sh::LANE_POS - 1, v);
+			segment_strides<Sh>(s, tid, v);
 	}
 
 	if (active)
@@ -479,7 +459,7 @@ __global__ void __launch_bounds__(Sh::T, Sh::MIN_BLOCKS) bitonic_tile_merge_kern
 	__syncthreads();
 
 	/* Each warp finishes its own segment. */
-	segment_strides<Sh>(s, tid, Sh::LANE_POS - 1, v);
+	segment_strides<Sh>(s, tid, v);
 	store_segment_global<Sh>(keys, n, base, s, tid, v);
 }
 
@@ -557,6 +537,24 @@ constexpr unsigned GS_THREADS = 512;
 constexpr unsigned GS_KEYS = 32u << GS_BITS;
 constexpr unsigned GS_E = GS_KEYS / GS_THREADS;	/* keys per thread */
 
+static_assert(GS_E == 16, "gs_row_strides covers four register bits");
+
+/* Register exchanges for the register bits x whose row bit x + shift is a stride (0 <= row bit < stop). */
+template <typename K>
+__device__ __forceinline__ void gs_row_strides(K *v, int shift, unsigned stop)
+{
+#pragma unroll
+	for (int x = 3; x >= 0; x--)
+	{
+		if (x + shift < 0 || (unsigned) (x + shift) >= stop)
+			continue;
+#pragma unroll
+		for (unsigned r = 0; r < GS_E; r++)
+			if ((r & (1u << x)) == 0)
+				cmpx(v[r], v[r | (1u << x)]);
+	}
+}
+
 /*
  * A global pass through shared memory, for more strides than registers
  * hold: the strides at positions p_lo .. hi (up to GS_BITS of them, one
@@ -629,16 +627,8 @@ __global__ void __launch_bounds__(GS_THREADS) bitonic_global_smem_kernel(K *keys
 
 	/* Register bit x (j bit 9 + x) is row bit 4 + x - SB. */
 	const unsigned stop = MIRROR ? top : top + 1;	/* row bits below stop are strides */
-#pragma unroll
-	for (int x = 3; x >= 0; x--)
-	{
-		if (4 + (unsigned) x - SB >= stop)
-			continue;
-#pragma unroll
-		for (unsigned r = 0; r < GS_E; r++)
-			if ((r & (1u << x)) == 0)
-				cmpx(v[r], v[r | (1u << x)]);
-	}
+
+	gs_row_strides(v, 4 - (int) SB, stop);
 #pragma unroll
 	for (unsigned r = 0; r < GS_E; r++)
 		s[tid + GS_THREADS * r] = v[r];
@@ -650,16 +640,7 @@ __global__ void __launch_bounds__(GS_THREADS) bitonic_global_smem_kernel(K *keys
 #pragma unroll
 	for (unsigned r = 0; r < GS_E; r++)
 		v[r] = s[lane | (r << 5) | (warp << 9)];
-#pragma unroll
-	for (int x = 3; x >= (int) SB; x--)
-	{
-		if ((unsigned) x - SB >= stop)
-			continue;
-#pragma unroll
-		for (unsigned r = 0; r < GS_E; r++)
-			if ((r & (1u << x)) == 0)
-				cmpx(v[r], v[r | (1u << x)]);
-	}
+	gs_row_strides(v, -(int) SB, stop);
 #pragma unroll
 	for (unsigned r = 0; r < GS_E; r++)
 	{
@@ -668,6 +649,14 @@ __global__ void __launch_bounds__(GS_THREADS) bitonic_global_smem_kernel(K *keys
 		if (g < n)
 			keys[g] = v[r];
 	}
+}
+
+/* Allow a kernel more than the default 48 KB of dynamic shared memory (reset with the device). */
+GpuextStatus allow_smem(const void *kernel, size_t bytes, const char *what)
+{
+	if (bytes <= 48 * 1024)
+		return GPUEXT_OK;
+	return check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes), what);
 }
 
 /* Launch a shared-memory global pass over positions p_lo .. hi; top is the padded length. */
@@ -679,19 +668,12 @@ GpuextStatus global_smem_pass(K *keys, size_t n, size_t top, unsigned p_lo, unsi
 	size_t		blocks = ((size_t) 1 << (p_lo - 5 - (MIRROR ? 1 : 0))) * groups;
 	GpuextStatus st;
 
-	if constexpr (sizeof(K) > 8)
-		return set_error(GPUEXT_INVALID, "no shared-memory global pass for %zu-byte keys", sizeof(K));
-	else
-	{
-		if ((st = check_cuda(cudaFuncSetAttribute(bitonic_global_smem_kernel<K, MIRROR>,
-												  cudaFuncAttributeMaxDynamicSharedMemorySize,
-												  (int) (GS_KEYS * sizeof(K))),
-							 "bitonic global pass shared memory")) != GPUEXT_OK)
-			return st;
-		bitonic_global_smem_kernel<K, MIRROR><<<(unsigned) blocks, GS_THREADS, GS_KEYS * sizeof(K), stream>>>(
-			keys, n, p_lo, hi);
-		return check_launch("bitonic_global_smem_kernel");
-	}
+	if ((st = allow_smem((const void *) bitonic_global_smem_kernel<K, MIRROR>, GS_KEYS * sizeof(K),
+						 "bitonic global pass shared memory")) != GPUEXT_OK)
+		return st;
+	bitonic_global_smem_kernel<K, MIRROR><<<(unsigned) blocks, GS_THREADS, GS_KEYS * sizeof(K), stream>>>(
+		keys, n, p_lo, hi);
+	return check_launch("bitonic_global_smem_kernel");
 }
 
 /* Threads whose base (t with z zero bits inserted at position q) is below n. */
@@ -734,30 +716,40 @@ GpuextStatus global_pass(K *keys, size_t n, unsigned b, unsigned p_lo, cudaStrea
 	return check_launch("bitonic_global_pass_kernel");
 }
 
-/* Allow a tile kernel more than the default 48 KB of dynamic shared memory (reset with the device). */
-template <class Sh>
-GpuextStatus allow_smem(const void *kernel, const char *what)
+/*
+ * One global pass from position hi down towards low (the stage's first with
+ * MIRROR): in registers when the strides fit there, else, for keys of up to
+ * 64 bits, through shared memory.  *p_lo gets the lowest position it covered.
+ */
+template <typename K, bool MIRROR>
+GpuextStatus stride_pass(K *keys, size_t n, size_t top, unsigned hi, unsigned low, unsigned *p_lo,
+						 cudaStream_t stream)
 {
-	if (Sh::SMEM <= 48 * 1024)
-		return GPUEXT_OK;
-	return check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) Sh::SMEM), what);
+	constexpr unsigned REG = global_bits<K>() - (MIRROR ? 1 : 0);
+	unsigned	strides = hi - low + 1;
+
+	if constexpr (sizeof(K) <= 8)
+		if (strides > REG)
+		{
+			*p_lo = hi - std::min(GS_BITS - (MIRROR ? 1 : 0), strides) + 1;
+			return global_smem_pass<K, MIRROR>(keys, n, top, *p_lo, hi, stream);
+		}
+	strides = std::min(REG, strides);
+	*p_lo = hi - strides + 1;
+	return global_pass<K, MIRROR>(keys, n, MIRROR ? strides + 1 : strides, *p_lo, stream);
 }
 
 /* Enqueue the whole network for n keys on the stream, with tiles of shape Sh. */
 template <class Sh, typename K = typename Sh::Key>
 GpuextStatus network(K *keys, size_t n)
 {
-	constexpr unsigned G = global_bits<K>();
-
-	constexpr bool SMEM_PASS = sizeof(K) <= 8;	/* 128-bit keys take register passes only */
-
-	static_assert(G == 4 || G == 5, "global_pass handles up to 5 bits");
+	static_assert(global_bits<K>() == 4 || global_bits<K>() == 5, "global_pass handles up to 5 bits");
 	cudaStream_t stream = device_stream();
 	size_t		tiles = (n + Sh::S - 1) / Sh::S;
 	size_t		top = next_pow2(n);
 	GpuextStatus st;
 
-	if ((st = allow_smem<Sh>((const void *) bitonic_tile_sort_kernel<Sh>, "bitonic tile sort shared memory")) !=
+	if ((st = allow_smem((const void *) bitonic_tile_sort_kernel<Sh>, Sh::SMEM, "bitonic tile sort shared memory")) !=
 		GPUEXT_OK)
 		return st;
 	bitonic_tile_sort_kernel<Sh><<<(unsigned) tiles, Sh::T, Sh::SMEM, stream>>>(keys, n);
@@ -766,52 +758,19 @@ GpuextStatus network(K *keys, size_t n)
 	if (top <= Sh::S)
 		return GPUEXT_OK;
 
-	if ((st = allow_smem<Sh>((const void *) bitonic_tile_merge_kernel<Sh>, "bitonic tile merge shared memory")) !=
+	if ((st = allow_smem((const void *) bitonic_tile_merge_kernel<Sh>, Sh::SMEM, "bitonic tile merge shared memory")) !=
 		GPUEXT_OK)
 		return st;
 	for (unsigned lk = Sh::LOG_S + 1; ((size_t) 1 << lk) <= top; lk++)
 	{
-		/*
-		 * Stride positions lk-1 .. LOG_S go through global memory: a few in
-		 * registers, more through shared memory (GS_BITS - 1 with the mirror).
-		 */
-		unsigned	hi = lk - 1;
-		unsigned	strides = hi - Sh::LOG_S + 1;
+		/* Stride positions lk-1 .. LOG_S go through global memory. */
 		unsigned	p_lo;
 
-		if (strides <= G - 1 || !SMEM_PASS)
-		{
-			strides = std::min(G - 1, strides);
-			p_lo = hi - strides + 1;
-			st = global_pass<K, true>(keys, n, strides + 1, p_lo, stream);
-		}
-		else
-		{
-			strides = std::min(GS_BITS - 1, strides);
-			p_lo = hi - strides + 1;
-			st = global_smem_pass<K, true>(keys, n, top, p_lo, hi, stream);
-		}
-		if (st != GPUEXT_OK)
+		if ((st = stride_pass<K, true>(keys, n, top, lk - 1, Sh::LOG_S, &p_lo, stream)) != GPUEXT_OK)
 			return st;
 		while (p_lo > Sh::LOG_S)
-		{
-			hi = p_lo - 1;
-			strides = hi - Sh::LOG_S + 1;
-			if (strides <= G || !SMEM_PASS)
-			{
-				strides = std::min(G, strides);
-				p_lo = hi - strides + 1;
-				st = global_pass<K, false>(keys, n, strides, p_lo, stream);
-			}
-			else
-			{
-				strides = std::min(GS_BITS, strides);
-				p_lo = hi - strides + 1;
-				st = global_smem_pass<K, false>(keys, n, top, p_lo, hi, stream);
-			}
-			if (st != GPUEXT_OK)
+			if ((st = stride_pass<K, false>(keys, n, top, p_lo - 1, Sh::LOG_S, &p_lo, stream)) != GPUEXT_OK)
 				return st;
-		}
 		bitonic_tile_merge_kernel<Sh><<<(unsigned) tiles, Sh::T, Sh::SMEM, stream>>>(keys, n);
 		if ((st = check_launch("bitonic_tile_merge_kernel")) != GPUEXT_OK)
 			return st;
