@@ -276,6 +276,29 @@ uint64_t key_at(const void *buf, size_t i, int key_bytes)
 	return key_bytes == 4 ? static_cast<const uint32_t *>(buf)[i] : static_cast<const uint64_t *>(buf)[i];
 }
 
+/* Pack n keys of key_bytes into pinned_in, ready for upload. */
+void pin_keys(const std::vector<uint64_t> &keys, size_t n, int key_bytes)
+{
+	for (size_t i = 0; i < n; i++)
+	{
+		if (key_bytes == 4)
+			static_cast<uint32_t *>(pinned_in)[i] = (uint32_t) keys[i];
+		else
+			static_cast<uint64_t *>(pinned_in)[i] = keys[i];
+	}
+}
+
+/* Wait for a sort that st says was enqueued; false, with the status and message in detail, if either failed. */
+bool sort_finished(GpuextStatus st, char *detail, size_t detail_size)
+{
+	if (st == GPUEXT_OK)
+		st = gpuext_cuda_wait(-1, nullptr, nullptr);
+	if (st == GPUEXT_OK)
+		return true;
+	snprintf(detail, detail_size, "status %d: %s", (int) st, gpuext_cuda_error_message());
+	return false;
+}
+
 /* Sort input on the device with algo and compare with expected; one case. */
 void check_sort(int algo_index, int key_bytes, Pattern pattern, size_t n, const std::vector<uint64_t> &input,
 				const std::vector<uint64_t> &expected)
@@ -304,24 +327,12 @@ void check_sort(int algo_index, int key_bytes, Pattern pattern, size_t n, const 
 	must(gpuext_cuda_alloc(&d_scratch, scratch_bytes + SCRATCH_GUARD_BYTES), "scratch allocation");
 	poison_device(d_keys, key_area);
 	poison_device(d_scratch, scratch_bytes + SCRATCH_GUARD_BYTES);
-	for (size_t i = 0; i < n; i++)
-	{
-		if (key_bytes == 4)
-			static_cast<uint32_t *>(pinned_in)[i] = (uint32_t) input[i];
-		else
-			static_cast<uint64_t *>(pinned_in)[i] = input[i];
-	}
+	pin_keys(input, n, key_bytes);
 	must(gpuext_cuda_copy_to_device(d_keys, pinned_in, n * key_bytes), "key upload");
 
-	st = sort_keys(algo, key_bytes, d_keys, n, d_scratch, scratch_bytes, nullptr, nullptr);
-	if (st == GPUEXT_OK)
-		st = gpuext_cuda_wait(-1, nullptr, nullptr);
-	if (st != GPUEXT_OK)
-	{
-		snprintf(detail, sizeof(detail), "status %d: %s", (int) st, gpuext_cuda_error_message());
-		ok = false;
-	}
-	else
+	ok = sort_finished(sort_keys(algo, key_bytes, d_keys, n, d_scratch, scratch_bytes, nullptr, nullptr), detail,
+					   sizeof(detail));
+	if (ok)
 	{
 		char	   *out = static_cast<char *>(pinned_out);
 
@@ -441,27 +452,15 @@ void check_pairs(int key_bytes, Pattern pattern, size_t n, const std::vector<uin
 	poison_device(d_keys, key_area);
 	poison_device(d_idx, idx_area);
 	poison_device(d_scratch, scratch_bytes + SCRATCH_GUARD_BYTES);
-	for (size_t i = 0; i < n; i++)
-	{
-		if (key_bytes == 4)
-			static_cast<uint32_t *>(pinned_in)[i] = (uint32_t) keys[i];
-		else
-			static_cast<uint64_t *>(pinned_in)[i] = keys[i];
-	}
+	pin_keys(keys, n, key_bytes);
 	memcpy(static_cast<char *>(pinned_in) + n * key_bytes, idx.data(), n * 4);
 	must(gpuext_cuda_copy_to_device(d_keys, pinned_in, n * key_bytes), "key upload");
 	must(gpuext_cuda_copy_to_device(d_idx, static_cast<char *>(pinned_in) + n * key_bytes, n * 4), "index upload");
 
-	st = gpuext_sort_pairs(GPUEXT_SORT_BITONIC, key_bytes, d_keys, static_cast<uint32_t *>(d_idx), n, d_scratch,
-						   scratch_bytes);
-	if (st == GPUEXT_OK)
-		st = gpuext_cuda_wait(-1, nullptr, nullptr);
-	if (st != GPUEXT_OK)
-	{
-		snprintf(detail, sizeof(detail), "status %d: %s", (int) st, gpuext_cuda_error_message());
-		ok = false;
-	}
-	else
+	ok = sort_finished(gpuext_sort_pairs(GPUEXT_SORT_BITONIC, key_bytes, d_keys, static_cast<uint32_t *>(d_idx), n,
+										 d_scratch, scratch_bytes),
+					   detail, sizeof(detail));
+	if (ok)
 	{
 		char	   *out = static_cast<char *>(pinned_out);
 		const uint32_t *got_idx = reinterpret_cast<const uint32_t *>(out + key_area);
