@@ -24,6 +24,8 @@ char error_message[1024] = "no error";
 bool device_open = false;
 cudaStream_t stream = nullptr;
 cudaEvent_t events[GPUEXT_CUDA_EVENTS];
+size_t smem_optin = 48 * 1024;
+bool clusters = false;
 
 /* The standard complaint for calls made before a successful open. */
 GpuextStatus not_open()
@@ -53,6 +55,23 @@ long long monotonic_ns()
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long) ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Read the device limits the sorts choose their kernels by. */
+GpuextStatus device_limits()
+{
+	int			optin = 0;
+	int			cluster = 0;
+	GpuextStatus st;
+
+	st = gpuext::check_cuda(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0),
+							"cudaDeviceGetAttribute(shared memory)");
+	if (st == GPUEXT_OK)
+		st = gpuext::check_cuda(cudaDeviceGetAttribute(&cluster, cudaDevAttrClusterLaunch, 0),
+								"cudaDeviceGetAttribute(cluster launch)");
+	smem_optin = (size_t) optin;
+	clusters = cluster != 0;
+	return st;
 }
 
 /* Poll an event (or the stream when ev is null) until done, error or interrupt. */
@@ -96,6 +115,18 @@ bool device_is_open()
 cudaStream_t device_stream()
 {
 	return stream;
+}
+
+/* The open device's opt-in shared memory per block. */
+size_t device_smem_optin()
+{
+	return smem_optin;
+}
+
+/* Whether the open device launches clusters. */
+bool device_has_clusters()
+{
+	return clusters;
 }
 
 /* Record a formatted message and hand back the status. */
@@ -215,6 +246,8 @@ GpuextStatus gpuext_cuda_open(GpuextDeviceInfo *info)
 		for (int i = 0; i < GPUEXT_CUDA_EVENTS && st == GPUEXT_OK; i++)
 			st = gpuext::check_cuda(cudaEventCreateWithFlags(&events[i], cudaEventDisableTiming),
 									"cudaEventCreateWithFlags");
+		if (st == GPUEXT_OK)
+			st = device_limits();
 		if (st != GPUEXT_OK)
 		{
 			destroy_stream_and_events();

@@ -19,6 +19,12 @@ bool device_is_open();
 /* The process-wide non-blocking stream every call enqueues on. */
 cudaStream_t device_stream();
 
+/* Shared memory one block may opt in to on the open device, in bytes. */
+size_t device_smem_optin();
+
+/* True when the open device launches thread block clusters (compute capability 9.0 and up). */
+bool device_has_clusters();
+
 /* Store a printf-style message for gpuext_cuda_error_message() and return status. */
 GpuextStatus set_error(GpuextStatus status, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
