@@ -348,6 +348,8 @@ gpuext_sort_pairs(GpuextSortAlgo algo, int key_bytes, void *keys, uint32_t *idx,
 		return st;
 	if (n > 0 && (keys == NULL || idx == NULL))
 		return Fail(GPUEXT_INVALID, "keys or index pointer is null");
+	if (((uintptr_t) keys | (uintptr_t) idx) % 16 != 0)
+		return Fail(GPUEXT_INVALID, "keys and indices must be 16-byte aligned");
 	p = malloc(n * sizeof(FakePair) + 1);
 	if (p == NULL)
 		return Fail(GPUEXT_OUT_OF_MEMORY, "out of host memory");

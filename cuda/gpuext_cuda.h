@@ -119,8 +119,10 @@ extern GpuextStatus gpuext_sort_keys(GpuextSortAlgo algo, int key_bytes,
  * Sort n (key, index) pairs in place in device memory: keys[i] (key_bytes 4
  * or 8, unsigned) goes with idx[i]; after the sort the keys ascend and equal
  * keys are in ascending index order.  Only GPUEXT_SORT_BITONIC sorts pairs.
- * scratch is device memory of at least gpuext_sort_pairs_scratch_bytes.  The
- * sort is enqueued on the stream; wait with gpuext_cuda_wait(-1, ...).
+ * keys and idx must be 16-byte aligned (as cudaMalloc gives).  scratch is
+ * device memory of at least gpuext_sort_pairs_scratch_bytes (0 bytes: the
+ * sort works in the two arrays).  The sort is enqueued on the stream; wait
+ * with gpuext_cuda_wait(-1, ...).
  */
 extern GpuextStatus gpuext_sort_pairs_scratch_bytes(GpuextSortAlgo algo, int key_bytes, size_t n,
 													size_t *bytes);

@@ -8,7 +8,7 @@
  * +infinity (virtual padding): a comparator whose upper partner is >= n never
  * changes anything, so nothing past n is read or written.
  *
- * Four kernels, each holding its keys in registers:
+ * Five kernels, each holding its keys in registers:
  *	- tile sort: one block sorts a tile of S keys in shared memory.  Each
  *	  thread holds E consecutive keys (the "row" layout): strides below E
  *	  are exchanges between registers, strides E .. 16E warp shuffles (only
@@ -23,7 +23,7 @@
  *	  for shuffles.  Rows go to global memory through the lane layout, so
  *	  that every store is coalesced.
  *	- global pass: for a stage larger than a tile, up to 5 strides (4 for
- *	  128-bit keys) of S and above in one pass; each thread loads 2^B keys
+ *	  96-bit keys) of S and above in one pass; each thread loads 2^B keys
  *	  that those strides connect (for the stage's first, mirrored step also
  *	  the mirror column), runs the strides in registers and writes back only
  *	  the keys that moved.
@@ -33,39 +33,125 @@
  *	- tile merge: the strides S/2 .. 1 of a stage larger than a tile: column
  *	  layout straight from global memory for the strides >= 32E, then each
  *	  warp finishes its segment as above.
+ *	- cluster sort (Hopper and later): the whole network for two to eight
+ *	  tiles in one launch, a thread block cluster whose blocks each sort a
+ *	  tile and then exchange keys through distributed shared memory for the
+ *	  strides of S and above; small inputs pay for one launch, not one per
+ *	  pass.
  * The tile shape (E and T) is a template: large inputs use 32 keys a thread
  * (16 for 64-bit keys) and 512 threads; inputs up to about a million keys use
  * smaller tiles, whose many short blocks finish sooner (pick_shape).
  * Shared memory is swizzled by 16-byte chunks so that both layouts are free
- * of bank conflicts.
+ * of bank conflicts.  The kernels read and write through a view: keys of
+ * one array, or (key, index) pairs in their two arrays, sorted in place as
+ * keys of twice the width (a 64-bit key and its index as a 96-bit key).
  */
 #include <algorithm>
+
+#include <cooperative_groups.h>
 
 #include "sort_keys.cuh"
 
 namespace gpuext
 {
 
-/* A (64-bit key, 32-bit index) pair as one 128-bit key: hi is the key, lo the index. */
-struct Key128
+/*
+ * A (64-bit key, 32-bit index) pair as one key: hi is the key, lo the index.
+ * Three words in registers, one 16-byte chunk in shared memory.
+ */
+struct Key96
 {
-	uint64_t	lo;
 	uint64_t	hi;
+	uint32_t	lo;
 };
 
-__device__ __forceinline__ bool operator<(const Key128 &a, const Key128 &b)
+/* a < b as the borrow out of the 96-bit difference a - b. */
+__device__ __forceinline__ bool operator<(const Key96 &a, const Key96 &b)
 {
-	return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
+	uint32_t	borrow;
+
+	asm("{\n\t.reg .u32 t;\n\t"
+		"sub.cc.u32 t, %1, %4;\n\t"
+		"subc.cc.u32 t, %2, %5;\n\t"
+		"subc.cc.u32 t, %3, %6;\n\t"
+		"subc.u32 %0, 0, 0;\n\t}"
+		: "=r"(borrow)
+		: "r"(a.lo), "r"((uint32_t) a.hi), "r"((uint32_t) (a.hi >> 32)), "r"(b.lo), "r"((uint32_t) b.hi),
+		  "r"((uint32_t) (b.hi >> 32)));
+	return borrow != 0;
 }
 
 template <>
-__host__ __device__ constexpr Key128 key_max<Key128>()
+__host__ __device__ constexpr Key96 key_max<Key96>()
 {
-	return Key128{~(uint64_t) 0, ~(uint64_t) 0};
+	return Key96{~(uint64_t) 0, ~(uint32_t) 0};
 }
 
 namespace
 {
+
+namespace cg = cooperative_groups;
+
+/* Keys of one array: what a plain key sort reads and writes. */
+template <typename K>
+struct KeyArray
+{
+	using Key = K;
+	K		   *keys;
+
+	__device__ __forceinline__ K get(size_t i) const
+	{
+		return keys[i];
+	}
+	__device__ __forceinline__ void put(size_t i, const K &v) const
+	{
+		keys[i] = v;
+	}
+	/* Keys first .. first + E - 1 (first a multiple of E) by 16-byte loads. */
+	template <unsigned E>
+	__device__ __forceinline__ void get_run(size_t first, K *v) const;
+};
+
+/*
+ * (key, index) pairs in their two arrays, sorted in place as keys P of twice
+ * the key's width (the key above the index), so that every pass moves the
+ * pair's own bytes: 12 a pair for 64-bit keys, not the 16 of a packed copy.
+ */
+template <typename KK, typename P>
+struct PairArrays
+{
+	using Key = P;
+	KK		   *keys;
+	uint32_t   *idx;
+
+	__device__ __forceinline__ static P join(KK k, uint32_t i)
+	{
+		if constexpr (sizeof(P) == 8)
+			return ((uint64_t) k << 32) | i;
+		else
+			return P{k, i};
+	}
+	__device__ __forceinline__ P get(size_t i) const
+	{
+		return join(keys[i], idx[i]);
+	}
+	__device__ __forceinline__ void put(size_t i, const P &v) const
+	{
+		if constexpr (sizeof(P) == 8)
+		{
+			keys[i] = (KK) (v >> 32);
+			idx[i] = (uint32_t) v;
+		}
+		else
+		{
+			keys[i] = v.hi;
+			idx[i] = v.lo;
+		}
+	}
+	/* Pairs first .. first + E - 1 (first a multiple of E) by 16-byte loads of both arrays. */
+	template <unsigned E>
+	__device__ __forceinline__ void get_run(size_t first, P *v) const;
+};
 
 /* Strides per global pass at most (2^global_bits keys a thread), and its block size. */
 template <typename K>
@@ -99,9 +185,10 @@ struct Shape
 	static constexpr unsigned LANE_POS = LE + 5;	/* first stride position above the warp */
 	static constexpr unsigned RMIN = LANE_POS - LT; /* column register bit of LANE_POS */
 	static constexpr size_t SMEM = (size_t) S * sizeof(K);
-	static constexpr unsigned MIN_BLOCKS = LT >= 10 ? 1 : 1024 / T;	/* at most 64 registers a thread */
+	/* Blocks an SM runs at once: at most 64 registers a thread, 128 for rows over 128 bytes. */
+	static constexpr unsigned MIN_BLOCKS = LT >= 10 ? 1 : (E * sizeof(K) > 128 ? 512 : 1024) / T;
 
-	static_assert(CHUNKS >= 1 && CHUNKS <= 8, "a row is one to eight 16-byte chunks");
+	static_assert(CHUNKS >= 1 && CHUNKS <= 16, "a row is one to sixteen 16-byte chunks");
 	static_assert(LANE_POS >= LT && LT <= 10, "one column round covers the strides above the warp");
 };
 
@@ -157,7 +244,7 @@ __device__ __forceinline__ void unpack(const uint4 &w, K *v)
 		v[1] = ((uint64_t) w.w << 32) | w.z;
 	}
 	else
-		v[0] = K{((uint64_t) w.y << 32) | w.x, ((uint64_t) w.w << 32) | w.z};
+		v[0] = K{((uint64_t) w.y << 32) | w.x, w.z};
 }
 
 /* Pack chunk q of a row from v into a 16-byte word. */
@@ -169,8 +256,44 @@ __device__ __forceinline__ uint4 pack(const K *v)
 	else if constexpr (sizeof(K) == 8)
 		return make_uint4((uint32_t) v[0], (uint32_t) (v[0] >> 32), (uint32_t) v[1], (uint32_t) (v[1] >> 32));
 	else
-		return make_uint4((uint32_t) v[0].lo, (uint32_t) (v[0].lo >> 32), (uint32_t) v[0].hi,
-						  (uint32_t) (v[0].hi >> 32));
+		return make_uint4((uint32_t) v[0].hi, (uint32_t) (v[0].hi >> 32), v[0].lo, 0);
+}
+
+template <typename K>
+template <unsigned E>
+__device__ __forceinline__ void KeyArray<K>::get_run(size_t first, K *v) const
+{
+	constexpr unsigned EPC = 16 / sizeof(K);
+	const uint4 *src = reinterpret_cast<const uint4 *>(keys + first);
+
+#pragma unroll
+	for (unsigned q = 0; q < E / EPC; q++)
+		unpack<K>(src[q], v + q * EPC);
+}
+
+template <typename KK, typename P>
+template <unsigned E>
+__device__ __forceinline__ void PairArrays<KK, P>::get_run(size_t first, P *v) const
+{
+	constexpr unsigned KPC = 16 / sizeof(KK);
+	static_assert(E % 4 == 0 && E % KPC == 0, "a row is whole 16-byte chunks of keys and of indices");
+	const uint4 *ks = reinterpret_cast<const uint4 *>(keys + first);
+	const uint4 *is = reinterpret_cast<const uint4 *>(idx + first);
+	KK			k[E];
+
+#pragma unroll
+	for (unsigned q = 0; q < E / KPC; q++)
+		unpack<KK>(ks[q], k + q * KPC);
+#pragma unroll
+	for (unsigned q = 0; q < E / 4; q++)
+	{
+		uint4		w = is[q];
+
+		v[4 * q + 0] = join(k[4 * q + 0], w.x);
+		v[4 * q + 1] = join(k[4 * q + 1], w.y);
+		v[4 * q + 2] = join(k[4 * q + 2], w.z);
+		v[4 * q + 3] = join(k[4 * q + 3], w.w);
+	}
 }
 
 /* The key of lane ^ lm. */
@@ -180,28 +303,22 @@ __device__ __forceinline__ K shfl_xor(const K &v, unsigned lm)
 	if constexpr (sizeof(K) <= 8)
 		return __shfl_xor_sync(FULL_MASK, v, lm);
 	else
-		return K{__shfl_xor_sync(FULL_MASK, v.lo, lm), __shfl_xor_sync(FULL_MASK, v.hi, lm)};
+		return K{__shfl_xor_sync(FULL_MASK, v.hi, lm), __shfl_xor_sync(FULL_MASK, v.lo, lm)};
 }
 
 /* Row tid of the tile at base from global memory; keys past n read as +infinity. */
-template <class Sh, typename K = typename Sh::Key>
-__device__ __forceinline__ void load_row_global(const K *keys, size_t n, size_t base, unsigned tid, K *v)
+template <class Sh, class G, typename K = typename Sh::Key>
+__device__ __forceinline__ void load_row_global(const G &g, size_t n, size_t base, unsigned tid, K *v)
 {
 	size_t		first = base + (size_t) tid * Sh::E;
 
 	if (first + Sh::E <= n)
-	{
-		const uint4 *src = reinterpret_cast<const uint4 *>(keys + first);
-
-#pragma unroll
-		for (unsigned q = 0; q < Sh::CHUNKS; q++)
-			unpack<K>(src[q], v + q * Sh::EPC);
-	}
+		g.template get_run<Sh::E>(first, v);
 	else
 	{
 #pragma unroll
 		for (unsigned e = 0; e < Sh::E; e++)
-			v[e] = first + e < n ? keys[first + e] : key_max<K>();
+			v[e] = first + e < n ? g.get(first + e) : key_max<K>();
 	}
 }
 
@@ -333,8 +450,9 @@ __device__ __forceinline__ void segment_strides(K *s, unsigned tid, K *v)
 }
 
 /* Row tid back to global memory through the warp's shared memory, so that each store is coalesced. */
-template <class Sh, typename K = typename Sh::Key>
-__device__ __forceinline__ void store_segment_global(K *keys, size_t n, size_t base, K *s, unsigned tid, const K *v)
+template <class Sh, class G, typename K = typename Sh::Key>
+__device__ __forceinline__ void store_segment_global(const G &g, size_t n, size_t base, K *s, unsigned tid,
+													 const K *v)
 {
 	const unsigned lane = tid & 31;
 	const size_t first = base + (size_t) (tid & ~31u) * Sh::E + lane;
@@ -344,30 +462,25 @@ __device__ __forceinline__ void store_segment_global(K *keys, size_t n, size_t b
 #pragma unroll
 	for (unsigned m = 0; m < Sh::E; m++)
 		if (first + 32 * m < n)
-			keys[first + 32 * m] = s[lane_slot<Sh>((tid & ~31u) * Sh::E, lane, m)];
+			g.put(first + 32 * m, s[lane_slot<Sh>((tid & ~31u) * Sh::E, lane, m)]);
 }
 
 /*
- * Sort each tile of S keys.  Only the warps whose rows start below p (the
- * tile's length rounded up to a power of two) work; the stages up to 32E run
- * in registers and shuffles, larger ones through shared memory.
+ * Sort the tile at base, p keys long (its length rounded up to a power of
+ * two), ending with row tid in v.  Only the warps whose rows start below p
+ * work; the stages up to 32E run in registers and shuffles, larger ones
+ * through shared memory.  All threads must call.
  */
-template <class Sh, typename K = typename Sh::Key>
-__global__ void __launch_bounds__(Sh::T, Sh::MIN_BLOCKS) bitonic_tile_sort_kernel(K *keys, size_t n)
+template <class Sh, class G, typename K = typename Sh::Key>
+__device__ __forceinline__ void tile_sort_rows(const G &g, size_t n, size_t base, unsigned p, K *s, K *v)
 {
-	extern __shared__ uint4 smem[];
-	K		   *s = reinterpret_cast<K *>(smem);
 	const unsigned tid = threadIdx.x;
 	const unsigned lane = tid & 31;
-	const size_t base = (size_t) blockIdx.x * Sh::S;
-	const unsigned len = (unsigned) min((size_t) Sh::S, n - base);
-	const unsigned p = (unsigned) next_pow2(len);
 	const bool	active = (tid & ~31u) * Sh::E < p;	/* warp-uniform */
-	K			v[Sh::E];
 
 	if (active)
 	{
-		load_row_global<Sh>(keys, n, base, tid, v);
+		load_row_global<Sh>(g, n, base, tid, v);
 
 		/* Stages 2 .. E: registers only. */
 #pragma unroll
@@ -429,14 +542,42 @@ __global__ void __launch_bounds__(Sh::T, Sh::MIN_BLOCKS) bitonic_tile_sort_kerne
 		if (active)
 			segment_strides<Sh>(s, tid, v);
 	}
+}
 
-	if (active)
-		store_segment_global<Sh>(keys, n, base, s, tid, v);
+/* Sort each tile of S keys. */
+template <class Sh, class G, typename K = typename Sh::Key>
+__global__ void __launch_bounds__(Sh::T, Sh::MIN_BLOCKS) bitonic_tile_sort_kernel(G g, size_t n)
+{
+	extern __shared__ uint4 smem[];
+	K		   *s = reinterpret_cast<K *>(smem);
+	const size_t base = (size_t) blockIdx.x * Sh::S;
+	const unsigned p = (unsigned) next_pow2(min((size_t) Sh::S, n - base));
+	K			v[Sh::E];
+
+	tile_sort_rows<Sh>(g, n, base, p, s, v);
+	if ((threadIdx.x & ~31u) * Sh::E < p)
+		store_segment_global<Sh>(g, n, base, s, threadIdx.x, v);
+}
+
+/*
+ * From the column layout in v (thread tid holds keys tid + T*m), the
+ * strides S/2 .. 1 of the tile: S/2 .. 32E in registers, then each warp
+ * finishes its own segment through s; ends with row tid in v.
+ */
+template <class Sh, typename K = typename Sh::Key>
+__device__ __forceinline__ void merge_columns(K *s, unsigned tid, K *v)
+{
+	column_strides<Sh>(v, tid, Sh::LOG_E - 1, Sh::S);
+#pragma unroll
+	for (unsigned m = 0; m < Sh::E; m++)
+		s[swz<Sh>(tid + Sh::T * m)] = v[m];
+	__syncthreads();
+	segment_strides<Sh>(s, tid, v);
 }
 
 /* Strides S/2 .. 1 of a stage larger than a tile. */
-template <class Sh, typename K = typename Sh::Key>
-__global__ void __launch_bounds__(Sh::T, Sh::MIN_BLOCKS) bitonic_tile_merge_kernel(K *keys, size_t n)
+template <class Sh, class G, typename K = typename Sh::Key>
+__global__ void __launch_bounds__(Sh::T, Sh::MIN_BLOCKS) bitonic_tile_merge_kernel(G g, size_t n)
 {
 	extern __shared__ uint4 smem[];
 	K		   *s = reinterpret_cast<K *>(smem);
@@ -444,23 +585,98 @@ __global__ void __launch_bounds__(Sh::T, Sh::MIN_BLOCKS) bitonic_tile_merge_kern
 	const size_t base = (size_t) blockIdx.x * Sh::S;
 	K			v[Sh::E];
 
-	/* Column layout from global memory (coalesced), strides S/2 .. 32E. */
+	/* Column layout from global memory (coalesced). */
 #pragma unroll
 	for (unsigned m = 0; m < Sh::E; m++)
 	{
 		size_t		i = base + tid + Sh::T * m;
 
-		v[m] = i < n ? keys[i] : key_max<K>();
+		v[m] = i < n ? g.get(i) : key_max<K>();
 	}
-	column_strides<Sh>(v, tid, Sh::LOG_E - 1, Sh::S);
-#pragma unroll
-	for (unsigned m = 0; m < Sh::E; m++)
-		s[swz<Sh>(tid + Sh::T * m)] = v[m];
-	__syncthreads();
+	merge_columns<Sh>(s, tid, v);
+	store_segment_global<Sh>(g, n, base, s, tid, v);
+}
 
-	/* Each warp finishes its own segment. */
-	segment_strides<Sh>(s, tid, v);
-	store_segment_global<Sh>(keys, n, base, s, tid, v);
+/* Largest cluster of the small-input kernel: the portable cluster size. */
+constexpr unsigned CLUSTER_MAX = 8;
+
+/*
+ * One step of a stage between this block's tile s and its partner's r, both
+ * whole in shared memory: the stage's mirrored first step (this tile's slot
+ * i against the partner's S-1-i) or a stride of S or more (slot i against
+ * slot i).  Of the S comparators of the two tiles this block takes half: its
+ * own slots below S/2, or for the upper block of a plain stride those from
+ * S/2.  The lower tile keeps the smaller key; only swapped keys are written.
+ */
+template <class Sh, typename K = typename Sh::Key>
+__device__ __forceinline__ void cluster_step(K *s, K *r, unsigned tid, bool lower, bool mirror)
+{
+	const unsigned from = mirror || lower ? 0 : Sh::S / 2;
+	K			a[Sh::E / 2];
+	K			b[Sh::E / 2];
+
+#pragma unroll
+	for (unsigned m = 0; m < Sh::E / 2; m++)
+	{
+		const unsigned i = from + tid + Sh::T * m;
+
+		a[m] = s[swz<Sh>(i)];
+		b[m] = r[swz<Sh>(mirror ? Sh::S - 1 - i : i)];
+	}
+#pragma unroll
+	for (unsigned m = 0; m < Sh::E / 2; m++)
+	{
+		const unsigned i = from + tid + Sh::T * m;
+
+		if (lower ? b[m] < a[m] : a[m] < b[m])
+		{
+			s[swz<Sh>(i)] = b[m];
+			r[swz<Sh>(mirror ? Sh::S - 1 - i : i)] = a[m];
+		}
+	}
+}
+
+/*
+ * The whole network for up to CLUSTER_MAX tiles in one launch: one cluster
+ * whose block b sorts tile b, then, for each stage larger than a tile, the
+ * strides of S and above between tiles through distributed shared memory
+ * (a cluster barrier after each) and the strides below S in each block.
+ * Tiles past n are +infinity in shared memory and never written out.
+ * 2^log_p is n rounded up to a power of two, the cluster's S * blocks.
+ */
+template <class Sh, class G, typename K = typename Sh::Key>
+__global__ void __launch_bounds__(Sh::T, 1) bitonic_cluster_sort_kernel(G g, size_t n, unsigned log_p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	extern __shared__ uint4 smem[];
+	K		   *s = reinterpret_cast<K *>(smem);
+	cg::cluster_group cluster = cg::this_cluster();
+	const unsigned rank = cluster.block_rank();
+	const unsigned tid = threadIdx.x;
+	const size_t base = (size_t) rank * Sh::S;
+	K			v[Sh::E];
+
+	tile_sort_rows<Sh>(g, n, base, Sh::S, s, v);
+	for (unsigned lk = Sh::LOG_S + 1; lk <= log_p; lk++)
+	{
+		store_row_shared<Sh>(s, tid, v);
+		cluster.sync();
+		for (unsigned pos = lk - 1; pos >= Sh::LOG_S; pos--)
+		{
+			const bool	mirror = pos == lk - 1;
+			const unsigned bit = 1u << (pos - Sh::LOG_S);
+
+			cluster_step<Sh>(s, cluster.map_shared_rank(s, rank ^ (mirror ? 2 * bit - 1 : bit)), tid,
+							 (rank & bit) == 0, mirror);
+			cluster.sync();
+		}
+#pragma unroll
+		for (unsigned m = 0; m < Sh::E; m++)
+			v[m] = s[swz<Sh>(tid + Sh::T * m)];
+		merge_columns<Sh>(s, tid, v);
+	}
+	store_segment_global<Sh>(g, n, base, s, tid, v);
+#endif
 }
 
 /*
@@ -474,8 +690,8 @@ __global__ void __launch_bounds__(Sh::T, Sh::MIN_BLOCKS) bitonic_tile_merge_kern
  * MIRROR); count threads have a base below n.  Only keys that moved are
  * written back.
  */
-template <typename K, unsigned B, bool MIRROR>
-__global__ void __launch_bounds__(GLOBAL_THREADS) bitonic_global_pass_kernel(K *keys, size_t n, unsigned p_lo,
+template <class G, unsigned B, bool MIRROR, typename K = typename G::Key>
+__global__ void __launch_bounds__(GLOBAL_THREADS) bitonic_global_pass_kernel(G g, size_t n, unsigned p_lo,
 																			 size_t count)
 {
 	constexpr unsigned M = 1u << B;
@@ -500,7 +716,7 @@ __global__ void __launch_bounds__(GLOBAL_THREADS) bitonic_global_pass_kernel(K *
 	{
 		size_t		a = at(m);
 
-		v[m] = a < n ? keys[a] : key_max<K>();
+		v[m] = a < n ? g.get(a) : key_max<K>();
 	}
 	if (MIRROR)
 	{
@@ -528,7 +744,7 @@ __global__ void __launch_bounds__(GLOBAL_THREADS) bitonic_global_pass_kernel(K *
 #pragma unroll
 	for (unsigned m = 0; m < M; m++)
 		if (moved & (1u << m))
-			keys[at(m)] = v[m];
+			g.put(at(m), v[m]);
 }
 
 /* Rows of a shared-memory global pass: 32 columns of 2^GS_BITS rows (2^(GS_BITS-1) in each of two sets when mirrored). */
@@ -567,9 +783,8 @@ __device__ __forceinline__ void gs_row_strides(K *v, int shift, unsigned stop)
  * one trip through shared memory, j = lane | r << 5 | warp << 9 (register
  * bits the low rows).  Keys past n are +infinity and never written.
  */
-template <typename K, bool MIRROR>
-__global__ void __launch_bounds__(GS_THREADS) bitonic_global_smem_kernel(K *keys, size_t n, unsigned p_lo,
-																		 unsigned hi)
+template <class G, bool MIRROR, typename K = typename G::Key>
+__global__ void __launch_bounds__(GS_THREADS) bitonic_global_smem_kernel(G g, size_t n, unsigned p_lo, unsigned hi)
 {
 	constexpr unsigned SB = MIRROR ? 1 : 0;		/* set bits */
 	constexpr unsigned MB = GS_BITS - SB;			/* row bits */
@@ -595,9 +810,9 @@ __global__ void __launch_bounds__(GS_THREADS) bitonic_global_smem_kernel(K *keys
 #pragma unroll
 	for (unsigned r = 0; r < GS_E; r++)
 	{
-		size_t		g = at(tid + GS_THREADS * r);
+		size_t		a = at(tid + GS_THREADS * r);
 
-		v[r] = g < n ? keys[g] : key_max<K>();
+		v[r] = a < n ? g.get(a) : key_max<K>();
 	}
 	if (MIRROR)
 	{
@@ -644,10 +859,10 @@ __global__ void __launch_bounds__(GS_THREADS) bitonic_global_smem_kernel(K *keys
 #pragma unroll
 	for (unsigned r = 0; r < GS_E; r++)
 	{
-		size_t		g = at(lane | (r << 5) | (warp << 9));
+		size_t		a = at(lane | (r << 5) | (warp << 9));
 
-		if (g < n)
-			keys[g] = v[r];
+		if (a < n)
+			g.put(a, v[r]);
 	}
 }
 
@@ -660,19 +875,19 @@ GpuextStatus allow_smem(const void *kernel, size_t bytes, const char *what)
 }
 
 /* Launch a shared-memory global pass over positions p_lo .. hi; top is the padded length. */
-template <typename K, bool MIRROR>
-GpuextStatus global_smem_pass(K *keys, size_t n, size_t top, unsigned p_lo, unsigned hi, cudaStream_t stream)
+template <class G, bool MIRROR, typename K = typename G::Key>
+GpuextStatus global_smem_pass(const G &g, size_t n, size_t top, unsigned p_lo, unsigned hi, cudaStream_t stream)
 {
 	constexpr unsigned MB = GS_BITS - (MIRROR ? 1 : 0);
 	size_t		groups = std::max((size_t) 1, top >> (p_lo + MB));
 	size_t		blocks = ((size_t) 1 << (p_lo - 5 - (MIRROR ? 1 : 0))) * groups;
 	GpuextStatus st;
 
-	if ((st = allow_smem((const void *) bitonic_global_smem_kernel<K, MIRROR>, GS_KEYS * sizeof(K),
+	if ((st = allow_smem((const void *) bitonic_global_smem_kernel<G, MIRROR>, GS_KEYS * sizeof(K),
 						 "bitonic global pass shared memory")) != GPUEXT_OK)
 		return st;
-	bitonic_global_smem_kernel<K, MIRROR><<<(unsigned) blocks, GS_THREADS, GS_KEYS * sizeof(K), stream>>>(
-		keys, n, p_lo, hi);
+	bitonic_global_smem_kernel<G, MIRROR><<<(unsigned) blocks, GS_THREADS, GS_KEYS * sizeof(K), stream>>>(
+		g, n, p_lo, hi);
 	return check_launch("bitonic_global_smem_kernel");
 }
 
@@ -685,8 +900,8 @@ size_t pass_threads(size_t n, unsigned q, unsigned z)
 }
 
 /* Launch one global pass of b register bits (1 .. global_bits; 2 .. with mirror). */
-template <typename K, bool MIRROR>
-GpuextStatus global_pass(K *keys, size_t n, unsigned b, unsigned p_lo, cudaStream_t stream)
+template <class G, bool MIRROR, typename K = typename G::Key>
+GpuextStatus global_pass(const G &g, size_t n, unsigned b, unsigned p_lo, cudaStream_t stream)
 {
 	size_t		count = pass_threads(n, MIRROR ? p_lo - 1 : p_lo, b);
 	unsigned	blocks = (unsigned) ((count + GLOBAL_THREADS - 1) / GLOBAL_THREADS);
@@ -696,21 +911,21 @@ GpuextStatus global_pass(K *keys, size_t n, unsigned b, unsigned p_lo, cudaStrea
 	switch (b)
 	{
 		case 1:
-			bitonic_global_pass_kernel<K, MIRROR ? 2 : 1, MIRROR>
-				<<<blocks, GLOBAL_THREADS, 0, stream>>>(keys, n, p_lo, count);
+			bitonic_global_pass_kernel<G, MIRROR ? 2 : 1, MIRROR>
+				<<<blocks, GLOBAL_THREADS, 0, stream>>>(g, n, p_lo, count);
 			break;
 		case 2:
-			bitonic_global_pass_kernel<K, 2, MIRROR><<<blocks, GLOBAL_THREADS, 0, stream>>>(keys, n, p_lo, count);
+			bitonic_global_pass_kernel<G, 2, MIRROR><<<blocks, GLOBAL_THREADS, 0, stream>>>(g, n, p_lo, count);
 			break;
 		case 3:
-			bitonic_global_pass_kernel<K, 3, MIRROR><<<blocks, GLOBAL_THREADS, 0, stream>>>(keys, n, p_lo, count);
+			bitonic_global_pass_kernel<G, 3, MIRROR><<<blocks, GLOBAL_THREADS, 0, stream>>>(g, n, p_lo, count);
 			break;
 		case 4:
-			bitonic_global_pass_kernel<K, 4, MIRROR><<<blocks, GLOBAL_THREADS, 0, stream>>>(keys, n, p_lo, count);
+			bitonic_global_pass_kernel<G, 4, MIRROR><<<blocks, GLOBAL_THREADS, 0, stream>>>(g, n, p_lo, count);
 			break;
 		default:
 			if constexpr (global_bits<K>() == 5)
-				bitonic_global_pass_kernel<K, 5, MIRROR><<<blocks, GLOBAL_THREADS, 0, stream>>>(keys, n, p_lo, count);
+				bitonic_global_pass_kernel<G, 5, MIRROR><<<blocks, GLOBAL_THREADS, 0, stream>>>(g, n, p_lo, count);
 			break;
 	}
 	return check_launch("bitonic_global_pass_kernel");
@@ -719,29 +934,31 @@ GpuextStatus global_pass(K *keys, size_t n, unsigned b, unsigned p_lo, cudaStrea
 /*
  * One global pass from position hi down towards low (the stage's first with
  * MIRROR): in registers when the strides fit there, else, for keys of up to
- * 64 bits, through shared memory.  *p_lo gets the lowest position it covered.
+ * 64 bits, through shared memory (for pairs of 64-bit keys two register
+ * passes were faster: one 128 KB block an SM hides too little latency).
+ * *p_lo gets the lowest position it covered.
  */
-template <typename K, bool MIRROR>
-GpuextStatus stride_pass(K *keys, size_t n, size_t top, unsigned hi, unsigned low, unsigned *p_lo,
+template <class G, bool MIRROR, typename K = typename G::Key>
+GpuextStatus stride_pass(const G &g, size_t n, size_t top, unsigned hi, unsigned low, unsigned *p_lo,
 						 cudaStream_t stream)
 {
 	constexpr unsigned REG = global_bits<K>() - (MIRROR ? 1 : 0);
 	unsigned	strides = hi - low + 1;
 
 	if constexpr (sizeof(K) <= 8)
-		if (strides > REG)
+		if (strides > REG && GS_KEYS * sizeof(K) <= device_smem_optin())
 		{
 			*p_lo = hi - std::min(GS_BITS - (MIRROR ? 1 : 0), strides) + 1;
-			return global_smem_pass<K, MIRROR>(keys, n, top, *p_lo, hi, stream);
+			return global_smem_pass<G, MIRROR>(g, n, top, *p_lo, hi, stream);
 		}
 	strides = std::min(REG, strides);
 	*p_lo = hi - strides + 1;
-	return global_pass<K, MIRROR>(keys, n, MIRROR ? strides + 1 : strides, *p_lo, stream);
+	return global_pass<G, MIRROR>(g, n, MIRROR ? strides + 1 : strides, *p_lo, stream);
 }
 
 /* Enqueue the whole network for n keys on the stream, with tiles of shape Sh. */
-template <class Sh, typename K = typename Sh::Key>
-GpuextStatus network(K *keys, size_t n)
+template <class Sh, class G, typename K = typename Sh::Key>
+GpuextStatus network(const G &g, size_t n)
 {
 	static_assert(global_bits<K>() == 4 || global_bits<K>() == 5, "global_pass handles up to 5 bits");
 	cudaStream_t stream = device_stream();
@@ -749,151 +966,203 @@ GpuextStatus network(K *keys, size_t n)
 	size_t		top = next_pow2(n);
 	GpuextStatus st;
 
-	if ((st = allow_smem((const void *) bitonic_tile_sort_kernel<Sh>, Sh::SMEM, "bitonic tile sort shared memory")) !=
-		GPUEXT_OK)
+	if ((st = allow_smem((const void *) bitonic_tile_sort_kernel<Sh, G>, Sh::SMEM,
+						 "bitonic tile sort shared memory")) != GPUEXT_OK)
 		return st;
-	bitonic_tile_sort_kernel<Sh><<<(unsigned) tiles, Sh::T, Sh::SMEM, stream>>>(keys, n);
+	bitonic_tile_sort_kernel<Sh, G><<<(unsigned) tiles, Sh::T, Sh::SMEM, stream>>>(g, n);
 	if ((st = check_launch("bitonic_tile_sort_kernel")) != GPUEXT_OK)
 		return st;
 	if (top <= Sh::S)
 		return GPUEXT_OK;
 
-	if ((st = allow_smem((const void *) bitonic_tile_merge_kernel<Sh>, Sh::SMEM, "bitonic tile merge shared memory")) !=
-		GPUEXT_OK)
+	if ((st = allow_smem((const void *) bitonic_tile_merge_kernel<Sh, G>, Sh::SMEM,
+						 "bitonic tile merge shared memory")) != GPUEXT_OK)
 		return st;
 	for (unsigned lk = Sh::LOG_S + 1; ((size_t) 1 << lk) <= top; lk++)
 	{
 		/* Stride positions lk-1 .. LOG_S go through global memory. */
 		unsigned	p_lo;
 
-		if ((st = stride_pass<K, true>(keys, n, top, lk - 1, Sh::LOG_S, &p_lo, stream)) != GPUEXT_OK)
+		if ((st = stride_pass<G, true>(g, n, top, lk - 1, Sh::LOG_S, &p_lo, stream)) != GPUEXT_OK)
 			return st;
 		while (p_lo > Sh::LOG_S)
-			if ((st = stride_pass<K, false>(keys, n, top, p_lo - 1, Sh::LOG_S, &p_lo, stream)) != GPUEXT_OK)
+			if ((st = stride_pass<G, false>(g, n, top, p_lo - 1, Sh::LOG_S, &p_lo, stream)) != GPUEXT_OK)
 				return st;
-		bitonic_tile_merge_kernel<Sh><<<(unsigned) tiles, Sh::T, Sh::SMEM, stream>>>(keys, n);
+		bitonic_tile_merge_kernel<Sh, G><<<(unsigned) tiles, Sh::T, Sh::SMEM, stream>>>(g, n);
 		if ((st = check_launch("bitonic_tile_merge_kernel")) != GPUEXT_OK)
 			return st;
 	}
 	return GPUEXT_OK;
 }
 
-/*
- * The network with tile shape number shape: 0 is the large shape; 1 .. 4
- * (and 5 for 32-bit keys) give more threads fewer keys each.
- */
-template <typename K>
-GpuextStatus network_shape(K *keys, size_t n, int shape)
+/* Whether the cluster kernel with tiles of shape Sh sorts n keys on this device. */
+template <class Sh>
+bool cluster_fits(size_t n)
 {
-	constexpr bool W = sizeof(K) == 4;
+	return device_has_clusters() && next_pow2(n) <= (size_t) CLUSTER_MAX * Sh::S;
+}
 
+/* Enqueue the cluster kernel (tiles of shape Sh) for n keys; the caller checked cluster_fits. */
+template <class Sh, class G>
+GpuextStatus cluster_network(const G &g, size_t n)
+{
+	const unsigned log_p = std::max((unsigned) __builtin_ctzll(next_pow2(n)), Sh::LOG_S);
+	cudaLaunchConfig_t cfg = {};
+	cudaLaunchAttribute attr[1];
+	GpuextStatus st;
+
+	if ((st = allow_smem((const void *) bitonic_cluster_sort_kernel<Sh, G>, Sh::SMEM,
+						 "bitonic cluster sort shared memory")) != GPUEXT_OK)
+		return st;
+	attr[0].id = cudaLaunchAttributeClusterDimension;
+	attr[0].val.clusterDim.x = 1u << (log_p - Sh::LOG_S);
+	attr[0].val.clusterDim.y = 1;
+	attr[0].val.clusterDim.z = 1;
+	cfg.gridDim = dim3(attr[0].val.clusterDim.x);
+	cfg.blockDim = dim3(Sh::T);
+	cfg.dynamicSmemBytes = Sh::SMEM;
+	cfg.stream = device_stream();
+	cfg.attrs = attr;
+	cfg.numAttrs = 1;
+	return check_cuda(cudaLaunchKernelEx(&cfg, bitonic_cluster_sort_kernel<Sh, G>, g, n, log_p),
+					  "bitonic_cluster_sort_kernel");
+}
+
+/* The cluster kernel with tiles of shape Sh, or GPUEXT_INVALID where it does not apply. */
+template <class Sh, class G>
+GpuextStatus cluster_or_refuse(const G &g, size_t n)
+{
+	if (!cluster_fits<Sh>(n))
+		return set_error(GPUEXT_INVALID, "the bitonic cluster sort with %u-key tiles takes up to %u keys on a "
+						 "device with clusters, not %zu", Sh::S, CLUSTER_MAX * Sh::S, n);
+	return cluster_network<Sh>(g, n);
+}
+
+/*
+ * The network with tile shape number shape.  For 32- and 64-bit keys: 0 the
+ * large shape; 1 .. 4 (and 5 for 32-bit keys) give more threads fewer keys
+ * each; 6 .. 9 the cluster kernel with the tiles of shape 1 .. 4, one launch
+ * for up to CLUSTER_MAX tiles.  For pairs of 64-bit keys (16 bytes in
+ * shared memory): 0 a 128 KB tile, where the device gives a block that
+ * much; 1 .. 3 smaller ones.
+ */
+template <class G, typename K = typename G::Key>
+GpuextStatus network_shape(const G &g, size_t n, int shape)
+{
 	if constexpr (sizeof(K) > 8)
-		return network<Shape<K, 3, 8>>(keys, n);
+	{
+		using	Big = Shape<K, 4, 9>;
+
+		switch (shape)
+		{
+			case 0:
+				if (Big::SMEM > device_smem_optin())
+					return set_error(GPUEXT_INVALID, "the %u-key pair tile needs %zu bytes of shared memory a "
+									 "block, the device gives %zu", Big::S, Big::SMEM, device_smem_optin());
+				return network<Big>(g, n);
+			case 1:
+				return network<Shape<K, 4, 8>>(g, n);
+			case 2:
+				return network<Shape<K, 3, 8>>(g, n);
+			case 3:
+				return network<Shape<K, 4, 7>>(g, n);
+			default:
+				return set_error(GPUEXT_INVALID, "no bitonic pair shape %d", shape);
+		}
+	}
 	else
 	{
 		switch (shape)
 		{
+			case 0:
+				return network<LargeShape<K>>(g, n);
 			case 1:
-				return network<Shape<K, 3, 7>>(keys, n);
+				return network<Shape<K, 3, 7>>(g, n);
 			case 2:
-				return network<Shape<K, 3, 8>>(keys, n);
+				return network<Shape<K, 3, 8>>(g, n);
 			case 3:
-				return network<Shape<K, 4, 8>>(keys, n);
+				return network<Shape<K, 4, 8>>(g, n);
 			case 4:
-				return network<Shape<K, 4, 9>>(keys, n);
+				return network<Shape<K, 4, 9>>(g, n);
 			case 5:
-				if constexpr (W)
-					return network<Shape<K, 5, 10>>(keys, n);
+				if constexpr (sizeof(K) == 4)
+					return network<Shape<K, 5, 10>>(g, n);
 				break;
+			case 6:
+				return cluster_or_refuse<Shape<K, 3, 7>>(g, n);
+			case 7:
+				return cluster_or_refuse<Shape<K, 3, 8>>(g, n);
+			case 8:
+				return cluster_or_refuse<Shape<K, 4, 8>>(g, n);
+			case 9:
+				return cluster_or_refuse<Shape<K, 4, 9>>(g, n);
 			default:
 				break;
 		}
-		return network<LargeShape<K>>(keys, n);
+		return set_error(GPUEXT_INVALID, "no bitonic shape %d for %zu-byte keys", shape, sizeof(K));
 	}
 }
 
 /*
- * Tile shape by n: the fastest per size in bench/sort_bench --shapes (H100,
- * driver 580.159.04, commit 35b4708, 2026-11-22; bench/suite.sh reports it):
- * up to about a million keys, many blocks of small tiles beat the large
- * shape's few long blocks, as the whole input sits in L2.
+ * Shape by n: the fastest per size in bench/sort_bench --shapes on an H100
+ * (driver 580.159.04, 2026-11-24; bench/suite.sh reports it).  From two to
+ * eight small tiles one cluster launch is fastest (shapes 6 .. 9); past
+ * that, up to about a million keys, many blocks of small tiles beat the
+ * large shape's few long blocks, as the whole input sits in L2.  Without
+ * clusters the tiled shapes serve every size.  Pairs of 64-bit keys: the
+ * 2048-pair tile was as fast as the larger ones at 2^24 and fastest below.
  */
 template <typename K>
 int pick_shape(size_t n)
 {
 	size_t		p = next_pow2(n);
 
+	if (sizeof(K) > 8)
+		return 2;
+	if (device_has_clusters() && p > 1024 && p <= 65536)
+	{
+		if (sizeof(K) == 4)
+			return p <= 16384 ? 7 : p <= 32768 ? 8 : 9;
+		if (p <= 32768)
+			return p <= 8192 ? 6 : p <= 16384 ? 7 : 8;
+	}
 	if (sizeof(K) == 4)
 		return p <= 2048 ? 2 : p <= 32768 ? 3 : p <= ((size_t) 1 << 20) ? 4 : 0;
-	return p <= 32768 ? 2 : p <= ((size_t) 1 << 19) ? 3 : 0;
+	return p <= ((size_t) 1 << 18) ? 2 : p <= ((size_t) 1 << 19) ? 3 : 0;
 }
 
-/* (key, index) pairs of K keys as one key P of twice the width: the key above the index. */
-template <typename K, typename P>
-__global__ void pack_pairs_kernel(const K *keys, const uint32_t *idx, P *out, size_t n)
+/* The pairs of key_bytes keys in their arrays, sorted with shape (-1: the picked one). */
+GpuextStatus sort_pairs(int key_bytes, void *keys, uint32_t *idx, size_t n, int shape)
 {
-	for (size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t) gridDim.x * blockDim.x)
-	{
-		if constexpr (sizeof(P) == 8)
-			out[i] = ((uint64_t) keys[i] << 32) | idx[i];
-		else
-			out[i] = P{idx[i], keys[i]};
-	}
-}
-
-/* Split the sorted wide keys back into keys and indices. */
-template <typename K, typename P>
-__global__ void unpack_pairs_kernel(const P *in, K *keys, uint32_t *idx, size_t n)
-{
-	for (size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t) gridDim.x * blockDim.x)
-	{
-		if constexpr (sizeof(P) == 8)
-		{
-			keys[i] = (K) (in[i] >> 32);
-			idx[i] = (uint32_t) in[i];
-		}
-		else
-		{
-			keys[i] = in[i].hi;
-			idx[i] = (uint32_t) in[i].lo;
-		}
-	}
-}
-
-/* Pack, sort the wide keys in scratch, unpack. */
-template <typename K, typename P>
-GpuextStatus sort_pairs(K *keys, uint32_t *idx, size_t n, void *scratch)
-{
-	cudaStream_t stream = device_stream();
-	P		   *wide = static_cast<P *>(scratch);
-	unsigned	blocks = (unsigned) std::min((n + 255) / 256, (size_t) 4096);
-	GpuextStatus st;
-
-	pack_pairs_kernel<K, P><<<blocks, 256, 0, stream>>>(keys, idx, wide, n);
-	if ((st = check_launch("pack_pairs_kernel")) != GPUEXT_OK)
-		return st;
-	if ((st = network_shape<P>(wide, n, pick_shape<P>(n))) != GPUEXT_OK)
-		return st;
-	unpack_pairs_kernel<K, P><<<blocks, 256, 0, stream>>>(wide, keys, idx, n);
-	return check_launch("unpack_pairs_kernel");
+	if (key_bytes == 4)
+		return network_shape(PairArrays<uint32_t, uint64_t>{static_cast<uint32_t *>(keys), idx}, n,
+							 shape < 0 ? pick_shape<uint64_t>(n) : shape);
+	return network_shape(PairArrays<uint64_t, Key96>{static_cast<uint64_t *>(keys), idx}, n,
+						 shape < 0 ? pick_shape<Key96>(n) : shape);
 }
 
 }								/* namespace */
 
-/* Scratch of the pairs sort: the pairs as keys of twice the width. */
-size_t bitonic_pairs_scratch_bytes(int key_bytes, size_t n)
-{
-	return n * (key_bytes == 4 ? sizeof(uint64_t) : sizeof(Key128));
-}
-
-/* Sort (key, index) pairs by key, then index: one bitonic sort of keys of twice the width. */
-GpuextStatus bitonic_sort_pairs(int key_bytes, void *keys, uint32_t *idx, size_t n, void *scratch)
+/* Sort (key, index) pairs by key, then index, in place: a bitonic sort of keys of twice the width. */
+GpuextStatus bitonic_sort_pairs(int key_bytes, void *keys, uint32_t *idx, size_t n)
 {
 	if (n < 2)
 		return GPUEXT_OK;
-	if (key_bytes == 4)
-		return sort_pairs<uint32_t, uint64_t>(static_cast<uint32_t *>(keys), idx, n, scratch);
-	return sort_pairs<uint64_t, Key128>(static_cast<uint64_t *>(keys), idx, n, scratch);
+	return sort_pairs(key_bytes, keys, idx, n, -1);
+}
+
+/* The pairs network with shape number shape (as network_shape's), to measure pick_shape's table. */
+GpuextStatus bitonic_sort_pairs_shape(int key_bytes, void *keys, uint32_t *idx, size_t n, int shape)
+{
+	if (n < 2)
+		return GPUEXT_OK;
+	return sort_pairs(key_bytes, keys, idx, n, shape);
+}
+
+/* The shape bitonic_sort_pairs uses for n pairs of key_bytes keys. */
+int bitonic_pick_pairs_shape(int key_bytes, size_t n)
+{
+	return key_bytes == 4 ? pick_shape<uint64_t>(n) : pick_shape<Key96>(n);
 }
 
 /* Enqueue the whole network for n keys on the stream. */
@@ -902,19 +1171,19 @@ GpuextStatus bitonic_sort(K *keys, size_t n)
 {
 	if (n < 2)
 		return GPUEXT_OK;
-	return network_shape<K>(keys, n, pick_shape<K>(n));
+	return network_shape(KeyArray<K>{keys}, n, pick_shape<K>(n));
 }
 
-/* The network with tile shape number shape (0 .. BITONIC_SHAPES-1), to measure pick_shape's table. */
+/* The network with shape number shape (0 .. BITONIC_SHAPES-1), to measure pick_shape's table. */
 template <typename K>
 GpuextStatus bitonic_sort_shape(K *keys, size_t n, int shape)
 {
 	if (n < 2)
 		return GPUEXT_OK;
-	return network_shape<K>(keys, n, shape);
+	return network_shape(KeyArray<K>{keys}, n, shape);
 }
 
-/* The tile shape bitonic_sort uses for n keys. */
+/* The shape bitonic_sort uses for n keys. */
 template <typename K>
 int bitonic_pick_shape(size_t n)
 {

@@ -155,7 +155,7 @@ GpuextStatus gpuext_sort_pairs_scratch_bytes(GpuextSortAlgo algo, int key_bytes,
 	if (algo != GPUEXT_SORT_BITONIC)
 		return gpuext::set_error(GPUEXT_INVALID, "%s sort does not sort (key, index) pairs; bitonic does",
 								 gpuext::algo_name(algo));
-	*bytes = gpuext::bitonic_pairs_scratch_bytes(key_bytes, n);
+	/* Bitonic sorts the pairs in place in their own arrays. */
 	return GPUEXT_OK;
 }
 
@@ -170,8 +170,10 @@ GpuextStatus gpuext_sort_pairs(GpuextSortAlgo algo, int key_bytes, void *keys, u
 		return st;
 	if (n > 0 && (keys == nullptr || idx == nullptr))
 		return gpuext::set_error(GPUEXT_INVALID, "pairs sort of %zu pairs: keys or index pointer is null", n);
+	if (((uintptr_t) keys | (uintptr_t) idx) % 16 != 0)
+		return gpuext::set_error(GPUEXT_INVALID, "pairs sort: keys and indices must be 16-byte aligned");
 	if (scratch_bytes < need || (need > 0 && scratch == nullptr))
 		return gpuext::set_error(GPUEXT_INVALID, "pairs sort of %zu %d-byte keys needs %zu bytes of scratch, got %zu",
 								 n, key_bytes, need, scratch == nullptr ? 0 : scratch_bytes);
-	return gpuext::bitonic_sort_pairs(key_bytes, keys, idx, n, scratch);
+	return gpuext::bitonic_sort_pairs(key_bytes, keys, idx, n);
 }

@@ -92,19 +92,24 @@ template <typename K>
 GpuextStatus bitonic_sort(K *keys, size_t n);
 
 /*
- * The bitonic network with tile shape number shape: 0 the large shape, 1 .. 4
- * smaller ones, 5 (32-bit keys only) 1024 threads; and the one bitonic_sort
- * picks for n.  For measuring the pick table (bench/sort_bench --shapes).
+ * The bitonic network with shape number shape: for keys 0 the large tiles,
+ * 1 .. 4 smaller ones, 5 (32-bit keys only) 1024 threads, 6 .. 9 one cluster
+ * launch with the tiles of 1 .. 4; for pairs of 64-bit keys 0 .. 3 (see
+ * network_shape in sort_bitonic.cu).  A shape that does not apply to n or to
+ * the device gives GPUEXT_INVALID.  With the shape bitonic_sort and
+ * bitonic_sort_pairs pick for n, for measuring the pick table
+ * (bench/sort_bench --shapes).
  */
-constexpr int BITONIC_SHAPES = 6;
+constexpr int BITONIC_SHAPES = 10;
 template <typename K>
 GpuextStatus bitonic_sort_shape(K *keys, size_t n, int shape);
 template <typename K>
 int			bitonic_pick_shape(size_t n);
+GpuextStatus bitonic_sort_pairs_shape(int key_bytes, void *keys, uint32_t *idx, size_t n, int shape);
+int			bitonic_pick_pairs_shape(int key_bytes, size_t n);
 
-/* (key, uint32 index) pairs of key_bytes keys, sorted by key then index; scratch on the device. */
-size_t		bitonic_pairs_scratch_bytes(int key_bytes, size_t n);
-GpuextStatus bitonic_sort_pairs(int key_bytes, void *keys, uint32_t *idx, size_t n, void *scratch);
+/* (key, uint32 index) pairs of key_bytes keys sorted in place by key, then index (no scratch). */
+GpuextStatus bitonic_sort_pairs(int key_bytes, void *keys, uint32_t *idx, size_t n);
 
 template <typename K>
 GpuextStatus oddeven_sort(K *keys, size_t n);
