@@ -206,24 +206,26 @@ def shapes(k, md):
     rows = [r for r in k.rows if r['section'] == 'shapes' and r['median_ms']]
     if not rows:
         return
-    md.append('Bitonic tile shapes (`sort_bench --shapes`; shape numbers as `network_shape` in '
-              '`cuda/sort_bitonic.cu`: 0 the large tiles, 1 .. 4 smaller ones, 5 1024 threads): the fastest '
-              'at each n, and in brackets the one `bitonic_sort` picks when another is faster, with both times '
-              'in microseconds:')
+    md.append('Bitonic shapes (`sort_bench --shapes`; shape numbers as `network_shape` in '
+              '`cuda/sort_bitonic.cu`: for keys 0 the large tiles, 1 .. 4 smaller ones, 5 1024 threads, '
+              '6 .. 9 one cluster launch over the tiles of 1 .. 4; for pairs of 64-bit keys 0 .. 3 the pair '
+              'tiles): the fastest at each n, and in brackets the one `bitonic_sort` (`bitonic_sort_pairs`) '
+              'picks when another is faster, with both times in microseconds:')
     md.append('')
     md.append('| type | n: fastest shape (picked shape when different) |')
     md.append('|---|---|')
-    for typ in ('u32', 'u64'):
+    for typ in ('u32', 'u64', 'pairs32', 'pairs64'):
         cells = []
         for n in sorted({int(r['n']) for r in rows if r['type'] == typ}):
             at = {r['algo']: r for r in rows if r['type'] == typ and int(r['n']) == n}
             best = min(at.values(), key=lambda r: float(r['median_ms']))
             pick = [r for r in at.values() if r['note'].startswith('picked')]
-            cell = '%s: %s %.1f' % (pow2(n), best['algo'][-1], float(best['median_ms']) * 1e3)
+            cell = '%s: %s %.1f' % (pow2(n), best['algo'][len('bitonic_s'):], float(best['median_ms']) * 1e3)
             if pick and pick[0] is not best:
-                cell += ' (%s %.1f)' % (pick[0]['algo'][-1], float(pick[0]['median_ms']) * 1e3)
+                cell += ' (%s %.1f)' % (pick[0]['algo'][len('bitonic_s'):], float(pick[0]['median_ms']) * 1e3)
             cells.append(cell)
-        md.append('| %s | %s |' % (typ, '; '.join(cells)))
+        if cells:
+            md.append('| %s | %s |' % (typ, '; '.join(cells)))
     md.append('')
 
 

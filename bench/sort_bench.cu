@@ -584,27 +584,48 @@ void bench_cpu(const char *type, size_t n, const Buffers &b, int max_oddeven_log
 	}
 }
 
-/* Every bitonic tile shape at n random keys of K (already in b.src); the one bitonic_sort picks is noted. */
+/*
+ * Every bitonic shape at n random keys of K (already in b.src), or at n
+ * (key, index) pairs with pairs; the one bitonic_sort (bitonic_sort_pairs)
+ * picks is noted.  A shape that does not apply to n or to this device (the
+ * sort refuses it) is a skipped row with the reason.
+ */
 template <typename K>
-void bench_shapes(const char *type, size_t n, const Buffers &b)
+void bench_shapes(const char *type, size_t n, const Buffers &b, bool pairs)
 {
 	cudaStream_t stream = gpuext::device_stream();
 	auto		restore = [&] {
-		check(cudaMemcpyAsync(b.work, b.src, n * sizeof(K), cudaMemcpyDeviceToDevice, stream), "restore"); };
-	const int	picked = gpuext::bitonic_pick_shape<K>(n);
+		check(cudaMemcpyAsync(b.work, b.src, n * sizeof(K), cudaMemcpyDeviceToDevice, stream), "restore");
+		if (pairs)
+			check(cudaMemcpyAsync(b.idx, b.idx_src, n * 4, cudaMemcpyDeviceToDevice, stream), "restore idx");
+	};
+	auto		sort = [&](int shape) {
+		return pairs ? gpuext::bitonic_sort_pairs_shape((int) sizeof(K), b.work, b.idx, n, shape)
+			: gpuext::bitonic_sort_shape<K>(static_cast<K *>(b.work), n, shape);
+	};
+	const int	picked = pairs ? gpuext::bitonic_pick_pairs_shape((int) sizeof(K), n)
+		: gpuext::bitonic_pick_shape<K>(n);
 
 	for (int shape = 0; shape < gpuext::BITONIC_SHAPES; shape++)
 	{
 		char		algo[32];
+		GpuextStatus st;
 
-		if (shape == 5 && sizeof(K) == 8)
+		if ((shape == 5 && (sizeof(K) == 8 || pairs)) || (pairs && sizeof(K) == 8 && shape > 3))
 			continue;
 		snprintf(algo, sizeof(algo), "bitonic_s%d", shape);
-		Timing		t = time_case(n, restore, [&] {
-			must(gpuext::bitonic_sort_shape<K>(static_cast<K *>(b.work), n, shape), algo); });
+		restore();
+		if ((st = sort(shape)) == GPUEXT_INVALID)
+		{
+			emit("shapes", algo, type, n, "random", nullptr, "skipped", gpuext_cuda_error_message());
+			continue;
+		}
+		must(st, algo);
+		Timing		t = time_case(n, restore, [&] { must(sort(shape), algo); });
+		bool		ok = pairs ? order_ok<K>(b.src, b.idx, b.idx_src, n) : keys_ok<K>(b.src, b.work, n);
 
-		emit("shapes", algo, type, n, "random", &t, keys_ok<K>(b.src, b.work, n) ? "ok" : "not_sorted",
-			 shape == picked ? "picked by bitonic_sort" : "");
+		emit("shapes", algo, type, n, "random", &t, ok ? "ok" : "not_sorted",
+			 shape == picked ? (pairs ? "picked by bitonic_sort_pairs" : "picked by bitonic_sort") : "");
 	}
 }
 
@@ -742,9 +763,11 @@ int main(int argc, char **argv)
 			for (size_t n : {(size_t) 1 << k, ((size_t) 1 << k) + 1})
 			{
 				fill<uint32_t>(b, n, RANDOM, seed + n);
-				bench_shapes<uint32_t>("u32", n, b);
+				bench_shapes<uint32_t>("u32", n, b, false);
+				bench_shapes<uint32_t>("pairs32", n, b, true);
 				fill<uint64_t>(b, n, RANDOM, seed + n);
-				bench_shapes<uint64_t>("u64", n, b);
+				bench_shapes<uint64_t>("u64", n, b, false);
+				bench_shapes<uint64_t>("pairs64", n, b, true);
 			}
 
 	/* Patterns at one size, beside random keys. */

@@ -20,7 +20,10 @@
  * field against a CPU reference (128-bit integer sums; for floats the exact
  * digits of agg_accum.c), with the result and scratch poisoned first and
  * the bytes past the scratch intact after.  --only picks one family.  The
- * last line is "N passed, M failed".
+ * last line is "N passed, M failed".  Every bitonic shape (sort_keys.cuh:
+ * tile shapes, the cluster kernel at each cluster size, the pair tiles) is
+ * also run by number beside the one the entry points pick, and a shape
+ * that does not apply to n or to the device must be refused.
  */
 #include <algorithm>
 #include <cfloat>
@@ -37,6 +40,7 @@
 #include <vector>
 
 #include "gpuext_cuda.h"
+#include "sort_keys.cuh"
 
 namespace
 {
@@ -299,9 +303,20 @@ bool sort_finished(GpuextStatus st, char *detail, size_t detail_size)
 	return false;
 }
 
-/* Sort input on the device with algo and compare with expected; one case. */
+/* Bitonic shape number shape of n keys of key_bytes, as bench/sort_bench --shapes runs it. */
+GpuextStatus sort_shape(int key_bytes, void *keys, size_t n, int shape)
+{
+	if (key_bytes == 4)
+		return gpuext::bitonic_sort_shape<uint32_t>(static_cast<uint32_t *>(keys), n, shape);
+	return gpuext::bitonic_sort_shape<uint64_t>(static_cast<uint64_t *>(keys), n, shape);
+}
+
+/*
+ * Sort input on the device with algo (or bitonic shape number shape, when
+ * not -1) and compare with expected; one case.
+ */
 void check_sort(int algo_index, int key_bytes, Pattern pattern, size_t n, const std::vector<uint64_t> &input,
-				const std::vector<uint64_t> &expected)
+				const std::vector<uint64_t> &expected, int shape = -1)
 {
 	GpuextSortAlgo algo = ALGOS[algo_index];
 	char		what[160];
@@ -313,8 +328,12 @@ void check_sort(int algo_index, int key_bytes, Pattern pattern, size_t n, const 
 	GpuextStatus st;
 	bool		ok = true;
 
-	snprintf(what, sizeof(what), "%s %d-bit %s n=%zu", ALGO_NAMES[algo_index], 8 * key_bytes,
-			 PATTERN_NAMES[pattern], n);
+	if (shape >= 0)
+		snprintf(what, sizeof(what), "bitonic shape %d %d-bit %s n=%zu", shape, 8 * key_bytes, PATTERN_NAMES[pattern],
+				 n);
+	else
+		snprintf(what, sizeof(what), "%s %d-bit %s n=%zu", ALGO_NAMES[algo_index], 8 * key_bytes,
+				 PATTERN_NAMES[pattern], n);
 	st = query_scratch(algo, key_bytes, n, &scratch_bytes);
 	if (st != GPUEXT_OK)
 	{
@@ -330,8 +349,9 @@ void check_sort(int algo_index, int key_bytes, Pattern pattern, size_t n, const 
 	pin_keys(input, n, key_bytes);
 	must(gpuext_cuda_copy_to_device(d_keys, pinned_in, n * key_bytes), "key upload");
 
-	ok = sort_finished(sort_keys(algo, key_bytes, d_keys, n, d_scratch, scratch_bytes, nullptr, nullptr), detail,
-					   sizeof(detail));
+	ok = sort_finished(shape >= 0 ? sort_shape(key_bytes, d_keys, n, shape)
+					   : sort_keys(algo, key_bytes, d_keys, n, d_scratch, scratch_bytes, nullptr, nullptr),
+					   detail, sizeof(detail));
 	if (ok)
 	{
 		char	   *out = static_cast<char *>(pinned_out);
@@ -415,12 +435,13 @@ void check_invalid_arguments()
 }
 
 /*
- * Sort (key, index) pairs on the device and compare both arrays with the
- * CPU's order (key, then index); the keys and indices past n and the bytes
- * past the scratch are poisoned before and must survive; one case.
+ * Sort (key, index) pairs on the device (with bitonic shape number shape,
+ * when not -1) and compare both arrays with the CPU's order (key, then
+ * index); the keys and indices past n and the bytes past the scratch are
+ * poisoned before and must survive; one case.
  */
 void check_pairs(int key_bytes, Pattern pattern, size_t n, const std::vector<uint64_t> &keys,
-				 const std::vector<uint32_t> &idx)
+				 const std::vector<uint32_t> &idx, int shape = -1)
 {
 	char		what[160];
 	char		detail[256] = "";
@@ -434,7 +455,11 @@ void check_pairs(int key_bytes, Pattern pattern, size_t n, const std::vector<uin
 	GpuextStatus st;
 	bool		ok = true;
 
-	snprintf(what, sizeof(what), "bitonic pairs %d-bit %s n=%zu", 8 * key_bytes, PATTERN_NAMES[pattern], n);
+	if (shape >= 0)
+		snprintf(what, sizeof(what), "bitonic pairs shape %d %d-bit %s n=%zu", shape, 8 * key_bytes,
+				 PATTERN_NAMES[pattern], n);
+	else
+		snprintf(what, sizeof(what), "bitonic pairs %d-bit %s n=%zu", 8 * key_bytes, PATTERN_NAMES[pattern], n);
 	for (size_t i = 0; i < n; i++)
 		want[i] = {keys[i], idx[i]};
 	std::sort(want.begin(), want.end());
@@ -457,8 +482,10 @@ void check_pairs(int key_bytes, Pattern pattern, size_t n, const std::vector<uin
 	must(gpuext_cuda_copy_to_device(d_keys, pinned_in, n * key_bytes), "key upload");
 	must(gpuext_cuda_copy_to_device(d_idx, static_cast<char *>(pinned_in) + n * key_bytes, n * 4), "index upload");
 
-	ok = sort_finished(gpuext_sort_pairs(GPUEXT_SORT_BITONIC, key_bytes, d_keys, static_cast<uint32_t *>(d_idx), n,
-										 d_scratch, scratch_bytes),
+	ok = sort_finished(shape >= 0 ? gpuext::bitonic_sort_pairs_shape(key_bytes, d_keys, static_cast<uint32_t *>(d_idx),
+																	 n, shape)
+					   : gpuext_sort_pairs(GPUEXT_SORT_BITONIC, key_bytes, d_keys, static_cast<uint32_t *>(d_idx), n,
+										   d_scratch, scratch_bytes),
 					   detail, sizeof(detail));
 	if (ok)
 	{
@@ -535,12 +562,121 @@ void run_pair_checks(bool quick, uint64_t seed)
 																				  &bytes));
 	expect_invalid("2-byte pair keys are refused", gpuext_sort_pairs_scratch_bytes(GPUEXT_SORT_BITONIC, 2, 10,
 																				   &bytes));
+	bytes = 1;
 	must(gpuext_sort_pairs_scratch_bytes(GPUEXT_SORT_BITONIC, 8, 100, &bytes), "pairs scratch query");
-	expect_invalid("pairs with one byte too little scratch are refused",
-				   gpuext_sort_pairs(GPUEXT_SORT_BITONIC, 8, d, static_cast<uint32_t *>(d), 100, d, bytes - 1));
+	report(bytes == 0, "bitonic pairs need no scratch", "");
 	expect_invalid("pairs without indices are refused",
-				   gpuext_sort_pairs(GPUEXT_SORT_BITONIC, 4, d, nullptr, 100, d, bytes));
+				   gpuext_sort_pairs(GPUEXT_SORT_BITONIC, 4, d, nullptr, 100, nullptr, 0));
+	expect_invalid("pair keys off 16-byte alignment are refused",
+				   gpuext_sort_pairs(GPUEXT_SORT_BITONIC, 8, static_cast<char *>(d) + 8,
+									 reinterpret_cast<uint32_t *>(static_cast<char *>(d) + 2048), 100, nullptr, 0));
+	expect_invalid("pair indices off 16-byte alignment are refused",
+				   gpuext_sort_pairs(GPUEXT_SORT_BITONIC, 4, d,
+									 reinterpret_cast<uint32_t *>(static_cast<char *>(d) + 2052), 100, nullptr, 0));
 	gpuext_cuda_free(d);
+}
+
+/* Keys a cluster shape's tiles hold (6 .. 9: the tiles of shapes 1 .. 4), 0 for other shapes. */
+size_t cluster_tile(int shape)
+{
+	return shape >= 6 ? (size_t) 512 << (shape - 5) : 0;
+}
+
+/*
+ * Whether bitonic shape number shape sorts n keys of key_bytes (pairs: 8 or
+ * 16-byte network keys) on this device, as network_shape decides.
+ */
+bool shape_applies(int net_bytes, int shape, size_t n, bool clusters, size_t smem_optin)
+{
+	size_t		p = 1;
+
+	while (p < n)
+		p <<= 1;
+	if (net_bytes == 16)
+		return shape == 0 ? smem_optin >= 128 * 1024 : shape <= 3;
+	if (shape == 5)
+		return net_bytes == 4;
+	if (shape >= 6)
+		return clusters && p <= 8 * cluster_tile(shape);	/* 8: the portable cluster size */
+	return true;
+}
+
+/*
+ * Every bitonic shape by number over sizes around the cluster's one to
+ * eight tiles (and, for pairs, above the shared-memory global passes):
+ * keys of both widths and pairs of both; a shape that does not apply must
+ * be refused.
+ */
+void run_shape_checks(bool quick, uint64_t seed)
+{
+	int			cluster = 0;
+	int			optin = 0;
+	std::vector<size_t> sizes;
+
+	if (cudaDeviceGetAttribute(&cluster, cudaDevAttrClusterLaunch, 0) != cudaSuccess ||
+		cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0) != cudaSuccess)
+	{
+		report(false, "device attributes for the shape checks", cudaGetErrorString(cudaGetLastError()));
+		return;
+	}
+	if (quick)
+		sizes = {1025, 4097, 16385, 65536};
+	else
+		sizes = {2, 1000, 1025, 2049, 4097, 8193, 12289, 16385, 32769, 65535, 65536, 65537, (1u << 20) + 1,
+				 (1u << 22) + 1};
+	for (int kb = 4; kb <= 8; kb += 4)
+		for (int p = 0; p < NUM_PATTERNS; p++)
+		{
+			Pattern		pattern = static_cast<Pattern>(p);
+
+			if ((quick && pattern != RANDOM && pattern != FEW_16) || (!quick && pattern == SORTED) ||
+				(only_pattern != nullptr && strcmp(only_pattern, PATTERN_NAMES[p]) != 0))
+				continue;
+			for (size_t n : sizes)
+			{
+				if (n > max_n)
+					continue;
+				std::mt19937_64 rng(seed ^ (n * 0x2545F4914F6CDD1Dull) ^ ((uint64_t) p << 36) ^ ((uint64_t) kb << 50));
+				std::vector<uint64_t> input(n);
+				std::vector<uint64_t> expected;
+				std::vector<uint32_t> idx(n);
+
+				generate(input, pattern, kb, rng);
+				expected = input;
+				std::sort(expected.begin(), expected.end());
+				for (size_t i = 0; i < n; i++)
+					idx[i] = (uint32_t) (rng() % (n + n / 8 + 1));
+				for (int shape = 0; shape < gpuext::BITONIC_SHAPES; shape++)
+				{
+					bool		keys_apply = shape_applies(kb, shape, n, cluster != 0, (size_t) optin);
+					bool		pairs_apply = shape_applies(2 * kb, shape, n, cluster != 0, (size_t) optin);
+					bool		large = n > (1u << 17);
+
+					/* The largest sizes are there for the global passes of the tiled shapes. */
+					if (keys_apply && !(large && (kb == 8 || pattern != RANDOM)))
+						check_sort(0, kb, pattern, n, input, expected, shape);
+					if (pairs_apply && !(large && pattern != RANDOM && pattern != FEW_16))
+						check_pairs(kb, pattern, n, input, idx, shape);
+					if (n == 4097 && pattern == RANDOM)
+					{
+						char		what[96];
+
+						if (!keys_apply)
+						{
+							snprintf(what, sizeof(what), "bitonic shape %d %d-bit n=%zu is refused here", shape,
+									 8 * kb, n);
+							expect_invalid(what, sort_shape(kb, nullptr, n, shape));
+						}
+						if (!pairs_apply)
+						{
+							snprintf(what, sizeof(what), "bitonic pairs shape %d %d-bit n=%zu is refused here",
+									 shape, 8 * kb, n);
+							expect_invalid(what, gpuext::bitonic_sort_pairs_shape(kb, nullptr, nullptr, n, shape));
+						}
+					}
+				}
+			}
+		}
 }
 
 /* Poll callback that always asks to stop. */
@@ -1611,6 +1747,7 @@ int main(int argc, char **argv)
 		check_waits(quick ? 1 << 17 : 1 << 20);
 		run_checks(quick, seed);
 		run_pair_checks(quick, seed);
+		run_shape_checks(quick, seed);
 	}
 	if (!only_sort && !only_reduce)
 	{
