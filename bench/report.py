@@ -283,9 +283,16 @@ def e2e(rows, out, md):
     md.append(table(rows, list(rows[0])))
 
 
+def field(v):
+    """A CSV field for a table: long float fields (ratios from SQL) to three decimals."""
+    if re.fullmatch(r'-?\d+\.\d{5,}', v or ''):
+        return '%.3f' % float(v)
+    return v or ''
+
+
 def table(rows, cols):
     lines = ['| ' + ' | '.join(cols) + ' |', '|' + '---|' * len(cols)]
-    lines += ['| ' + ' | '.join(r.get(c, '') or '' for c in cols) + ' |' for r in rows]
+    lines += ['| ' + ' | '.join(field(r.get(c, '')) for c in cols) + ' |' for r in rows]
     return '\n'.join(lines) + '\n'
 
 
