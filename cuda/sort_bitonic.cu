@@ -1105,10 +1105,12 @@ GpuextStatus network_shape(const G &g, size_t n, int shape)
 
 /*
  * Shape by n: the fastest per size in bench/sort_bench --shapes on an H100
- * (driver 580.159.04, 2026-11-24; bench/suite.sh reports it).  From two to
- * eight small tiles one cluster launch is fastest (shapes 6 .. 9); past
- * that, up to about a million keys, many blocks of small tiles beat the
- * large shape's few long blocks, as the whole input sits in L2.  Without
+ * (driver 580.159.04, 2026-11-24), and again in the suite run of 5cb74f5
+ * (README), within half a microsecond up to 2^16.  From two to eight small
+ * tiles one cluster launch is fastest (shapes 6 .. 9); past that, up to
+ * about a million keys, many blocks of small tiles beat the large shape's
+ * few long blocks, as the whole input sits in L2 (that run found shape 3
+ * up to 10% faster than 4 for 32-bit keys from 2^17 to 2^19).  Without
  * clusters the tiled shapes serve every size.  Pairs of 64-bit keys: the
  * 2048-pair tile was as fast as the larger ones at 2^24 and fastest below.
  */
