@@ -22,14 +22,15 @@
  *	  to rows the strides below E; only when E < 32 are a stride or two left
  *	  for shuffles.  Rows go to global memory through the lane layout, so
  *	  that every store is coalesced.
- *	- global pass: for a stage larger than a tile, up to 5 strides (4 for
- *	  96-bit keys) of S and above in one pass; each thread loads 2^B keys
+ *	- global pass: for a stage larger than a tile, up to 5 strides of S
+ *	  and above in one pass; each thread loads 2^B keys
  *	  that those strides connect (for the stage's first, mirrored step also
  *	  the mirror column), runs the strides in registers and writes back only
  *	  the keys that moved.
  *	- global pass through shared memory: up to 8 such strides (7 with the
  *	  mirror step) for 32 consecutive columns of every row a block takes, so
- *	  that a large stage needs fewer passes over memory.
+ *	  that a large stage needs fewer passes over memory (96-bit keys take 12
+ *	  bytes there, in two arrays).
  *	- tile merge: the strides S/2 .. 1 of a stage larger than a tile: column
  *	  layout straight from global memory for the strides >= 32E, then each
  *	  warp finishes its segment as above.
@@ -153,12 +154,8 @@ struct PairArrays
 	__device__ __forceinline__ void get_run(size_t first, P *v) const;
 };
 
-/* Strides per global pass at most (2^global_bits keys a thread), and its block size. */
-template <typename K>
-constexpr unsigned global_bits()
-{
-	return sizeof(K) <= 8 ? 5 : 4;
-}
+/* Strides per global pass at most (2^GLOBAL_BITS keys a thread), and its block size. */
+constexpr unsigned GLOBAL_BITS = 5;
 constexpr unsigned GLOBAL_THREADS = 256;
 
 constexpr unsigned FULL_MASK = 0xffffffffu;
@@ -185,8 +182,8 @@ struct Shape
 	static constexpr unsigned LANE_POS = LE + 5;	/* first stride position above the warp */
 	static constexpr unsigned RMIN = LANE_POS - LT; /* column register bit of LANE_POS */
 	static constexpr size_t SMEM = (size_t) S * sizeof(K);
-	/* Blocks an SM runs at once: at most 64 registers a thread, 128 for rows over 128 bytes. */
-	static constexpr unsigned MIN_BLOCKS = LT >= 10 ? 1 : (E * sizeof(K) > 128 ? 512 : 1024) / T;
+	/* Blocks an SM runs at once: at most 64 registers a thread, 128 for rows over 128 bytes or of 96-bit keys. */
+	static constexpr unsigned MIN_BLOCKS = LT >= 10 ? 1 : (E * sizeof(K) > 128 || sizeof(K) > 8 ? 512 : 1024) / T;
 
 	static_assert(CHUNKS >= 1 && CHUNKS <= 16, "a row is one to sixteen 16-byte chunks");
 	static_assert(LANE_POS >= LT && LT <= 10, "one column round covers the strides above the warp");
@@ -196,12 +193,23 @@ struct Shape
 template <typename K>
 using LargeShape = Shape<K, sizeof(K) == 4 ? 5 : 4, 9>;
 
+/* c ? a : b word by word, so that a 96-bit key stays in registers (a select of structs goes through memory). */
+template <typename K>
+__device__ __forceinline__ K pick(bool c, const K &a, const K &b)
+{
+	if constexpr (sizeof(K) <= 8)
+		return c ? a : b;
+	else
+		return K{c ? a.hi : b.hi, c ? a.lo : b.lo};
+}
+
 /* Put the smaller key first. */
 template <typename K>
 __device__ __forceinline__ void cmpx(K &a, K &b)
 {
-	K			x = a < b ? a : b;
-	K			y = a < b ? b : a;
+	bool		lt = a < b;
+	K			x = pick(lt, a, b);
+	K			y = pick(lt, b, a);
 
 	a = x;
 	b = y;
@@ -212,8 +220,8 @@ template <typename K>
 __device__ __forceinline__ bool cmpx_swapped(K &a, K &b)
 {
 	bool		swap = b < a;
-	K			x = swap ? b : a;
-	K			y = swap ? a : b;
+	K			x = pick(swap, b, a);
+	K			y = pick(swap, a, b);
 
 	a = x;
 	b = y;
@@ -367,7 +375,7 @@ __device__ __forceinline__ void row_lane_stride(K *v, unsigned lane, unsigned lm
 	{
 		K			x = shfl_xor(v[e], lm);
 
-		v[e] = lower ? (x < v[e] ? x : v[e]) : (x < v[e] ? v[e] : x);
+		v[e] = pick(lower == (x < v[e]), x, v[e]);
 	}
 }
 
@@ -386,8 +394,8 @@ __device__ __forceinline__ void row_lane_mirror(K *v, unsigned lane, unsigned k)
 		K			c = v[e];
 		K			d = v[Sh::E - 1 - e];
 
-		v[e] = lower ? (a < c ? a : c) : (a < c ? c : a);
-		v[Sh::E - 1 - e] = lower ? (b < d ? b : d) : (b < d ? d : b);
+		v[e] = pick(lower == (a < c), a, c);
+		v[Sh::E - 1 - e] = pick(lower == (b < d), b, d);
 	}
 }
 
@@ -747,6 +755,51 @@ __global__ void __launch_bounds__(GLOBAL_THREADS) bitonic_global_pass_kernel(G g
 			g.put(at(m), v[m]);
 }
 
+/*
+ * A block's keys in shared memory as one array; 96-bit keys as two, their
+ * high and low words (12 bytes a key, not the 16 of the padded struct).
+ */
+template <typename K>
+struct SmemKeys
+{
+	static constexpr size_t BYTES = sizeof(K);
+	K		   *s;
+
+	__device__ __forceinline__ SmemKeys(void *p, unsigned) : s(static_cast<K *>(p))
+	{
+	}
+	__device__ __forceinline__ K get(unsigned i) const
+	{
+		return s[i];
+	}
+	__device__ __forceinline__ void put(unsigned i, const K &v) const
+	{
+		s[i] = v;
+	}
+};
+
+template <>
+struct SmemKeys<Key96>
+{
+	static constexpr size_t BYTES = 12;
+	uint64_t   *hi;
+	uint32_t   *lo;
+
+	__device__ __forceinline__ SmemKeys(void *p, unsigned count)
+		: hi(static_cast<uint64_t *>(p)), lo(reinterpret_cast<uint32_t *>(hi + count))
+	{
+	}
+	__device__ __forceinline__ Key96 get(unsigned i) const
+	{
+		return Key96{hi[i], lo[i]};
+	}
+	__device__ __forceinline__ void put(unsigned i, const Key96 &v) const
+	{
+		hi[i] = v.hi;
+		lo[i] = v.lo;
+	}
+};
+
 /* Rows of a shared-memory global pass: 32 columns of 2^GS_BITS rows (2^(GS_BITS-1) in each of two sets when mirrored). */
 constexpr unsigned GS_BITS = 8;
 constexpr unsigned GS_THREADS = 512;
@@ -782,14 +835,16 @@ __device__ __forceinline__ void gs_row_strides(K *v, int shift, unsigned stop)
  * thread t holds j = t + T*r (register bits are the top rows), then, after
  * one trip through shared memory, j = lane | r << 5 | warp << 9 (register
  * bits the low rows).  Keys past n are +infinity and never written.
+ * Blocks an SM runs at once: three for 32-bit keys, two for wider ones
+ * (one block of 96-bit keys, with more registers, hid too little latency).
  */
 template <class G, bool MIRROR, typename K = typename G::Key>
-__global__ void __launch_bounds__(GS_THREADS) bitonic_global_smem_kernel(G g, size_t n, unsigned p_lo, unsigned hi)
+__global__ void __launch_bounds__(GS_THREADS, sizeof(K) == 4 ? 3 : 2) bitonic_global_smem_kernel(G g, size_t n, unsigned p_lo, unsigned hi)
 {
 	constexpr unsigned SB = MIRROR ? 1 : 0;		/* set bits */
 	constexpr unsigned MB = GS_BITS - SB;			/* row bits */
 	extern __shared__ uint4 smem[];
-	K		   *s = reinterpret_cast<K *>(smem);
+	const SmemKeys<K> s(smem, GS_KEYS);
 	const unsigned tid = threadIdx.x;
 	const unsigned cbits = p_lo - 5 - SB;			/* column-block bits of the block number */
 	const size_t b = blockIdx.x;
@@ -819,24 +874,27 @@ __global__ void __launch_bounds__(GS_THREADS) bitonic_global_smem_kernel(G g, si
 		/* The mirror step: each key of set 0 with its mirror in set 1; the lower index keeps the smaller. */
 #pragma unroll
 		for (unsigned r = 0; r < GS_E; r++)
-			s[tid + GS_THREADS * r] = v[r];
+			s.put(tid + GS_THREADS * r, v[r]);
 		__syncthreads();
 		for (unsigned q = tid; q < GS_KEYS / 2; q += GS_THREADS)
 		{
 			unsigned	c = q & 31;
 			unsigned	m = q >> 5;
-			K		   *a = &s[(m << 6) | c];
-			K		   *z = &s[((m ^ mm) << 6) | 32 | (c ^ 31)];
+			unsigned	ia = (m << 6) | c;
+			unsigned	iz = ((m ^ mm) << 6) | 32 | (c ^ 31);
+			K			a = s.get(ia);
+			K			z = s.get(iz);
 
-			if ((m >> top) & 1)
-				cmpx(*z, *a);
-			else
-				cmpx(*a, *z);
+			if (((m >> top) & 1) ? a < z : z < a)
+			{
+				s.put(ia, z);
+				s.put(iz, a);
+			}
 		}
 		__syncthreads();
 #pragma unroll
 		for (unsigned r = 0; r < GS_E; r++)
-			v[r] = s[tid + GS_THREADS * r];
+			v[r] = s.get(tid + GS_THREADS * r);
 		__syncthreads();
 	}
 
@@ -846,7 +904,7 @@ __global__ void __launch_bounds__(GS_THREADS) bitonic_global_smem_kernel(G g, si
 	gs_row_strides(v, 4 - (int) SB, stop);
 #pragma unroll
 	for (unsigned r = 0; r < GS_E; r++)
-		s[tid + GS_THREADS * r] = v[r];
+		s.put(tid + GS_THREADS * r, v[r]);
 	__syncthreads();
 
 	/* Register bit x (j bit 5 + x) is the set bit for x < SB, else row bit x - SB. */
@@ -854,7 +912,7 @@ __global__ void __launch_bounds__(GS_THREADS) bitonic_global_smem_kernel(G g, si
 	const unsigned warp = tid >> 5;
 #pragma unroll
 	for (unsigned r = 0; r < GS_E; r++)
-		v[r] = s[lane | (r << 5) | (warp << 9)];
+		v[r] = s.get(lane | (r << 5) | (warp << 9));
 	gs_row_strides(v, -(int) SB, stop);
 #pragma unroll
 	for (unsigned r = 0; r < GS_E; r++)
@@ -883,10 +941,10 @@ GpuextStatus global_smem_pass(const G &g, size_t n, size_t top, unsigned p_lo, u
 	size_t		blocks = ((size_t) 1 << (p_lo - 5 - (MIRROR ? 1 : 0))) * groups;
 	GpuextStatus st;
 
-	if ((st = allow_smem((const void *) bitonic_global_smem_kernel<G, MIRROR>, GS_KEYS * sizeof(K),
+	if ((st = allow_smem((const void *) bitonic_global_smem_kernel<G, MIRROR>, GS_KEYS * SmemKeys<K>::BYTES,
 						 "bitonic global pass shared memory")) != GPUEXT_OK)
 		return st;
-	bitonic_global_smem_kernel<G, MIRROR><<<(unsigned) blocks, GS_THREADS, GS_KEYS * sizeof(K), stream>>>(
+	bitonic_global_smem_kernel<G, MIRROR><<<(unsigned) blocks, GS_THREADS, GS_KEYS * SmemKeys<K>::BYTES, stream>>>(
 		g, n, p_lo, hi);
 	return check_launch("bitonic_global_smem_kernel");
 }
@@ -899,7 +957,7 @@ size_t pass_threads(size_t n, unsigned q, unsigned z)
 	return ((n >> (q + z)) << q) + std::min(n & (span - 1), (size_t) 1 << q);
 }
 
-/* Launch one global pass of b register bits (1 .. global_bits; 2 .. with mirror). */
+/* Launch one global pass of b register bits (1 .. GLOBAL_BITS; 2 .. with mirror). */
 template <class G, bool MIRROR, typename K = typename G::Key>
 GpuextStatus global_pass(const G &g, size_t n, unsigned b, unsigned p_lo, cudaStream_t stream)
 {
@@ -924,8 +982,7 @@ GpuextStatus global_pass(const G &g, size_t n, unsigned b, unsigned p_lo, cudaSt
 			bitonic_global_pass_kernel<G, 4, MIRROR><<<blocks, GLOBAL_THREADS, 0, stream>>>(g, n, p_lo, count);
 			break;
 		default:
-			if constexpr (global_bits<K>() == 5)
-				bitonic_global_pass_kernel<G, 5, MIRROR><<<blocks, GLOBAL_THREADS, 0, stream>>>(g, n, p_lo, count);
+			bitonic_global_pass_kernel<G, 5, MIRROR><<<blocks, GLOBAL_THREADS, 0, stream>>>(g, n, p_lo, count);
 			break;
 	}
 	return check_launch("bitonic_global_pass_kernel");
@@ -933,24 +990,21 @@ GpuextStatus global_pass(const G &g, size_t n, unsigned b, unsigned p_lo, cudaSt
 
 /*
  * One global pass from position hi down towards low (the stage's first with
- * MIRROR): in registers when the strides fit there, else, for keys of up to
- * 64 bits, through shared memory (for pairs of 64-bit keys two register
- * passes were faster: one 128 KB block an SM hides too little latency).
- * *p_lo gets the lowest position it covered.
+ * MIRROR): in registers when the strides fit there, else through shared
+ * memory.  *p_lo gets the lowest position it covered.
  */
 template <class G, bool MIRROR, typename K = typename G::Key>
 GpuextStatus stride_pass(const G &g, size_t n, size_t top, unsigned hi, unsigned low, unsigned *p_lo,
 						 cudaStream_t stream)
 {
-	constexpr unsigned REG = global_bits<K>() - (MIRROR ? 1 : 0);
+	constexpr unsigned REG = GLOBAL_BITS - (MIRROR ? 1 : 0);
 	unsigned	strides = hi - low + 1;
 
-	if constexpr (sizeof(K) <= 8)
-		if (strides > REG && GS_KEYS * sizeof(K) <= device_smem_optin())
-		{
-			*p_lo = hi - std::min(GS_BITS - (MIRROR ? 1 : 0), strides) + 1;
-			return global_smem_pass<G, MIRROR>(g, n, top, *p_lo, hi, stream);
-		}
+	if (strides > REG && GS_KEYS * SmemKeys<K>::BYTES <= device_smem_optin())
+	{
+		*p_lo = hi - std::min(GS_BITS - (MIRROR ? 1 : 0), strides) + 1;
+		return global_smem_pass<G, MIRROR>(g, n, top, *p_lo, hi, stream);
+	}
 	strides = std::min(REG, strides);
 	*p_lo = hi - strides + 1;
 	return global_pass<G, MIRROR>(g, n, MIRROR ? strides + 1 : strides, *p_lo, stream);
@@ -960,7 +1014,7 @@ GpuextStatus stride_pass(const G &g, size_t n, size_t top, unsigned hi, unsigned
 template <class Sh, class G, typename K = typename Sh::Key>
 GpuextStatus network(const G &g, size_t n)
 {
-	static_assert(global_bits<K>() == 4 || global_bits<K>() == 5, "global_pass handles up to 5 bits");
+	static_assert(GLOBAL_BITS == 5, "global_pass handles up to 5 bits");
 	cudaStream_t stream = device_stream();
 	size_t		tiles = (n + Sh::S - 1) / Sh::S;
 	size_t		top = next_pow2(n);
@@ -1111,8 +1165,10 @@ GpuextStatus network_shape(const G &g, size_t n, int shape)
  * about a million keys, many blocks of small tiles beat the large shape's
  * few long blocks, as the whole input sits in L2 (that run found shape 3
  * up to 10% faster than 4 for 32-bit keys from 2^17 to 2^19).  Without
- * clusters the tiled shapes serve every size.  Pairs of 64-bit keys: the
- * 2048-pair tile was as fast as the larger ones at 2^24 and fastest below.
+ * clusters the tiled shapes serve every size.  Pairs of 64-bit keys
+ * (--shapes up to 2^24 with the 96-bit shared-memory pass, and in a run
+ * to 2^26): the 2048-pair tile up to 2^19, the 4096-pair one above (3 to
+ * 4% faster from 2^23).
  */
 template <typename K>
 int pick_shape(size_t n)
@@ -1120,7 +1176,7 @@ int pick_shape(size_t n)
 	size_t		p = next_pow2(n);
 
 	if (sizeof(K) > 8)
-		return 2;
+		return p <= ((size_t) 1 << 19) ? 2 : 1;
 	if (device_has_clusters() && p > 1024 && p <= 65536)
 	{
 		if (sizeof(K) == 4)
