@@ -3,7 +3,7 @@
  *		Standalone check of gpuext's device sorts against std::sort, through
  *		gpuext_cuda.h only (no PostgreSQL).  Needs a GPU to run.
  *
- *	kernel_harness [--quick] [--bench] [--rows] [--only sort|rows|reduce] [--seed N] [--max-n N]
+ *	kernel_harness [--quick] [--bench] [--rows] [--only sort|pairs|rows|reduce] [--seed N] [--max-n N]
  *				   [--pattern NAME] [--verbose]
  *
  * Every algorithm x key width x input pattern x size is sorted on the device
@@ -19,7 +19,8 @@
  * pattern x size, at an aligned and a one-element-off address, field by
  * field against a CPU reference (128-bit integer sums; for floats the exact
  * digits of agg_accum.c), with the result and scratch poisoned first and
- * the bytes past the scratch intact after.  --only picks one family.  The
+ * the bytes past the scratch intact after.  --only picks one family (sort
+ * includes the pair sorts, pairs is them alone).  The
  * last line is "N passed, M failed".  Every bitonic shape (sort_keys.cuh:
  * tile shapes, the cluster kernel at each cluster size, the pair tiles) is
  * also run by number beside the one the entry points pick, and a shape
@@ -98,9 +99,7 @@ int failed = 0;
 bool		verbose = false;
 size_t		max_n = SIZE_MAX;
 const char *only_pattern = nullptr;
-bool		only_rows = false;
-bool		only_sort = false;
-bool		only_reduce = false;
+const char *only = nullptr;		/* --only's family, or --rows's */
 
 void	   *pinned_in = nullptr;
 void	   *pinned_out = nullptr;
@@ -534,6 +533,17 @@ void run_pair_checks(bool quick, uint64_t seed)
 		sizes = {0, 1, 2, 33, 2049, 4097, 70001};
 	else
 		sizes = {0, 1, 2, 3, 31, 33, 1023, 1025, 2048, 2049, 4097, 8193, 65537, 131071, 1000003, (1u << 20) + 1};
+	auto		check_one = [&](int kb, Pattern pattern, size_t n, int shape) {
+		std::mt19937_64 rng(seed ^ (n * 0x51ED27F1ull) ^ ((uint64_t) pattern << 44) ^ ((uint64_t) kb << 52));
+		std::vector<uint64_t> keys(n);
+		std::vector<uint32_t> idx(n);
+
+		generate(keys, pattern, kb, rng);
+		for (size_t i = 0; i < n; i++)
+			idx[i] = (uint32_t) (rng() % (n + n / 8 + 1));
+		check_pairs(kb, pattern, n, keys, idx, shape);
+	};
+
 	for (int kb = 4; kb <= 8; kb += 4)
 		for (int p = 0; p < NUM_PATTERNS; p++)
 		{
@@ -543,18 +553,11 @@ void run_pair_checks(bool quick, uint64_t seed)
 				(only_pattern != nullptr && strcmp(only_pattern, PATTERN_NAMES[p]) != 0))
 				continue;
 			for (size_t n : sizes)
-			{
-				if (n > max_n)
-					continue;
-				std::mt19937_64 rng(seed ^ (n * 0x51ED27F1ull) ^ ((uint64_t) p << 44) ^ ((uint64_t) kb << 52));
-				std::vector<uint64_t> keys(n);
-				std::vector<uint32_t> idx(n);
-
-				generate(keys, pattern, kb, rng);
-				for (size_t i = 0; i < n; i++)
-					idx[i] = (uint32_t) (rng() % (n + n / 8 + 1));
-				check_pairs(kb, pattern, n, keys, idx);
-			}
+				if (n <= max_n)
+					check_one(kb, pattern, n, -1);
+			/* 2048-pair tiles past 2^23: a stage of 13 strides above the tile takes both shared-memory passes. */
+			if (!quick && kb == 8 && (pattern == RANDOM || pattern == FEW_16) && ((size_t) 1 << 23) + 1 <= max_n)
+				check_one(kb, pattern, ((size_t) 1 << 23) + 1, 2);
 		}
 
 	must(gpuext_cuda_alloc(&d, 4096), "allocation");
@@ -1643,6 +1646,12 @@ void run_reduce_checks(bool quick, uint64_t seed)
 			   reduce_inexact);
 }
 
+/* Whether the checks of family name run: all of them without --only. */
+bool runs(const char *name)
+{
+	return only == nullptr || strcmp(only, name) == 0;
+}
+
 }								/* namespace */
 
 /* Parse options, open the device, print it, run the checks or the benchmark. */
@@ -1661,16 +1670,11 @@ int main(int argc, char **argv)
 		else if (strcmp(argv[i], "--bench") == 0)
 			bench = true;
 		else if (strcmp(argv[i], "--rows") == 0)
-			only_rows = true;
+			only = "rows";
 		else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc &&
-				 (strcmp(argv[i + 1], "sort") == 0 || strcmp(argv[i + 1], "rows") == 0 ||
-				  strcmp(argv[i + 1], "reduce") == 0))
-		{
-			i++;
-			only_sort = strcmp(argv[i], "sort") == 0;
-			only_rows = strcmp(argv[i], "rows") == 0;
-			only_reduce = strcmp(argv[i], "reduce") == 0;
-		}
+				 (strcmp(argv[i + 1], "sort") == 0 || strcmp(argv[i + 1], "pairs") == 0 ||
+				  strcmp(argv[i + 1], "rows") == 0 || strcmp(argv[i + 1], "reduce") == 0))
+			only = argv[++i];
 		else if (strcmp(argv[i], "--verbose") == 0)
 			verbose = true;
 		else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
@@ -1699,7 +1703,7 @@ int main(int argc, char **argv)
 		else
 		{
 			fprintf(stderr,
-					"usage: %s [--quick] [--bench] [--rows] [--only sort|rows|reduce] [--seed N] [--max-n N] "
+					"usage: %s [--quick] [--bench] [--rows] [--only sort|pairs|rows|reduce] [--seed N] [--max-n N] "
 					"[--pattern NAME] [--verbose]\n",
 					argv[0]);
 			return 2;
@@ -1736,25 +1740,27 @@ int main(int argc, char **argv)
 
 	if (bench)
 	{
-		if (!only_rows)
+		if (only == nullptr || strcmp(only, "rows") != 0)
 			run_bench(seed);
 		run_rows_bench(seed);
 		return 0;
 	}
-	if (!only_rows && !only_reduce)
+	if (runs("sort"))
 	{
 		check_invalid_arguments();
 		check_waits(quick ? 1 << 17 : 1 << 20);
 		run_checks(quick, seed);
-		run_pair_checks(quick, seed);
-		run_shape_checks(quick, seed);
 	}
-	if (!only_sort && !only_reduce)
+	if (runs("sort") || runs("pairs"))
+		run_pair_checks(quick, seed);
+	if (runs("sort"))
+		run_shape_checks(quick, seed);
+	if (runs("rows"))
 	{
 		check_rows_arguments(quick ? 1 << 17 : 1 << 20);
 		run_row_checks(quick, seed);
 	}
-	if (!only_sort && !only_rows)
+	if (runs("reduce"))
 		run_reduce_checks(quick, seed);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
