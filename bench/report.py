@@ -7,6 +7,7 @@ reduce_ladder.csv (parsed from reduce_bench.txt), the PNG plots and README-figur
 image links are relative to RESULTS_DIR (bench/splice_readme.py rewrites them).  Standard library
 only.
 """
+import collections
 import csv
 import os
 import re
@@ -370,7 +371,9 @@ def main():
         shapes(k, md)
         oddeven_vs_cpu(k, dev, md)
         transfers(k, md)
-        skipped = sorted({'%s %s' % (r['algo'], r['note']) for r in k.rows if r['status'] == 'skipped'})
+        skipped = collections.Counter('%s %s' % (r['algo'], re.sub(r', not \d+$', '', r['note']))
+                                      for r in k.rows if r['status'] == 'skipped')
+        skipped = ['%s (%d size%s)' % (s, c, '' if c == 1 else 's') for s, c in sorted(skipped.items())]
         bad = [r for r in k.rows if r['status'] not in ('ok', 'skipped')]
         if skipped:
             md.append('Not run: ' + '; '.join(skipped) + '.')
