@@ -1159,12 +1159,12 @@ GpuextStatus network_shape(const G &g, size_t n, int shape)
 
 /*
  * Shape by n: the fastest per size in bench/sort_bench --shapes on an H100
- * (driver 580.159.04, 2026-11-24), and again in the suite run of 5cb74f5
- * (README), within half a microsecond up to 2^16.  From two to eight small
- * tiles one cluster launch is fastest (shapes 6 .. 9); past that, up to
- * about a million keys, many blocks of small tiles beat the large shape's
- * few long blocks, as the whole input sits in L2 (that run found shape 3
- * up to 10% faster than 4 for 32-bit keys from 2^17 to 2^19).  Without
+ * (driver 580.159.04, 2026-11-24), and again in the suite runs of 5cb74f5
+ * and 041b2e4, within half a microsecond up to 2^16.  From two to eight
+ * small tiles one cluster launch is fastest (shapes 6 .. 9); past that, up
+ * to about a million keys, many blocks of small tiles beat the large
+ * shape's few long blocks, as the whole input sits in L2 (both suite runs:
+ * for 32-bit keys from 2^17 to 2^19 shape 3 by 5 to 10% over 4).  Without
  * clusters the tiled shapes serve every size.  Pairs of 64-bit keys
  * (--shapes up to 2^24 with the 96-bit shared-memory pass, and in a run
  * to 2^26): the 2048-pair tile up to 2^19, the 4096-pair one above (3 to
@@ -1185,7 +1185,7 @@ int pick_shape(size_t n)
 			return p <= 8192 ? 6 : p <= 16384 ? 7 : 8;
 	}
 	if (sizeof(K) == 4)
-		return p <= 2048 ? 2 : p <= 32768 ? 3 : p <= ((size_t) 1 << 20) ? 4 : 0;
+		return p <= 2048 ? 2 : p <= ((size_t) 1 << 19) ? 3 : p <= ((size_t) 1 << 20) ? 4 : 0;
 	return p <= ((size_t) 1 << 18) ? 2 : p <= ((size_t) 1 << 19) ? 3 : 0;
 }
 
