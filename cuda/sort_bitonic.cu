@@ -806,6 +806,13 @@ constexpr unsigned GS_THREADS = 512;
 constexpr unsigned GS_KEYS = 32u << GS_BITS;
 constexpr unsigned GS_E = GS_KEYS / GS_THREADS;	/* keys per thread */
 
+/* Threads an SM holds, for the blocks a kernel asks to share one: 1024 before Ampere. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+constexpr unsigned SM_THREADS = 1024;
+#else
+constexpr unsigned SM_THREADS = 1536;
+#endif
+
 static_assert(GS_E == 16, "gs_row_strides covers four register bits");
 
 /* Register exchanges for the register bits x whose row bit x + shift is a stride (0 <= row bit < stop). */
@@ -835,11 +842,13 @@ __device__ __forceinline__ void gs_row_strides(K *v, int shift, unsigned stop)
  * thread t holds j = t + T*r (register bits are the top rows), then, after
  * one trip through shared memory, j = lane | r << 5 | warp << 9 (register
  * bits the low rows).  Keys past n are +infinity and never written.
- * Blocks an SM runs at once: three for 32-bit keys, two for wider ones
- * (one block of 96-bit keys, with more registers, hid too little latency).
+ * Blocks an SM runs at once: for 32-bit keys as many as it holds (three
+ * from Ampere on), two for wider ones (one block of 96-bit keys, with more
+ * registers, hid too little latency).
  */
 template <class G, bool MIRROR, typename K = typename G::Key>
-__global__ void __launch_bounds__(GS_THREADS, sizeof(K) == 4 ? 3 : 2) bitonic_global_smem_kernel(G g, size_t n, unsigned p_lo, unsigned hi)
+__global__ void __launch_bounds__(GS_THREADS, sizeof(K) == 4 ? SM_THREADS / GS_THREADS : 2)
+bitonic_global_smem_kernel(G g, size_t n, unsigned p_lo, unsigned hi)
 {
 	constexpr unsigned SB = MIRROR ? 1 : 0;		/* set bits */
 	constexpr unsigned MB = GS_BITS - SB;			/* row bits */
