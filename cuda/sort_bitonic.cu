@@ -967,7 +967,7 @@ size_t pass_threads(size_t n, unsigned q, unsigned z)
 }
 
 /* Launch one global pass of b register bits (1 .. GLOBAL_BITS; 2 .. with mirror). */
-template <class G, bool MIRROR, typename K = typename G::Key>
+template <class G, bool MIRROR>
 GpuextStatus global_pass(const G &g, size_t n, unsigned b, unsigned p_lo, cudaStream_t stream)
 {
 	size_t		count = pass_threads(n, MIRROR ? p_lo - 1 : p_lo, b);
@@ -1101,6 +1101,13 @@ GpuextStatus cluster_or_refuse(const G &g, size_t n)
 	return cluster_network<Sh>(g, n);
 }
 
+/* The network with tiles of shape Sh: tiled, or (cluster) the one-launch cluster kernel. */
+template <class Sh, class G>
+GpuextStatus tiled_or_cluster(const G &g, size_t n, bool cluster)
+{
+	return cluster ? cluster_or_refuse<Sh>(g, n) : network<Sh>(g, n);
+}
+
 /*
  * The network with tile shape number shape.  For 32- and 64-bit keys: 0 the
  * large shape; 1 .. 4 (and 5 for 32-bit keys) give more threads fewer keys
@@ -1135,30 +1142,24 @@ GpuextStatus network_shape(const G &g, size_t n, int shape)
 	}
 	else
 	{
-		switch (shape)
+		const bool	cluster = shape >= 6 && shape <= 9;
+
+		switch (cluster ? shape - 5 : shape)
 		{
 			case 0:
 				return network<LargeShape<K>>(g, n);
 			case 1:
-				return network<Shape<K, 3, 7>>(g, n);
+				return tiled_or_cluster<Shape<K, 3, 7>>(g, n, cluster);
 			case 2:
-				return network<Shape<K, 3, 8>>(g, n);
+				return tiled_or_cluster<Shape<K, 3, 8>>(g, n, cluster);
 			case 3:
-				return network<Shape<K, 4, 8>>(g, n);
+				return tiled_or_cluster<Shape<K, 4, 8>>(g, n, cluster);
 			case 4:
-				return network<Shape<K, 4, 9>>(g, n);
+				return tiled_or_cluster<Shape<K, 4, 9>>(g, n, cluster);
 			case 5:
 				if constexpr (sizeof(K) == 4)
 					return network<Shape<K, 5, 10>>(g, n);
 				break;
-			case 6:
-				return cluster_or_refuse<Shape<K, 3, 7>>(g, n);
-			case 7:
-				return cluster_or_refuse<Shape<K, 3, 8>>(g, n);
-			case 8:
-				return cluster_or_refuse<Shape<K, 4, 8>>(g, n);
-			case 9:
-				return cluster_or_refuse<Shape<K, 4, 9>>(g, n);
 			default:
 				break;
 		}

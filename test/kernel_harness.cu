@@ -20,8 +20,8 @@
  * field against a CPU reference (128-bit integer sums; for floats the exact
  * digits of agg_accum.c), with the result and scratch poisoned first and
  * the bytes past the scratch intact after.  --only picks one family (sort
- * includes the pair sorts, pairs is them alone).  The
- * last line is "N passed, M failed".  Every bitonic shape (sort_keys.cuh:
+ * includes the pair sorts, pairs is them alone).  The last line is
+ * "N passed, M failed".  Every bitonic shape (sort_keys.cuh:
  * tile shapes, the cluster kernel at each cluster size, the pair tiles) is
  * also run by number beside the one the entry points pick, and a shape
  * that does not apply to n or to the device must be refused.
