@@ -20,6 +20,7 @@
 #include "utils/memutils.h"
 
 #include "gpuext.h"
+#include "pg_compat.h"
 
 typedef enum DeviceState
 {
@@ -70,36 +71,41 @@ static const char *const fault_kind_names[] = {"any", "open", "alloc", "copy", "
 bool
 gpuext_fault_check_hook(char **newval, void **extra, GucSource source)
 {
-	FaultPlan  *plan;
+	FaultPlan	plan = {0};
 	char		kind[16];
 	int			count,
 				skip = 0,
 				consumed = 0;
 	int			fields;
+	bool		known = false;
 
-	plan = malloc(sizeof(FaultPlan));
-	if (plan == NULL)
-		return false;
-	memset(plan, 0, sizeof(FaultPlan));
-	*extra = plan;
-	if (*newval == NULL || (*newval)[0] == '\0')
-		return true;
-	fields = sscanf(*newval, "%15[a-z]:%d%n:%d%n", kind, &count, &consumed, &skip, &consumed);
-	if (fields < 2 || (*newval)[consumed] != '\0' || count < 0 || skip < 0)
+	if (*newval != NULL && (*newval)[0] != '\0')
 	{
-		GUC_check_errdetail("Expected KIND:COUNT or KIND:COUNT:SKIP, KIND one of any, open, alloc, copy, kernel, sync, reset.");
-		return false;
-	}
-	for (int k = 0; k < lengthof(fault_kind_names); k++)
-		if (strcmp(kind, fault_kind_names[k]) == 0)
+		fields = sscanf(*newval, "%15[a-z]:%d%n:%d%n", kind, &count, &consumed, &skip, &consumed);
+		if (fields < 2 || (*newval)[consumed] != '\0' || count < 0 || skip < 0)
 		{
-			plan->kind = (GpuextFaultKind) k;
-			plan->count = count;
-			plan->skip = skip;
-			return true;
+			GUC_check_errdetail("Expected KIND:COUNT or KIND:COUNT:SKIP, KIND one of any, open, alloc, copy, kernel, sync, reset.");
+			return false;
 		}
-	GUC_check_errdetail("Unknown kind \"%s\": any, open, alloc, copy, kernel, sync or reset.", kind);
-	return false;
+		for (int k = 0; k < lengthof(fault_kind_names) && !known; k++)
+			if (strcmp(kind, fault_kind_names[k]) == 0)
+			{
+				plan.kind = (GpuextFaultKind) k;
+				plan.count = count;
+				plan.skip = skip;
+				known = true;
+			}
+		if (!known)
+		{
+			GUC_check_errdetail("Unknown kind \"%s\": any, open, alloc, copy, kernel, sync or reset.", kind);
+			return false;
+		}
+	}
+	*extra = GpuextGucMalloc(sizeof(FaultPlan));
+	if (*extra == NULL)
+		return false;
+	memcpy(*extra, &plan, sizeof(FaultPlan));
+	return true;
 }
 
 /* GUC assign hook: setting the value (again) arms the plan afresh. */

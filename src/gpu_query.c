@@ -28,6 +28,7 @@
 
 #include "agg_accum.h"
 #include "gpuext.h"
+#include "pg_compat.h"
 #include "sort_node.h"
 
 /* Rows fetched from the cursor at a time. */
@@ -553,7 +554,7 @@ gpu_query_sort(PG_FUNCTION_ARGS)
 	MemoryContextSwitchTo(callcxt);
 
 	tuplesort_performsort(sorter);
-	while (tuplesort_getdatum(sorter, true, &value, &isnull, NULL))
+	while (GpuextTuplesortGetDatum(sorter, true, &value, &isnull))
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
 	tuplesort_end(sorter);
 	return (Datum) 0;

@@ -26,12 +26,14 @@
 #include <sys/mman.h>
 
 #include "access/heapam.h"
+#include "access/table.h"
 #include "access/tableam.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
 #include "executor/nodeSort.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
 #include "parser/parsetree.h"
 #include "portability/instr_time.h"
 #include "utils/builtins.h"
@@ -43,6 +45,7 @@
 #include "utils/typcache.h"
 
 #include "gpuext.h"
+#include "pg_compat.h"
 #include "sort_keys.h"
 #include "sort_node.h"
 
@@ -242,39 +245,76 @@ ValuesAreKeys(GpuSortState *st, TupleDesc desc)
 }
 
 /*
- * Keys-only over a sequential scan that projects plain columns: the scan is
- * told not to project, and the keys are read from its tuple where they lie.
- * Projecting each row costs more than reading the few key columns, and
- * keys-only rows are rebuilt from their keys anyway.
+ * Keys-only over a sequential scan that projects plain columns: the scan
+ * runs from a copy of its plan that returns the table's rows as they are,
+ * so it has no projection to make, and the keys are read from those rows
+ * where they lie.  Projecting each row costs more than reading the few key
+ * columns, and keys-only rows are rebuilt from their keys anyway.
  */
-static void
-SkipScanProjection(GpuSortState *st, EState *estate)
+static Plan *
+UnprojectedScan(GpuSortState *st, Plan *child, EState *estate)
 {
-	PlanState  *child = outerPlanState(st);
 	Index		scanrelid;
+	RangeTblEntry *rte;
+	Relation	rel;
+	TupleDesc	reldesc;
+	List	   *tlist = NIL;
 	AttrNumber *attno;
+	SeqScan    *copy;
 	ListCell   *lc;
+	bool		identity;
 	int			a = 0;
 
-	if (!IsA(child, SeqScanState) || child->ps_ProjInfo == NULL)
-		return;
-	scanrelid = ((Scan *) child->plan)->scanrelid;
+	if (!IsA(child, SeqScan) || list_length(child->targetlist) != st->natts)
+		return child;
+	scanrelid = ((Scan *) child)->scanrelid;
 	attno = palloc(sizeof(AttrNumber) * st->natts);
-	foreach(lc, child->plan->targetlist)
+	foreach(lc, child->targetlist)
 	{
 		Var		   *var = (Var *) lfirst_node(TargetEntry, lc)->expr;
 
-		if (!IsA(var, Var) || var->varno != scanrelid || var->varattno <= 0 || var->varlevelsup != 0 ||
-			a >= st->natts)
-			return;
+		if (!IsA(var, Var) || var->varno != scanrelid || var->varattno <= 0 || var->varlevelsup != 0)
+		{
+			pfree(attno);
+			return child;
+		}
 		attno[a++] = var->varattno;
 	}
-	if (a != st->natts)
-		return;
+
+	/* Every column of the table, in order; none when a column was dropped (the scan projects then). */
+	rte = exec_rt_fetch(scanrelid, estate);
+	rel = table_open(rte->relid, rte->rellockmode);
+	reldesc = RelationGetDescr(rel);
+	identity = reldesc->natts == st->natts;
+	for (int i = 0; i < reldesc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(reldesc, i);
+
+		if (att->attisdropped)
+		{
+			tlist = NIL;
+			break;
+		}
+		tlist = lappend(tlist, makeTargetEntry((Expr *) makeVar(scanrelid, i + 1, att->atttypid, att->atttypmod,
+																att->attcollation, 0),
+											   i + 1, NULL, false));
+		if (i < st->natts && attno[i] != i + 1)
+			identity = false;
+	}
+	table_close(rel, NoLock);
+	if (tlist == NIL || identity)
+	{
+		pfree(attno);
+		return child;
+	}
+
+	copy = makeNode(SeqScan);
+	memcpy(copy, child, sizeof(SeqScan));
+	copy->scan.plan.targetlist = tlist;
 	st->input_attno = attno;
 	st->projslot = ExecAllocTableSlot(&estate->es_tupleTable, st->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor,
 									  &TTSOpsVirtual);
-	child->ps_ProjInfo = NULL;
+	return (Plan *) copy;
 }
 
 /* The input row as the scan's projection would have made it. */
@@ -442,9 +482,15 @@ GpuSortBegin(CustomScanState *node, EState *estate, int eflags)
 	else
 	{
 		/* Like Sort: the input is read once, and rewind, backward or mark are served here. */
+		Plan	   *child = outerPlan(cscan);
+
 		st->random_access = (eflags & (EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK)) != 0;
-		outerPlanState(node) = ExecInitNode(outerPlan(cscan), estate,
+		if (st->keys_only && (eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0)
+			child = UnprojectedScan(st, child, estate);
+		outerPlanState(node) = ExecInitNode(child, estate,
 											eflags & ~(EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
+		/* EXPLAIN shows the scan as planned. */
+		outerPlanState(node)->plan = outerPlan(cscan);
 	}
 
 	/* Output is every input column, unprojected. */
@@ -457,7 +503,6 @@ GpuSortBegin(CustomScanState *node, EState *estate, int eflags)
 		st->minslot = ExecAllocTableSlot(&estate->es_tupleTable, desc, &TTSOpsMinimalTuple);
 		st->dec_values = palloc(sizeof(Datum) * KEY_BATCH * st->natts);
 		st->dec_isnull = palloc(sizeof(bool) * KEY_BATCH * st->natts);
-		SkipScanProjection(st, estate);
 	}
 	else
 	{
@@ -1450,7 +1495,7 @@ ExplainSortKeys(GpuSortState *st, List *ancestors, ExplainState *es)
 {
 	Plan	   *plan = st->css.ss.ps.plan;
 	List	   *context = set_deparse_context_plan(es->deparse_cxt, plan, ancestors);
-	bool		useprefix = list_length(es->rtable) > 1 || es->verbose;
+	bool		useprefix = GpuextExplainRtableSize(es) > 1 || es->verbose;
 	List	   *keys = NIL;
 
 	for (int i = 0; i < st->nkeys; i++)

@@ -1,0 +1,41 @@
+/*
+ * pg_compat.h
+ *		What differs between the PostgreSQL releases gpuext builds against
+ *		(15, 16, 17, 18), in one place.
+ */
+#ifndef GPUEXT_PG_COMPAT_H
+#define GPUEXT_PG_COMPAT_H
+
+#include "utils/guc.h"
+#include "utils/tuplesort.h"
+
+/* 18 moved ExplainState and the ExplainProperty functions out of explain.h. */
+#if PG_VERSION_NUM >= 180000
+#include "commands/explain_format.h"
+#include "commands/explain_state.h"
+#endif
+
+/* 18 counts the range table without its grouping entry when deciding to qualify column names. */
+#if PG_VERSION_NUM >= 180000
+#define GpuextExplainRtableSize(es) ((es)->rtable_size)
+#else
+#define GpuextExplainRtableSize(es) list_length((es)->rtable)
+#endif
+
+/* 16 added the copy argument; 15 always copies pass-by-reference values. */
+#if PG_VERSION_NUM >= 160000
+#define GpuextTuplesortGetDatum(state, forward, val, isnull) \
+	tuplesort_getdatum((state), (forward), true, (val), (isnull), NULL)
+#else
+#define GpuextTuplesortGetDatum(state, forward, val, isnull) \
+	tuplesort_getdatum((state), (forward), (val), (isnull), NULL)
+#endif
+
+/* 16 allocates a setting's extra data in its own context: guc_malloc, not malloc. */
+#if PG_VERSION_NUM >= 160000
+#define GpuextGucMalloc(size) guc_malloc(LOG, (size))
+#else
+#define GpuextGucMalloc(size) malloc(size)
+#endif
+
+#endif							/* GPUEXT_PG_COMPAT_H */
