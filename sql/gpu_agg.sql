@@ -435,13 +435,16 @@ FROM (SELECT g, gpu_sum(w8) AS w8_sum, gpu_sum(w4) FILTER (WHERE id % 3 = 0) AS 
       FROM agg GROUP BY g) p
 JOIN serial_groups s USING (g);
 -- Everything in a worker: results and transition states cross between processes.
-SET force_parallel_mode = on;
+-- force_parallel_mode is debug_parallel_query from PostgreSQL 16 on.
+SELECT set_config(CASE WHEN current_setting('server_version_num')::int >= 160000
+                       THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END, 'on', false) AS in_worker;
 SELECT col,
        aggs_ok('agg', col) AS aggregate,
        aggs_ok('agg', col, 'array') AS array,
        aggs_ok('agg_empty', col) AS empty_table
 FROM cols WHERE per_type;
-RESET force_parallel_mode;
+SELECT set_config(CASE WHEN current_setting('server_version_num')::int >= 160000
+                       THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END, 'off', false) AS in_worker;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;

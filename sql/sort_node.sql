@@ -91,7 +91,18 @@ SET enable_hashagg = off;
 SET enable_hashjoin = off;
 SET enable_nestloop = off;
 EXPLAIN (COSTS OFF) SELECT * FROM (SELECT id, c FROM sn ORDER BY c, id OFFSET 10) s WHERE id % 2 = 0;
-EXPLAIN (COSTS OFF) SELECT id, row_number() OVER (ORDER BY c, id) FROM sn;
+-- PostgreSQL 17 adds the window's definition to WindowAgg ("Window: w1 AS ..."): left out here.
+CREATE FUNCTION plan_without_window(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    IF line !~ '^\s*Window: ' THEN
+      RETURN NEXT line;
+    END IF;
+  END LOOP;
+END $$;
+SELECT plan_without_window('SELECT id, row_number() OVER (ORDER BY c, id) FROM sn');
 EXPLAIN (COSTS OFF) SELECT s, count(*) FROM sn GROUP BY s;
 EXPLAIN (COSTS OFF) SELECT DISTINCT a FROM sn;
 EXPLAIN (COSTS OFF) SELECT x.id, y.id FROM sn x JOIN sn y ON x.a = y.s;
@@ -192,9 +203,12 @@ SELECT q, same_as_postgres(q) FROM unnest(ARRAY[
   'SELECT * FROM sn ORDER BY c, id',
   'SELECT s, sum(a) FROM sn GROUP BY s ORDER BY sum(a), s'
 ]) q;
-SET force_parallel_mode = on;
+-- force_parallel_mode is debug_parallel_query from PostgreSQL 16 on.
+SELECT set_config(CASE WHEN current_setting('server_version_num')::int >= 160000
+                       THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END, 'on', false) AS in_worker;
 SELECT same_as_postgres('SELECT id, b FROM sn ORDER BY b DESC, id');
-RESET force_parallel_mode;
+SELECT set_config(CASE WHEN current_setting('server_version_num')::int >= 160000
+                       THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END, 'off', false) AS in_worker;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;

@@ -75,7 +75,8 @@ $node->wait_for_log(
 $node->poll_query_until('postgres', 'SELECT true')
   or die 'the server did not come back after the crash';
 my $log = slurp_file($node->logfile);
-like($log, qr/server process \(PID $victim\) was terminated by signal 9/, 'the postmaster saw the backend die');
+# PostgreSQL 15 says "server process", 17 and later "client backend".
+like($log, qr/(?:server process|client backend) \(PID $victim\) was terminated by signal 9/, 'the postmaster saw the backend die');
 like($log, qr/all server processes terminated; reinitializing/, 'crash restart reinitialized the server');
 my ($postmaster_after) = split /\n/, slurp_file($node->data_dir . '/postmaster.pid');
 is($postmaster_after, $postmaster, 'the postmaster itself survived');
