@@ -62,7 +62,7 @@ DECLARE
 BEGIN
   FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
     IF line ~ 'GpuSort|Sort Method|CPU Fallback|Rows Sorted|Bound|Input' THEN
-      RETURN NEXT regexp_replace(line, '\(actual rows=(\d+) loops=1\)', 'rows=\1');
+      RETURN NEXT regexp_replace(line, '\(actual rows=(\d+)(\.\d+)? loops=1\)', 'rows=\1');
     END IF;
   END LOOP;
 END $$;
@@ -74,3 +74,14 @@ SET gpuext.sort_work_mem = '64kB';
 SELECT gpusort_explain('SELECT * FROM to_sort ORDER BY c NULLS FIRST, i');
 RESET gpuext.sort_work_mem;
 SELECT device_bytes FROM gpuext_info();
+
+-- gpuext.max_device_memory is superuser-only, as temp_file_limit is: an ordinary role cannot raise its share.
+CREATE ROLE regress_gpuext_user;
+SET ROLE regress_gpuext_user;
+SET gpuext.max_device_memory = '1GB';
+SHOW gpuext.max_device_memory;
+RESET ROLE;
+SET gpuext.max_device_memory = '1GB';
+SHOW gpuext.max_device_memory;
+RESET gpuext.max_device_memory;
+DROP ROLE regress_gpuext_user;

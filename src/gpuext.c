@@ -87,6 +87,7 @@ _PG_init(void)
 							GUC_UNIT_KB,
 							NULL, NULL, NULL);
 
+	/* Superuser-only, as temp_file_limit: a role may not raise its own share of a shared device. */
 	DefineCustomIntVariable("gpuext.max_device_memory",
 							"Device memory a backend may hold; -1 is half of the device's memory.",
 							"Allocations past it fail as on a full device: auto runs the work on the CPU, "
@@ -94,7 +95,7 @@ _PG_init(void)
 							&gpuext_max_device_memory,
 							-1,
 							-1, MAX_KILOBYTES,
-							PGC_USERSET,
+							PGC_SUSET,
 							GUC_UNIT_KB,
 							NULL, NULL, NULL);
 
