@@ -1,18 +1,20 @@
 # gpuext: GPU sort and aggregates for PostgreSQL (PGXS build)
 
 EXTENSION = gpuext
-EXTVERSION = 0.1
+EXTVERSION = 0.2
 
 MODULE_big = gpuext
 SRCS_C = $(wildcard src/*.c)
 OBJS = $(SRCS_C:.c=.o)
 
+# sql/gpuext.sql is the current version's script; older versions' scripts and upgrade scripts are kept as they are.
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
+DATA = $(filter-out sql/$(EXTENSION)--$(EXTVERSION).sql,$(wildcard sql/$(EXTENSION)--*.sql))
 PG_CPPFLAGS = -I$(srcdir)/cuda
 # PostgreSQL's own headers are not clean under -Wextra's sign-compare and unused-parameter.
 PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
 
-REGRESS = device gpu_sort gpu_sort_large bad_input sort_node sort_node_random sort_stream gpu_agg gpu_query agg_device reliability fuzz
+REGRESS = device upgrade gpu_sort gpu_sort_large bad_input sort_node sort_node_random sort_stream gpu_agg gpu_query agg_device reliability fuzz
 REGRESS_OPTS = --load-extension=gpuext
 
 EXTRA_CLEAN = sql/$(EXTENSION)--$(EXTVERSION).sql cuda/*.o test/kernel_harness bench/reduce_bench bench/sort_bench results regression.diffs regression.out
