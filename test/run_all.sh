@@ -1,59 +1,145 @@
 #!/bin/bash
-# Run every gpuext test on this machine: installs what is missing (as root, Debian 12),
-# then builds, installs and runs the regression suite against a throwaway cluster,
-# once for the CPU-only build, once for the fake device build (host memory, every device path
-# taken with gpuext.device = gpu) and once with the CUDA kernels when nvcc is present; the TAP
-# tests (test/tap.sh) after the first two.
+# test/run_all.sh: every gpuext test on this machine, on PostgreSQL 15 (Debian's packages) and on 17
+# and 18 built with assertions from Debian's source packages (test/pg_from_source.sh, cached).
+# As root on Debian 12 it installs what is missing.  Each variant (CPU-only; the fake device, which
+# takes every device path in host memory; the CUDA build where nvcc is present) is built in a private
+# copy of the tree and installed into a private copy of the server, where the regression suite and
+# the TAP tests run as an unprivileged user: nothing is written into the checkout or the system's
+# servers.  Last, as root, the Debian package is built, installed and tried (test/debian_package.sh),
+# which leaves the system with the build a user wants.  GPUEXT_PG_VERSIONS picks the servers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+repo=$PWD
+versions=${GPUEXT_PG_VERSIONS:-15 17 18}
 
-PACKAGES="postgresql-15 postgresql-server-dev-15 postgresql-common make gcc libipc-run-perl"
+PACKAGES="postgresql-15 postgresql-server-dev-15 postgresql-common make gcc libipc-run-perl bison flex
+	libreadline-dev zlib1g-dev"
 . test/debian_setup.sh
 
-passed=0 failed=0
-log=$(mktemp)
-# Build and install one variant, then run pg_regress on a throwaway cluster (with $SUITE_PGOPTIONS).
-suite() {
-	echo "== build $*"
-	make -s clean >/dev/null
-	make -s -j"$(nproc)" "$@"
-	$SUDO make -s install "$@" >/dev/null
-	echo "== regression suite ($*)"
-	if PGOPTIONS="${SUITE_PGOPTIONS:-}" pg_virtualenv -v 15 make -s installcheck "$@" 2>&1 | tee "$log"; then :; else
-		[ -f regression.diffs ] && cat regression.diffs
-	fi
-	local ok bad
-	ok=$(grep -cE '^(ok|test) .* \.\.\. ok|^ok ' "$log" || true)
-	bad=$(grep -cE 'FAILED|failed \(ignored\)' "$log" || true)
-	# A suite that ran no test at all (the cluster could not be made, say) counts as a failure.
-	[ "$ok" = 0 ] && bad=$((bad + 1))
-	passed=$((passed + ok))
-	failed=$((failed + bad))
-}
-
-# The TAP tests (test/t, through test/tap.sh) against the variant just installed, with gpuext.device = $1.
-tap() {
-	echo "== TAP tests (gpuext.device = $1)"
-	local rc=0
-	GPUEXT_TEST_DEVICE=$1 bash test/tap.sh 2>&1 | tee "$log" || rc=$?
-	local ok bad
-	ok=$(grep -cE 'test/t/[^ ]+ \.+ ok' "$log" || true)
-	bad=$(grep -cE '^test/t/[^ ]+ +\(Wstat' "$log" || true)
-	# A failure that prove could not attribute to a test file, or no test run at all, counts as one.
-	if { [ "$rc" != 0 ] && [ "$bad" = 0 ]; } || [ "$ok" = 0 ]; then bad=$((bad + 1)); fi
-	passed=$((passed + ok))
-	failed=$((failed + bad))
-}
-
-suite WITH_CUDA=no
-tap auto
-SUITE_PGOPTIONS="-c gpuext.device=gpu -c gpuext.sort_min_rows=0" suite WITH_CUDA=fake
-tap gpu
-if [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] || command -v nvcc >/dev/null; then
-	suite
-	echo "== kernel harness (compiled here; it runs on a GPU host)"
-	make -s harness
+user=$(id -un)
+if [ "$(id -u)" = 0 ]; then
+	user=${TAP_USER:-postgres}
+	id "$user" >/dev/null 2>&1 || useradd -m "$user"
 fi
-rm -f "$log"
+# Run a command as the unprivileged test user, with this environment.
+as_user() {
+	if [ "$(id -u)" = 0 ]; then runuser -u "$user" -- "$@"; else "$@"; fi
+}
+
+work=$(mktemp -d /tmp/gpuext_test.XXXXXX)
+chmod 755 "$work"
+chown "$user" "$work"
+# GPUEXT_TEST_KEEP=1 keeps the builds, results and logs for a look afterwards.
+[ -n "${GPUEXT_TEST_KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
+log=$work/log
+have_nvcc=no
+if [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] || command -v nvcc >/dev/null; then have_nvcc=yes; fi
+passed=0 failed=0
+start=$SECONDS
+
+# The tracked and new files of the checkout, copied to $1 (owned by the test user).
+copy_tree() {
+	mkdir -p "$1"
+	git -c safe.directory='*' ls-files -coz --exclude-standard | xargs -0 cp -a --parents -t "$1"
+	chown -R "$user" "$1"
+}
+
+# A private copy of the server whose pg_config is $1, in $2; prints the copy's pg_config.
+copy_server() {
+	local pgc=$1 dest=$2
+	mkdir -p "$dest"
+	tar -C / -cf - "$("$pgc" --bindir | cut -c2-)" "$("$pgc" --pkglibdir | cut -c2-)" \
+		"$("$pgc" --sharedir | cut -c2-)" | tar -C "$dest" -xf -
+	chown -R "$user" "$dest"
+	echo "$dest$("$pgc" --bindir)/pg_config"
+}
+
+# Count a pg_regress or prove log into passed/failed; a run that passed nothing counts as a failure.
+count() {
+	local ok bad
+	ok=$(grep -cE "$1" "$log" || true)
+	bad=$(grep -cE "$2" "$log" || true)
+	if { [ "$3" != 0 ] && [ "$bad" = 0 ]; } || [ "$ok" = 0 ]; then bad=$((bad + 1)); fi
+	passed=$((passed + ok))
+	failed=$((failed + bad))
+}
+
+# Build variant $3 (WITH_CUDA value, empty for the CUDA build) against $1, install it into the
+# private server $2, and run the regression suite there on a temporary instance.
+suite() {
+	local pgc=$1 priv=$2 variant=$3 build=$work/build-${3:-cuda} stage=$work/stage
+	echo "== PostgreSQL $major, ${variant:-cuda} build: regression suite${SUITE_PGOPTIONS:+ ($SUITE_PGOPTIONS)}"
+	[ -d "$build" ] || copy_tree "$build"
+	# The device objects do not depend on the server: only the C side is rebuilt for each.
+	rm -f "$build"/src/*.o "$build"/cuda/nocuda.o "$build"/cuda/fakedev.o "$build"/*.so
+	as_user make -s -C "$build" -j"$(nproc)" PG_CONFIG="$pgc" ${variant:+WITH_CUDA=$variant}
+	rm -rf "$stage"
+	as_user make -s -C "$build" install PG_CONFIG="$pgc" ${variant:+WITH_CUDA=$variant} DESTDIR="$stage" >/dev/null
+	rm -f "$priv$("$pgc" --pkglibdir)"/gpuext.so "$priv$("$pgc" --sharedir)"/extension/gpuext*
+	as_user cp -a "$stage/." "$priv/"
+	local rc=0
+	as_user env PGOPTIONS="${SUITE_PGOPTIONS:-}" make -s -C "$build" installcheck PG_CONFIG="$ppgc" \
+		EXTRA_REGRESS_OPTS="--temp-instance=$work/tmp_check --no-locale" >"$log" 2>&1 || rc=$?
+	cat "$log"
+	[ $rc = 0 ] || { [ -f "$build/regression.diffs" ] && cat "$build/regression.diffs"; }
+	count '^(ok|test) .* \.\.\. ok|^ok ' '^not ok|FAILED|failed \(ignored\)' $rc
+}
+
+# The TAP tests (test/t) against the variant just installed, with gpuext.device = $1.
+tap() {
+	echo "== PostgreSQL $major: TAP tests (gpuext.device = $1)"
+	local rc=0
+	as_user env PG_CONFIG="$ppgc" GPUEXT_TEST_DEVICE="$1" bash "$work/build-$2/test/tap.sh" >"$log" 2>&1 || rc=$?
+	cat "$log"
+	count 'test/t/[^ ]+ \.+ ok' '^test/t/[^ ]+ +\(Wstat' $rc
+}
+
+for major in $versions; do
+	if [ "$major" = 15 ]; then
+		pgc=/usr/lib/postgresql/15/bin/pg_config
+	else
+		pgc=$(bash test/pg_from_source.sh "$major" | tail -1)
+	fi
+	priv=$work/pg$major
+	ppgc=$(copy_server "$pgc" "$priv")
+	"$pgc" --version
+	suite "$pgc" "$priv" no
+	tap auto no
+	SUITE_PGOPTIONS="-c gpuext.device=gpu -c gpuext.sort_min_rows=0" suite "$pgc" "$priv" fake
+	tap gpu fake
+	if [ $have_nvcc = yes ]; then
+		# Without a GPU here the CUDA build's suite takes the no-device paths; its kernels run on a GPU host.
+		if [ "$major" = 15 ]; then
+			suite "$pgc" "$priv" ""
+		else
+			echo "== PostgreSQL $major, cuda build: compiled"
+			[ -d "$work/build-cuda" ] || copy_tree "$work/build-cuda"
+			rm -f "$work"/build-cuda/src/*.o "$work"/build-cuda/*.so
+			as_user make -s -C "$work/build-cuda" -j"$(nproc)" PG_CONFIG="$pgc"
+		fi
+	fi
+	rm -rf "$priv"
+done
+if [ $have_nvcc = yes ]; then
+	echo "== kernel harness (compiled here; it runs on a GPU host)"
+	as_user make -s -C "$work/build-cuda" harness
+fi
+
+echo "== PGXN META.json"
+rc=0
+python3 test/validate_meta.py >"$log" 2>&1 || rc=$?
+cat "$log"
+count '^META.json: valid' '^$^' $rc
+
+if [ "$(id -u)" = 0 ]; then
+	echo "== Debian package: build, install, try"
+	rc=0
+	bash test/debian_package.sh >"$log" 2>&1 || rc=$?
+	cat "$log"
+	count '^ok: ' '^FAILED: ' $rc
+else
+	echo "== Debian package: skipped (needs root)"
+fi
+echo "== $(((SECONDS - start) / 60)) min"
 echo "regression: $passed passed, $failed failed"
 [ "$failed" = 0 ] && [ "$passed" -gt 0 ]

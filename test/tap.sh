@@ -4,7 +4,7 @@
 # own clusters with PostgreSQL::Test::Cluster, so it needs initdb, pg_ctl, postgres, psql and
 # pgbench in that installation's bindir, pgxs's src/test/perl and pg_regress, and Perl's IPC::Run
 # (Debian: libipc-run-perl; or put IPC/Run*.pm under .gpu/perl5).  initdb refuses root, so as root
-# the tests run as $TAP_USER, else postgres, else pgtest.
+# the tests run as $TAP_USER, else postgres, else pgtest, from a copy of test/t.
 # GPUEXT_TEST_DEVICE (auto, gpu or cpu) is the clusters' gpuext.device; GPUEXT_TAP_DURATION the
 # seconds of the concurrency run (60).
 set -euo pipefail
@@ -31,8 +31,12 @@ if [ "$(id -u)" = 0 ]; then
 	[ -z "$user" ] && id postgres >/dev/null 2>&1 && user=postgres
 	[ -z "$user" ] && id pgtest >/dev/null 2>&1 && user=pgtest
 	[ -z "$user" ] && { echo "tap.sh: as root, set TAP_USER to an unprivileged user" >&2; exit 2; }
-	chown "$user" "$testdir"
-	su "$user" -s /bin/bash -c "cd $(printf '%q' "$repo") && $(printf '%q ' "${cmd[@]}")" || rc=$?
+	# The tests run from a copy, so that a checkout the user cannot read (under /root, say) works.
+	mkdir -p "$testdir/repo/test"
+	cp -a test/t "$testdir/repo/test/"
+	cmd=("${cmd[@]//$repo\/test\/t/$testdir/repo/test/t}")
+	chown -R "$user" "$testdir"
+	(cd "$testdir/repo" && runuser -u "$user" -- "${cmd[@]}") || rc=$?
 else
 	"${cmd[@]}" || rc=$?
 fi
