@@ -193,6 +193,7 @@ void check_case(const Shape &s, Pattern p, std::mt19937_64 &rng, int only_algo, 
 			continue;
 		memset(host + c_off, 0xFF, c_bytes);
 		must(gpuext_cuda_copy_to_device(d + c_off, host + c_off, c_bytes), "poison");
+		must(gpuext_cuda_wait(-1, nullptr, nullptr), "wait");	/* the host buffer is reused below */
 		must(gpuext_matmul(ALGOS[ai], sizeof(T), d + a_off, d + b_off, d + c_off, s.m, s.k, s.n), "gpuext_matmul");
 		memset(host + c_off, 0, c_bytes);
 		must(gpuext_cuda_copy_to_host(host + c_off, d + c_off, c_bytes), "copy back");
