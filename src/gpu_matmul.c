@@ -43,11 +43,13 @@ static const struct
 
 /*
  * Under gpuext.device = auto, algorithm auto keeps products of fewer
- * multiply-adds (m * k * n) than this on the CPU: below it the CPU's time
- * is under the device's fixed cost of transfers and launch.  The crossover
- * is measured by bench/matmul_bench and reported in doc/matmul.md.
+ * multiply-adds (m * k * n) than these on the CPU: below them the CPU's
+ * product takes less time than a whole device call (allocation, staging,
+ * copies, launch).  The crossover measured by bench/matmul_bench is in
+ * doc/matmul.md ("The auto crossover").
  */
-#define MATMUL_AUTO_MIN_FMAS ((uint64) 1 << 21)
+#define MATMUL_AUTO_MIN_FMAS_FLOAT4 ((uint64) 1 << 19)
+#define MATMUL_AUTO_MIN_FMAS_FLOAT8 ((uint64) 1 << 18)
 
 /* A matrix argument: its shape and row-major data (NULL when empty). */
 typedef struct Matrix
@@ -212,7 +214,7 @@ gpu_matmul(PG_FUNCTION_ARGS)
 	/* Placement: gpuext.device decides first; auto keeps small products on the CPU. */
 	use_device = choice != MATMUL_CPU && GpuextUseDevice();
 	if (use_device && gpuext_device_mode == GPUEXT_DEVICE_AUTO && choice == MATMUL_AUTO &&
-		nitems * (uint64) a.cols < MATMUL_AUTO_MIN_FMAS)
+		nitems * (uint64) a.cols < (elem_bytes == 4 ? MATMUL_AUTO_MIN_FMAS_FLOAT4 : MATMUL_AUTO_MIN_FMAS_FLOAT8))
 		use_device = false;
 
 	/* The empty array stands for the empty matrix of whichever shape fits (0 x k or k x 0). */
