@@ -116,7 +116,7 @@ SELECT count(*) FILTER (WHERE array_send(gpu_matmul(c.a, c.b, r.algo)) = array_s
                           AND array_send(gpu_matmul(c.a::real[], c.b::real[], r.algo)) = array_send(r.p4))
        AS same_bits_on_cpu, count(*) AS cases
 FROM results r JOIN cases c USING (m, k, n);
-RESET gpuext.device;
+SET gpuext.device = auto;
 
 -- NaN and infinities propagate as IEEE arithmetic says; -0 sums to +0 (the sum starts at +0);
 -- every NaN comes back as the one default NaN, so the bits agree everywhere.
@@ -156,9 +156,9 @@ SET gpuext.device = gpu;
 SET gpuext.debug_fail_device_calls = 'kernel:1';
 \set VERBOSITY terse
 SELECT gpu_matmul(a, b) IS NOT NULL FROM big;
-\set VERBOSITY default
 -- The next statement runs on the device again.
 SELECT array_send(gpu_matmul(a, b)) = array_send(p) AS same_bits FROM big, big_cpu;
+\set VERBOSITY default
 RESET gpuext.debug_fail_device_calls;
 RESET gpuext.device;
 SELECT held() AS device_bytes;
