@@ -5,7 +5,9 @@ EXTVERSION = 0.2
 
 MODULE_big = gpuext
 SRCS_C = $(wildcard src/*.c)
-OBJS = $(SRCS_C:.c=.o)
+# cuda/matmul_cpu.c is plain C in every build: the CPU's matrix product, in the kernels' order.
+OBJS = $(SRCS_C:.c=.o) cuda/matmul_cpu.o
+SHLIB_LINK += -lm
 
 # sql/gpuext.sql is the current version's script; older versions' scripts and upgrade scripts are kept as they are.
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
@@ -14,10 +16,10 @@ PG_CPPFLAGS = -I$(srcdir)/cuda
 # PostgreSQL's own headers are not clean under -Wextra's sign-compare and unused-parameter.
 PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
 
-REGRESS = device upgrade gpu_sort gpu_sort_large bad_input sort_node sort_node_random sort_stream gpu_agg gpu_query agg_device reliability fuzz
+REGRESS = device upgrade gpu_sort gpu_sort_large bad_input sort_node sort_node_random sort_stream gpu_agg gpu_query agg_device reliability fuzz matmul
 REGRESS_OPTS = --load-extension=gpuext
 
-EXTRA_CLEAN = sql/$(EXTENSION)--$(EXTVERSION).sql cuda/*.o test/kernel_harness bench/reduce_bench bench/sort_bench results regression.diffs regression.out
+EXTRA_CLEAN = sql/$(EXTENSION)--$(EXTVERSION).sql cuda/*.o test/kernel_harness test/matmul_harness bench/reduce_bench bench/sort_bench bench/matmul_bench results regression.diffs regression.out
 
 # CUDA: CUDA_HOME, else /usr/local/cuda, else nvcc on PATH; WITH_CUDA=no forces the CPU-only build,
 # WITH_CUDA=fake the host-memory fake device (cuda/fakedev.c) that runs the device paths without a GPU.
@@ -69,16 +71,24 @@ $(shlib): $(CUDA_OBJS)
 # PGXS tracks no header dependencies: rebuild the C objects when a project header changes.
 $(OBJS): $(wildcard src/*.h) cuda/gpuext_cuda.h
 
+# The CPU product's loops over a row vectorise only with the dynamic cost model (GCC's -O2 is "very cheap").
+cuda/matmul_cpu.o: CFLAGS += -ftree-loop-vectorize -fvect-cost-model=dynamic
+cuda/matmul_cpu.o: cuda/gpuext_cuda.h
+
 cuda/%.o: cuda/%.cu $(CUDA_HDRS)
 	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 
 sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
 	cp $< $@
 
-# Standalone kernel harness (needs a GPU to run): checks every kernel against a CPU reference.
-harness: test/kernel_harness
+# Standalone kernel harnesses (need a GPU to run): check every kernel against a CPU reference.
+harness: test/kernel_harness test/matmul_harness
 test/kernel_harness: test/kernel_harness.cu $(CUDA_OBJS) $(CUDA_HDRS)
 	$(NVCC) $(NVCCFLAGS) -Icuda -o $@ $< $(CUDA_OBJS) -cudart static
+
+# The matrix product kernels against the CPU's product, bit for bit.
+test/matmul_harness: test/matmul_harness.cu cuda/matmul_cpu.o $(CUDA_OBJS) $(CUDA_HDRS)
+	$(NVCC) $(NVCCFLAGS) -Icuda -o $@ $< cuda/matmul_cpu.o $(CUDA_OBJS) -cudart static
 
 # Reduction benchmark (needs a GPU to run): gpuext_reduce beside CUB and a D2D copy, and the reduction ladder.
 bench-reduce: bench/reduce_bench
@@ -91,4 +101,11 @@ bench-sort: bench/sort_bench
 bench/sort_bench: bench/sort_bench.cu bench/bench_common.cuh $(CUDA_OBJS) $(CUDA_HDRS)
 	$(NVCC) $(NVCCFLAGS) -Icuda -o $@ $< $(CUDA_OBJS) -cudart static
 
-.PHONY: harness bench-reduce bench-sort
+# Matrix product benchmark (needs a GPU to run): the three kernels beside cuBLAS and the FMA peak, and the
+# CPU's product for the crossover; cuBLAS is linked into this program only, never into gpuext.so.
+bench-matmul: bench/matmul_bench
+bench/matmul_bench: bench/matmul_bench.cu bench/bench_common.cuh cuda/matmul_cpu.o $(CUDA_OBJS) $(CUDA_HDRS)
+	$(NVCC) $(NVCCFLAGS) -Icuda -o $@ $< cuda/matmul_cpu.o $(CUDA_OBJS) -cudart static \
+		-L$(CUDA_LIBDIR) -lcublas -Xlinker -rpath=$(CUDA_LIBDIR)
+
+.PHONY: harness bench-reduce bench-sort bench-matmul

@@ -586,3 +586,43 @@ gpuext_reduce(int value_bytes, int is_float, const void *values, size_t n,
 	result->isum_hi = (int64_t) (isum >> 64);
 	return GPUEXT_OK;
 }
+
+/*
+ * The fake product: one "thread" an element, as the naive kernel, in the
+ * kernels' order (+0, then fma over k in turn, NaN stored as the default
+ * NaN); cuda/matmul_cpu.c blocks its loops differently, so the regression's
+ * CPU == fake-device comparison checks that the blocking keeps every bit.
+ */
+#define FAKE_MATMUL_DEFINE(NAME, T, FMA, QNAN) \
+static void \
+NAME(const T *a, const T *b, T *c, size_t m, size_t k, size_t n) \
+{ \
+	for (size_t i = 0; i < m; i++) \
+		for (size_t j = 0; j < n; j++) \
+		{ \
+			T			acc = 0; \
+ \
+			for (size_t kk = 0; kk < k; kk++) \
+				acc = FMA(a[i * k + kk], b[kk * n + j], acc); \
+			c[i * n + j] = isnan(acc) ? QNAN : acc; \
+		} \
+}
+
+FAKE_MATMUL_DEFINE(FakeMatmulFloat, float, fmaf, (float) NAN)
+FAKE_MATMUL_DEFINE(FakeMatmulDouble, double, fma, (double) NAN)
+
+/* C = A B, done by the time it is "enqueued", whatever the algorithm. */
+GpuextStatus
+gpuext_matmul(GpuextMatmulAlgo algo, int elem_bytes, const void *a, const void *b, void *c, size_t m,
+			  size_t k, size_t n)
+{
+	if (elem_bytes != 4 && elem_bytes != 8)
+		return Fail(GPUEXT_INVALID, "matrix elements must be 4 or 8 bytes wide");
+	if (algo != GPUEXT_MATMUL_NAIVE && algo != GPUEXT_MATMUL_TILED && algo != GPUEXT_MATMUL_BLOCKED)
+		return Fail(GPUEXT_INVALID, "unknown matrix product algorithm");
+	if (elem_bytes == 4)
+		FakeMatmulFloat(a, b, c, m, k, n);
+	else
+		FakeMatmulDouble(a, b, c, m, k, n);
+	return GPUEXT_OK;
+}

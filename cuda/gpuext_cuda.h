@@ -265,6 +265,39 @@ extern GpuextStatus gpuext_reduce_scratch_bytes(int value_bytes, int is_float, s
 extern GpuextStatus gpuext_reduce(int value_bytes, int is_float, const void *values, size_t n,
 								  void *scratch, size_t scratch_bytes, GpuextReduceResult *result);
 
+/*
+ * Matrix product C = A B (cuda/matmul.cu): A is m x k, B is k x n, C is
+ * m x n, all row-major; elem_bytes 4 (float) or 8 (double).  Every algorithm
+ * accumulates each element in the same order, as the CPU's
+ * gpuext_matmul_cpu does: acc = +0, then acc = fma(A[i][kk], B[kk][j], acc)
+ * for kk = 0 .. k-1, and a NaN result is stored as the default quiet NaN; so
+ * the bits of C never depend on where or by which algorithm it was computed.
+ */
+typedef enum GpuextMatmulAlgo
+{
+	GPUEXT_MATMUL_NAIVE = 0,	/* one thread an element, operands read from global memory */
+	GPUEXT_MATMUL_TILED,		/* 16 x 16 tiles through shared memory, one element a thread */
+	GPUEXT_MATMUL_BLOCKED		/* 128 x 128 block tiles, 8 x 8 elements a thread in registers */
+} GpuextMatmulAlgo;
+
+/*
+ * Enqueue C = A B on the stream (a, b, c device memory, 16-byte aligned as
+ * cudaMalloc gives); returns without waiting.  m, k and n up to 2^31 - 1; an
+ * empty C is no work, and k = 0 gives zeros.
+ */
+extern GpuextStatus gpuext_matmul(GpuextMatmulAlgo algo, int elem_bytes, const void *a, const void *b,
+								  void *c, size_t m, size_t k, size_t n);
+
+/*
+ * Rows [row_begin, row_end) of C = A B on the CPU (cuda/matmul_cpu.c, plain
+ * C, in every build), in the order above; poll, unless NULL, is called
+ * between blocks of about 2^20 multiply-adds, and a nonzero answer abandons
+ * the product (GPUEXT_INTERRUPTED).
+ */
+extern GpuextStatus gpuext_matmul_cpu(int elem_bytes, const void *a, const void *b, void *c,
+									  size_t row_begin, size_t row_end, size_t k, size_t n,
+									  GpuextPollFn poll, void *arg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -233,3 +233,19 @@ gpuext_reduce(int value_bytes, int is_float, const void *values, size_t n, void 
 	(void) result;
 	return GPUEXT_NOT_BUILT;
 }
+
+/* No device matrix product (the CPU's, cuda/matmul_cpu.c, is in every build). */
+GpuextStatus
+gpuext_matmul(GpuextMatmulAlgo algo, int elem_bytes, const void *a, const void *b, void *c, size_t m,
+			  size_t k, size_t n)
+{
+	(void) algo;
+	(void) elem_bytes;
+	(void) a;
+	(void) b;
+	(void) c;
+	(void) m;
+	(void) k;
+	(void) n;
+	return GPUEXT_NOT_BUILT;
+}

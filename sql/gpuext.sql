@@ -97,3 +97,20 @@ LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 
 COMMENT ON FUNCTION gpu_query_sort(text, boolean) IS
 'the first column of a query sorted as ORDER BY would; call with a column definition list, e.g. AS s(x integer)';
+
+-- Matrix product of two-dimensional arrays: the same bits on the GPU and on the CPU
+-- (each element accumulated with fma in k order wherever it runs; doc/matmul.md).
+CREATE FUNCTION gpu_matmul(a real[], b real[], algorithm text DEFAULT 'auto')
+RETURNS real[]
+AS 'MODULE_PATHNAME', 'gpu_matmul'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION gpu_matmul(a double precision[], b double precision[], algorithm text DEFAULT 'auto')
+RETURNS double precision[]
+AS 'MODULE_PATHNAME', 'gpu_matmul'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_matmul(real[], real[], text) IS
+'matrix product of two-dimensional arrays, on the GPU when gpuext.device allows, the same bits on the CPU';
+COMMENT ON FUNCTION gpu_matmul(double precision[], double precision[], text) IS
+'matrix product of two-dimensional arrays, on the GPU when gpuext.device allows, the same bits on the CPU';

@@ -34,7 +34,7 @@ typedef enum GpuextFaultKind
 	GPUEXT_FAULT_OPEN,			/* opening (resetting) the device */
 	GPUEXT_FAULT_ALLOC,			/* device and pinned allocations: out of memory */
 	GPUEXT_FAULT_COPY,			/* copies to and from the device */
-	GPUEXT_FAULT_KERNEL,		/* sorts and reductions */
+	GPUEXT_FAULT_KERNEL,		/* sorts, reductions and matrix products */
 	GPUEXT_FAULT_SYNC,			/* event records and waits */
 	GPUEXT_FAULT_RESET			/* any call but an open: the device is lost, as after a GPU reset */
 } GpuextFaultKind;
@@ -66,6 +66,8 @@ extern void gpuext_fault_assign_hook(const char *newval, void *extra);
 	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_sort_rows(__VA_ARGS__))
 #define gpuext_reduce(...) \
 	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_reduce(__VA_ARGS__))
+#define gpuext_matmul(...) \
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_matmul(__VA_ARGS__))
 
 /* device.c: the backend's device session */
 extern bool GpuextUseDevice(void);
