@@ -40,7 +40,8 @@ start=$SECONDS
 # The tracked and new files of the checkout, copied to $1 (owned by the test user).
 copy_tree() {
 	mkdir -p "$1"
-	git -c safe.directory='*' ls-files -coz --exclude-standard | xargs -0 cp -a --parents -t "$1"
+	git -c safe.directory='*' ls-files -coz --exclude-standard --deduplicate |
+		while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done | xargs -0 cp -a --parents -t "$1"
 	chown -R "$user" "$1"
 }
 
