@@ -3,11 +3,12 @@
 -- the crossover is the first n from which the device wins, beside what auto uses (src/gpu_matmul.c).
 -- Run: psql -X -f bench/matmul.sql in a database with CREATE EXTENSION gpuext, on the GPU host.
 \set ON_ERROR_STOP on
+CREATE EXTENSION IF NOT EXISTS gpuext;
 SELECT setseed(0.5);
 DROP TABLE IF EXISTS mm_bench;
 CREATE TABLE mm_bench AS
 SELECT n, m.a::float8[] AS a8, m.b::float8[] AS b8, m.a::real[] AS a4, m.b::real[] AS b4
-FROM unnest('{16,32,48,64,80,96,128,192,256,512,1024,2048}'::int[]) n,
+FROM unnest('{16,32,48,64,80,96,128,192,256,512,1024}'::int[]) n,
 LATERAL (SELECT (SELECT array_agg(r ORDER BY i) FROM (
                    SELECT i, array_agg(random() * 2 - 1 ORDER BY j) AS r
                    FROM generate_series(1, n) i, generate_series(1, n) j GROUP BY i) s) AS a,
@@ -45,7 +46,7 @@ SELECT type, n, (n::bigint) ^ 3 AS fmas, round(cpu_ms::numeric, 3) AS cpu_ms, ro
 FROM mm_result ORDER BY type, n;
 -- The crossover: the smallest n from which the device is faster at every larger n measured.
 SELECT type, min(n) AS crossover_n, min(n)::bigint ^ 3 AS crossover_fmas,
-       CASE type WHEN 'real' THEN 2 ^ 19 ELSE 2 ^ 18 END AS auto_min_fmas
+       CASE type WHEN 'real' THEN 2 ^ 22 ELSE 2 ^ 21 END AS auto_min_fmas
 FROM mm_result r
 WHERE NOT EXISTS (SELECT 1 FROM mm_result s WHERE s.type = r.type AND s.n >= r.n AND s.gpu_ms >= s.cpu_ms)
 GROUP BY type ORDER BY type;

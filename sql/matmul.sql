@@ -30,7 +30,7 @@ BEGIN
 EXCEPTION WHEN OTHERS THEN
   RETURN SQLSTATE || ': ' || SQLERRM;
 END $$;
-CREATE FUNCTION held() RETURNS bigint LANGUAGE sql AS $$ SELECT device_bytes FROM gpuext_info(false) $$;
+CREATE FUNCTION matmul_held() RETURNS bigint LANGUAGE sql AS $$ SELECT device_bytes FROM gpuext_info(false) $$;
 CREATE TEMP TABLE algos (algo text);
 INSERT INTO algos VALUES ('auto'), ('naive'), ('tiled'), ('blocked'), ('cpu');
 
@@ -137,7 +137,7 @@ SELECT count(*) AS cases,
                           AND array_send(gpu_matmul(s.a4, s.b4, g.algo))
                               = array_send(gpu_matmul(s.a4, s.b4, 'cpu'))) AS same_bits
 FROM specials s, algos g;
-SELECT held() AS device_bytes;
+SELECT matmul_held() AS device_bytes;
 
 -- Device failures (gpuext.debug_fail_device_calls) in the product: under auto a WARNING and the
 -- CPU's answer, the same bits; under gpu an ERROR.  Without a device none fires, and gpu is refused.
@@ -161,4 +161,4 @@ SELECT array_send(gpu_matmul(a, b)) = array_send(p) AS same_bits FROM big, big_c
 \set VERBOSITY default
 RESET gpuext.debug_fail_device_calls;
 RESET gpuext.device;
-SELECT held() AS device_bytes;
+SELECT matmul_held() AS device_bytes;

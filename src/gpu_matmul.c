@@ -44,12 +44,11 @@ static const struct
 /*
  * Under gpuext.device = auto, algorithm auto keeps products of fewer
  * multiply-adds (m * k * n) than these on the CPU: below them the CPU's
- * product takes less time than a whole device call (allocation, staging,
- * copies, launch).  The crossover measured by bench/matmul_bench is in
- * doc/matmul.md ("The auto crossover").
+ * product takes less time than the device's, measured end to end from SQL
+ * (bench/matmul.sql; doc/matmul.md, "The auto crossover").
  */
-#define MATMUL_AUTO_MIN_FMAS_FLOAT4 ((uint64) 1 << 19)
-#define MATMUL_AUTO_MIN_FMAS_FLOAT8 ((uint64) 1 << 18)
+#define MATMUL_AUTO_MIN_FMAS_FLOAT4 ((uint64) 1 << 22)
+#define MATMUL_AUTO_MIN_FMAS_FLOAT8 ((uint64) 1 << 21)
 
 /* A matrix argument: its shape and row-major data (NULL when empty). */
 typedef struct Matrix
