@@ -22,7 +22,7 @@ PERL5LIB=$perl5lib perl -MIPC::Run -e 1 2>/dev/null || {
 [ $# -gt 0 ] || set -- test/t/*.pl
 testdir=$(mktemp -d /tmp/gpuext_tap.XXXXXX)
 cmd=(env "PATH=$bindir:$PATH" "PERL5LIB=$perl5lib" "PG_REGRESS=$pgxs/src/test/regress/pg_regress"
-	"TESTDIR=$testdir" "GPUEXT_TEST_DEVICE=${GPUEXT_TEST_DEVICE:-auto}"
+	"TESTDIR=$testdir" "TESTDATADIR=$testdir/tmp_check" "TESTLOGDIR=$testdir/tmp_check/log" "GPUEXT_TEST_DEVICE=${GPUEXT_TEST_DEVICE:-auto}"
 	"GPUEXT_TAP_DURATION=${GPUEXT_TAP_DURATION:-60}" ${LD_LIBRARY_PATH:+"LD_LIBRARY_PATH=$LD_LIBRARY_PATH"}
 	prove --timer "$@")
 rc=0
