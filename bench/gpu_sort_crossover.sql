@@ -4,16 +4,20 @@
 -- Run: psql -X -f bench/gpu_sort_crossover.sql (gpuext installed; a GPU for the device columns)
 -- Optional psql variables (bench/suite.sh sets them): types (default '{int4,float8}'), sizes
 -- (default 1000 and 4^5 .. 4^11), reps (timed calls, default 7), device (gpuext.device, default
--- gpu; auto runs the device columns on the CPU where no GPU is, for testing the script);
+-- gpu; auto runs the device columns on the CPU where no GPU is, for testing the script),
+-- work_mem (default 1GB: PostgreSQL's sort of the largest arrays stays in memory, as gpu_sort's
+-- does; at the default 4MB it spills to disk at the larger sizes);
 -- table_only=1 leaves out the device line, so that psql --csv gives one CSV table.
 \set ON_ERROR_STOP 1
 \if :{?types} \else \set types '{int4,float8}' \endif
 \if :{?sizes} \else \set sizes '{1000,4096,16384,65536,262144,1048576,4194304}' \endif
 \if :{?reps} \else \set reps 7 \endif
 \if :{?device} \else \set device gpu \endif
+\if :{?work_mem} \else \set work_mem 1GB \endif
 CREATE EXTENSION IF NOT EXISTS gpuext;
 SET gpuext.device = :device;
 SET gpuext.min_gpu_elements = 0;
+SET work_mem = :'work_mem';
 
 CREATE OR REPLACE FUNCTION pg_temp.median_ms(stmt text, reps int DEFAULT :reps)
 RETURNS float8 LANGUAGE plpgsql AS $$
@@ -32,7 +36,7 @@ END $$;
 
 CREATE OR REPLACE FUNCTION pg_temp.bench(typ text, nelem int)
 RETURNS TABLE (elem text, n int, pg_ms numeric, cpu_ms numeric, auto_ms numeric, bitonic_ms numeric,
-               quicksort_ms numeric, oddeven_ms numeric, radix_ms numeric, pg_over_auto numeric)
+               quicksort_ms numeric, oddeven_ms numeric, radix_ms numeric, pg_over_auto numeric, work_mem text)
 LANGUAGE plpgsql AS $$
 DECLARE
   r record;
@@ -51,7 +55,7 @@ BEGIN
     INTO r;
   RETURN QUERY SELECT typ, nelem, round(r.pg::numeric, 3), round(r.cpu::numeric, 3), round(r.auto::numeric, 3),
     round(r.bitonic::numeric, 3), round(r.quicksort::numeric, 3), round(r.oddeven::numeric, 3),
-    round(r.radix::numeric, 3), round((r.pg / r.auto)::numeric, 2);
+    round(r.radix::numeric, 3), round((r.pg / r.auto)::numeric, 2), current_setting('work_mem');
 END $$;
 
 \if :{?table_only}

@@ -1,15 +1,25 @@
 -- ORDER BY through the GpuSort plan node (gpuext.enable_sort = on) against PostgreSQL's own Sort
--- (off), in the same session.  Run by bench/orderby.sh, which sets the psql variables
---   rows (table size), runs (timed runs per side), device (gpuext.device for the on-side),
---   min_rows (gpuext.sort_min_rows for the on-side, '' = the server's setting).
+-- (off), in the same session, with the same memory on both sides.  Run by bench/orderby.sh, which
+-- sets the psql variables
+--   rows (table size), runs (timed runs per side), device (gpuext.device), min_rows
+--   (gpuext.sort_min_rows for the on-side, '' = the server's setting), run_defaults and run_large
+--   (which configurations), large_mem (work_mem of the large configuration).
 --
--- How a query is timed: EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, COSTS OFF, FORMAT JSON) <query>,
--- reading "Execution Time".  EXPLAIN ANALYZE runs the complete plan: the sort consumes its whole
--- input and every output row is pulled up to the top plan node, but then the rows are discarded
--- instead of being converted to text and sent to the client, so the time is that of the scan and
--- the sort, not of psql.  TIMING OFF leaves only a per-row counter in each node (no clock reads);
--- planning is not included.  Wrappers were rejected: SELECT count(*) FROM (<q> OFFSET 0) lets the
--- planner drop the ORDER BY, and a plpgsql FOR loop adds a per-row cost larger than the sort's.
+-- Memory: both sides get the same work_mem, and gpuext.sort_work_mem is -1, so GpuSort's budget is
+-- that same work_mem.  Past it GpuSort hands its rows to PostgreSQL's tuplesort, which spills to
+-- disk as Sort does: at work_mem = 4MB both sides sort 10M rows on disk.
+--
+-- Two timings:
+--   explain  EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, COSTS OFF, FORMAT JSON) <query>, reading
+--            "Execution Time".  The complete plan runs: the sort consumes its whole input and every
+--            output row is pulled up to the top node, then discarded instead of being converted to
+--            text and sent, so the time is that of the scan and the sort.  TIMING OFF leaves only a
+--            per-row counter in each node; planning is not included.  (SELECT count(*) FROM (<q>
+--            OFFSET 0) would let the planner drop the ORDER BY; a plpgsql loop costs more per row
+--            than the sort.)
+--   copy     psql's \copy (<query>) to '/dev/null', between a clock_timestamp() read in the
+--            statement before and one in the statement after: every row is converted to text, sent
+--            to psql over the connection and written out, as a client receives a result.
 \set ON_ERROR_STOP 1
 \pset footer off
 SET client_min_messages = warning;
@@ -35,12 +45,14 @@ SELECT EXISTS (SELECT FROM pg_settings WHERE name = 'gpuext.enable_sort') AS hav
 \endif
 SELECT set_config('orderby_bench.have_node', :'have_node', false) \g /dev/null
 SELECT set_config('orderby_bench.min_rows', :'min_rows', false) \g /dev/null
+\echo == server settings that apply to both sides
+SELECT name, setting, unit FROM pg_settings
+WHERE name IN ('shared_buffers', 'max_parallel_workers_per_gather', 'jit', 'temp_tablespaces') ORDER BY name;
 
--- The tables: t with :rows rows, small with 1,000, the same shape.
-\echo == loading t (:rows rows) and small (1000 rows)
-DROP TABLE IF EXISTS gpuext_bench.t, gpuext_bench.small, gpuext_bench.orderby_results;
+-- The tables: t with :rows rows (kept when it already has them), small with 1,000, the same shape.
 CREATE FUNCTION pg_temp.load(tab text, n bigint) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
+  EXECUTE format('DROP TABLE IF EXISTS gpuext_bench.%I', tab);
   EXECUTE format($q$
     CREATE UNLOGGED TABLE gpuext_bench.%I AS
     SELECT i AS id,
@@ -51,8 +63,20 @@ BEGIN
            md5(i::text) || lpad(i::text, 8, '0') AS pad
     FROM generate_series(1::int8, %s) i$q$, tab, n);
 END $$;
+SELECT count(*) = 6 AS have_t FROM pg_attribute
+WHERE attrelid = to_regclass('gpuext_bench.t') AND attname IN ('id', 'a', 'b', 'c', 'd', 'pad') \gset
+\if :have_t
+SELECT count(*) = :rows AS keep_t FROM gpuext_bench.t \gset
+\else
+\set keep_t false
+\endif
+\if :keep_t
+\echo == t already holds :rows rows: kept
+\else
+\echo == loading t (:rows rows)
 SELECT pg_temp.load('t', :rows) \g /dev/null
 VACUUM (FREEZE, ANALYZE) gpuext_bench.t;
+\endif
 SELECT pg_temp.load('small', 1000) \g /dev/null
 VACUUM (FREEZE, ANALYZE) gpuext_bench.small;
 SELECT pg_size_pretty(pg_table_size('t')) AS t_size, (SELECT count(*) FROM t) AS t_rows,
@@ -87,19 +111,36 @@ BEGIN
   RETURN false;
 END $$;
 
--- One warm-up per side, then runs alternating on and off; medians.
-CREATE TABLE gpuext_bench.orderby_results (work_mem text, ord int, "case" text, rows bigint, on_ms numeric, off_ms numeric,
+-- Results: one row per configuration, query and timing.  A configuration run again replaces its rows.
+SELECT to_regclass('gpuext_bench.orderby_results') IS NOT NULL
+       AND NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = to_regclass('gpuext_bench.orderby_results')
+                         AND attname = 'config') AS old_results \gset
+\if :old_results
+DROP TABLE gpuext_bench.orderby_results;
+\endif
+CREATE TABLE IF NOT EXISTS gpuext_bench.orderby_results (config_ord int, config text, work_mem text, sort_work_mem text,
+                              ord int, "case" text, timing text, rows bigint, on_ms numeric, off_ms numeric,
                               speedup numeric, gpusort bool, query text);
--- GpuSort may hold every row in memory; PostgreSQL's Sort gets work_mem (set per configuration below).
-SET gpuext.sort_work_mem = '16GB';
+
+CREATE FUNCTION pg_temp.record(ord int, name text, timing text, nrows bigint, q text, on_t float8[], off_t float8[],
+                               used bool) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  on_med float8 := (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM unnest(on_t) x);
+  off_med float8 := (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM unnest(off_t) x);
+BEGIN
+  INSERT INTO orderby_results VALUES (current_setting('orderby_bench.config_ord')::int,
+    current_setting('orderby_bench.config'), current_setting('work_mem'),
+    coalesce(current_setting('gpuext.sort_work_mem', true), ''), ord, name, timing, nrows,
+    round(on_med::numeric, 3), round(off_med::numeric, 3), round((off_med / nullif(on_med, 0))::numeric, 2), used, q);
+END $$;
+
+-- One query under EXPLAIN ANALYZE: a warm-up per side, then runs alternating on and off; medians.
 CREATE FUNCTION pg_temp.bench(ord int, name text, nrows bigint, q text, runs int) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
   on_t float8[] := '{}';
   off_t float8[] := '{}';
   used bool;
-  on_med float8;
-  off_med float8;
 BEGIN
   PERFORM pg_temp.side(true);
   used := pg_temp.uses_gpusort(q);
@@ -112,23 +153,23 @@ BEGIN
     PERFORM pg_temp.side(false);
     off_t := off_t || pg_temp.exec_ms(q);
   END LOOP;
-  on_med := (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM unnest(on_t) x);
-  off_med := (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM unnest(off_t) x);
-  INSERT INTO orderby_results VALUES (current_setting('work_mem'), ord, name, nrows, round(on_med::numeric, 3), round(off_med::numeric, 3),
-    round((off_med / nullif(on_med, 0))::numeric, 2), used, q);
+  PERFORM pg_temp.record(ord, name, 'explain', nrows, q, on_t, off_t, used);
 END $$;
 
--- PostgreSQL as configured by default (work_mem 4MB: its Sort spills to disk), then with work_mem 4GB
--- (one_config: the first only).
-\if :one_config
+-- The configurations: PostgreSQL's default work_mem, then one large enough for both sides.
+\set config_ord 1
+\set config defaults
 \set work_mem 4MB
-\set show_plan true
-\ir orderby_run.sql
-\else
-\set work_mem 4MB
-\set show_plan false
-\ir orderby_run.sql
-\set work_mem 4GB
-\set show_plan true
+\if :run_defaults
 \ir orderby_run.sql
 \endif
+\set config_ord 2
+\set config large
+\set work_mem :large_mem
+\if :run_large
+\ir orderby_run.sql
+\endif
+
+\echo == all configurations (ms; speedup = off_ms / on_ms)
+SELECT config, work_mem, sort_work_mem, "case", timing, rows, on_ms, off_ms, speedup, gpusort
+FROM orderby_results ORDER BY config_ord, ord;

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""report.py RESULTS_DIR: plots and the README fragment from a bench/suite.sh run.
+"""report.py RESULTS_DIR: plots and the Markdown block of doc/performance.md from a bench/suite.sh run.
 
 Reads what the suite left in RESULTS_DIR (meta.csv, sort_bench.csv, sort_meta.csv, auto_table.txt,
-e2e.csv, reduce_bench.txt, orderby.csv, agg.csv; any may be missing), writes reduce.csv and
-reduce_ladder.csv (parsed from reduce_bench.txt), the PNG plots and README-figures.md, whose
-image links are relative to RESULTS_DIR (bench/splice_readme.py rewrites them).  Standard library
-only.
+e2e.csv, reduce_bench.txt or reduce.csv, orderby.csv, agg.csv; any may be missing), writes
+reduce.csv and reduce_ladder.csv (parsed from reduce_bench.txt, when there), the PNG plots
+(bench/plot.py, matplotlib) and figures.md, whose image links are relative to RESULTS_DIR
+(bench/splice_doc.py rewrites them).  Without matplotlib the plots are left out and said to be.
+`python3 bench/report.py doc/bench && python3 bench/splice_doc.py doc/bench` redraws the committed
+figures.
 """
 import collections
 import csv
@@ -14,7 +16,11 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import pngplot  # noqa: E402
+try:
+    import plot  # noqa: E402
+except ImportError as e:  # matplotlib missing: tables only
+    plot = None
+    PLOT_ERROR = str(e)
 
 OWN = ['bitonic', 'quicksort', 'oddeven', 'radix']
 KEY_SERIES = OWN + ['auto', 'cub_radix', 'cub_merge', 'd2d_copy']
@@ -89,9 +95,12 @@ class Kernels:
                     self.by[('sweep', 'auto', typ, n, 'random')] = a
 
 
-def kernel_plots(k, out, md):
-    titles = {'u32': '32-bit keys', 'u64': '64-bit keys', 'pairs32': '(32-bit key, index) pairs',
-              'pairs64': '(64-bit key, index) pairs'}
+def kernel_plots(k, out, md, gpu):
+    titles = {'u32': '32-bit keys', 'u64': '64-bit keys', 'pairs32': '(32-bit key, row index) pairs',
+              'pairs64': '(64-bit key, row index) pairs'}
+    labels = {'d2d_copy': 'copy of the same bytes (bound)', 'rows': 'rows (GpuSort\'s sort)',
+              'radix': 'radix (CUB inside)', 'cub_radix': 'CUB radix sort', 'cub_merge': 'CUB merge sort',
+              'auto': 'auto (gpu_sort\'s choice)'}
     for typ, names in (('u32', KEY_SERIES), ('u64', KEY_SERIES), ('pairs32', PAIR_SERIES),
                        ('pairs64', PAIR_SERIES)):
         sizes = [n for n in k.sizes(typ) if n & (n - 1) == 0]
@@ -99,14 +108,16 @@ def kernel_plots(k, out, md):
         for a in names:
             pts = [(n, k.rate(a, typ, n)) for n in sizes]
             if any(y for _, y in pts):
-                label = {'d2d_copy': 'D2D copy bound', 'rows': 'gpuext rows'}.get(a, a)
-                series.append((label, pts, a == 'd2d_copy'))
-        if not series:
+                series.append((labels.get(a, a), [(n, y / 1e9 if y else None) for n, y in pts], a == 'd2d_copy'))
+        if not series or plot is None:
             continue
         name = 'sort_%s.png' % typ
-        pngplot.line_chart(os.path.join(out, name), series, title='%s: sort rate, random keys' % titles[typ],
-                           xlabel='log2 n', ylabel='keys/s')
-        md.append('![%s](%s)' % (titles[typ], name))
+        unit = 'pairs' if typ.startswith('pairs') else 'keys'
+        plot.size_chart(os.path.join(out, name), series,
+                        title='Sort of %s on the GPU\n%s, random keys already in device memory' % (titles[typ], gpu),
+                        ylabel='sort rate (billion %s per second, log scale)' % unit,
+                        xlabel='%s sorted (log scale)' % unit)
+        md.append('![Sort rate of %s against n](%s)' % (titles[typ], name))
     md.append('')
 
 
@@ -144,61 +155,6 @@ def fastest(k, md):
                 runs.append([n, n, a, ms])
         for lo, hi, a, ms in runs:
             md.append('| %s | %s .. %s | %s | %.4f |' % (typ, pow2(lo), pow2(hi), a, ms))
-    md.append('')
-
-
-def bars(k, md):
-    """The bars of issue 5, evaluated on this run."""
-    def line(case, v32, v64, bar32, bar64):
-        def cell(v, b):
-            if v is None:
-                return 'not measured'
-            return '%.3g (bar %s): %s' % (v, b[0], 'met' if b[1](v) else 'MISSED')
-        md.append('| %s | %s | %s |' % (case, cell(v32, bar32), cell(v64, bar64)))
-
-    md.append('Bars of issue 5 (kernel time, random keys unless named; G keys/s or ratios):')
-    md.append('')
-    md.append('| case | 32-bit keys | 64-bit keys |')
-    md.append('|---|---|---|')
-    g = lambda v: None if v is None else v / 1e9  # noqa: E731
-    at = lambda b: ('>= %g' % b, lambda v: v >= b)  # noqa: E731
-    for l, b32, b64 in ((24, 8, 4.5), (26, 7, 4)):
-        line('bitonic, 2^%d' % l, g(k.rate('bitonic', 'u32', 1 << l)), g(k.rate('bitonic', 'u64', 1 << l)),
-             at(b32), at(b64))
-
-    def odd(t):
-        a, b = k.rate('bitonic', t, (1 << 26) + 1), k.rate('bitonic', t, 1 << 26)
-        return a / b if a and b else None
-    line('bitonic, 2^26 + 1 over 2^26', odd('u32'), odd('u64'), at(0.85), at(0.85))
-    pn = max(k.sizes('u32', 'pattern') or [0])
-    line('quicksort, %s, random' % pow2(pn) if pn else 'quicksort, random',
-         g(k.rate('quicksort', 'u32', pn, 'pattern', 'random')),
-         g(k.rate('quicksort', 'u64', pn, 'pattern', 'random')), at(5), at(3))
-    for p in ('sorted', 'reverse', '16-distinct', 'all-equal'):
-        def rel(t):
-            a, b = k.rate('quicksort', t, pn, 'pattern', p), k.rate('quicksort', t, pn, 'pattern', 'random')
-            return a / b if a and b else None
-        line('quicksort, %s, %s over random' % (pow2(pn) if pn else '?', p), rel('u32'), rel('u64'),
-             at(0.5), at(0.5))
-    line('(key, int32 index) pairs, bitonic, 2^24 (G pairs/s)', g(k.rate('bitonic', 'pairs32', 1 << 24)),
-         g(k.rate('bitonic', 'pairs64', 1 << 24)), at(5), at(3))
-
-    def small(t):
-        worse = [n for n in k.sizes(t) if n <= 1 << 16
-                 and k.ms('cub_radix', t, n) is not None
-                 and min([k.ms(a, t, n) for a in ('bitonic', 'quicksort', 'oddeven')
-                          if k.ms(a, t, n) is not None] or [float('inf')]) >= k.ms('cub_radix', t, n)]
-        return worse
-    def verdict(t):
-        w, total = small(t), len([n for n in k.sizes(t) if n <= 1 << 16])
-        if not total:
-            return 'not measured'
-        if not w:
-            return 'met at all %d sizes' % total
-        return 'MISSED at %d of %d sizes (%s%s)' % (len(w), total, ', '.join(pow2(n) for n in w[:4]),
-                                                   ', ...' if len(w) > 4 else '')
-    md.append('| best own kernel (bitonic, quicksort, oddeven), one call, faster than CUB radix at every '
-              'n <= 2^16 | %s | %s |' % (verdict('u32'), verdict('u64')))
     md.append('')
 
 
@@ -241,8 +197,8 @@ def oddeven_vs_cpu(k, meta, md):
                 rows.append('| %s | %s | %.3f | %.3f | %.1fx | %s |' % (
                     t, pow2(n), g, c, c / g, '%.3f' % s if s else ''))
     if rows:
-        md.append('Odd-even transposition sort against the same sort on one CPU core (seed 004 claims a '
-                  'speed-up of about the number of multiprocessors, here %s; ms):' % sms)
+        md.append('Odd-even transposition sort against the same sort on one CPU core (the classic claim '
+                  'for it is a speed-up of about the number of multiprocessors, here %s; ms):' % sms)
         md.append('')
         md.append('| type | n | GPU oddeven | CPU oddeven, 1 core | speed-up | CPU std::sort |')
         md.append('|---|---|---|---|---|---|')
@@ -268,22 +224,6 @@ def transfers(k, md):
         md.append('')
 
 
-def e2e(rows, out, md):
-    if not rows:
-        return
-    cols = [c for c in rows[0] if c.endswith('_ms')]
-    for typ in sorted({r['elem'] for r in rows}, key=[r['elem'] for r in rows].index):
-        sel = [r for r in rows if r['elem'] == typ]
-        series = [(c[:-3] if c != 'pg_ms' else 'postgres', [(int(r['n']), num(r[c])) for r in sel], c == 'pg_ms')
-                  for c in cols]
-        name = 'e2e_%s.png' % typ
-        pngplot.line_chart(os.path.join(out, name), series, title='gpu_sort of %s arrays, end to end' % typ,
-                           xlabel='log2 n', ylabel='ms')
-        md.append('![gpu_sort end to end, %s](%s)' % (typ, name))
-    md.append('')
-    md.append(table(rows, list(rows[0])))
-
-
 def field(v):
     """A CSV field for a table: long float fields (ratios from SQL) to three decimals."""
     if re.fullmatch(r'-?\d+\.\d{5,}', v or ''):
@@ -300,8 +240,9 @@ def table(rows, cols):
 def reduce_parse(path, out):
     """reduce.csv and reduce_ladder.csv from reduce_bench's text; returns both row lists."""
     main, ladder, in_ladder = [], [], False
-    if not os.path.exists(path):
-        return main, ladder
+    if not os.path.exists(path):  # a folder of CSVs only, as doc/bench
+        out_dir = os.path.dirname(path)
+        return read_csv(os.path.join(out_dir, 'reduce.csv')), read_csv(os.path.join(out_dir, 'reduce_ladder.csv'))
     for line in open(path):
         line = line.rstrip('\n')
         if line.startswith('ladder:'):
@@ -341,6 +282,78 @@ def measured(meta, part):
     return s + '.'
 
 
+def e2e(rows, out, md, gpu):
+    cols = [c for c in rows[0] if c.endswith('_ms')]
+    labels = {'pg_ms': 'PostgreSQL: array_agg(x ORDER BY x), work_mem %s' % (rows[0].get('work_mem') or '4MB'),
+              'cpu_ms': 'gpu_sort on the CPU',
+              'auto_ms': 'gpu_sort, auto'}
+    for typ in sorted({r['elem'] for r in rows}, key=[r['elem'] for r in rows].index):
+        if plot is None:
+            break
+        sel = [r for r in rows if r['elem'] == typ]
+        series = [(labels.get(c, 'gpu_sort, %s' % c[:-3]), [(int(r['n']), num(r[c])) for r in sel], c == 'pg_ms')
+                  for c in cols]
+        name = 'e2e_%s.png' % typ
+        plot.size_chart(os.path.join(out, name), series,
+                        title='gpu_sort of a stored %s array, end to end\n%s, device already open' % (typ, gpu),
+                        ylabel='time per call (ms, log scale)', xlabel='array elements (log scale)')
+        md.append('![gpu_sort of %s arrays: time against size](%s)' % (typ, name))
+    md.append('')
+    md.append(table(rows, [c for c in rows[0] if c != 'work_mem']))
+
+
+ORDERBY_LEGACY = 'unequal memory: GpuSort gpuext.sort_work_mem = 16GB, PostgreSQL work_mem = 4MB'
+
+
+def orderby_config_label(r):
+    """Both sides' memory settings for a row of orderby.csv (before the configurations: unequal)."""
+    if 'config' not in r:
+        return ORDERBY_LEGACY
+    swm = r.get('sort_work_mem', '')
+    gpusort = 'GpuSort follows it' if swm in ('-1', '') else 'gpuext.sort_work_mem = %s' % swm
+    return '%s: work_mem = %s on both sides (%s)' % (r['config'], r['work_mem'], gpusort)
+
+
+def orderby(rows, out, md, gpu, when):
+    legacy = 'config' not in rows[0]
+    timing = ('Timing `explain`: `EXPLAIN (ANALYZE, TIMING OFF)` execution time, every row reaches the top of the '
+              'plan but none is sent; `copy`: psql\'s `\\copy (query) to \'/dev/null\'` between two '
+              '`clock_timestamp()` reads, every row converted to text and sent to the client.'
+              if 'timing' in rows[0] else
+              'Timing: `EXPLAIN (ANALYZE, TIMING OFF)` execution time, every row reaches the top of the plan but '
+              'none is sent to a client.')
+    md.append('**ORDER BY through GpuSort** (`bench/orderby.sh`): the same query with `gpuext.enable_sort` on '
+              '(GpuSort) and off (PostgreSQL\'s Sort), in one session over the same tables (`t` of %s rows of '
+              '`id int8, a int4, b int8, c float8, d int4, pad text`; `small` of 1,000), '
+              '`max_parallel_workers_per_gather = 0` on both sides, median after a warm-up per side, sides '
+              'alternating; `speedup` is off_ms / on_ms. %s %s' % (
+                  '{:,}'.format(max(int(r['rows']) for r in rows)), timing, when))
+    md.append('')
+    if legacy:
+        md.append('**Unequal memory.** This run predates the equal-memory configurations: GpuSort had '
+                  '`gpuext.sort_work_mem = 16GB` and held every row in memory, while PostgreSQL had its default '
+                  '`work_mem = 4MB` and sorted on disk. It shows GpuSort given ample memory against PostgreSQL '
+                  'given little, not the two at the same settings.')
+        md.append('')
+    configs = list(dict.fromkeys(orderby_config_label(r) for r in rows))
+    md.append('Settings: ' + '; '.join(configs) + '.')
+    md.append('')
+    if plot is not None:
+        big = max(int(r['rows']) for r in rows)
+        sel = [dict(r, config=orderby_config_label(r),
+                    case=r['case'] + (' (copy)' if r.get('timing') == 'copy' and 'copy' not in r['case'] else ''))
+               for r in rows if int(r['rows']) == big]
+        plot.orderby_chart(os.path.join(out, 'orderby.png'), sel,
+                           title='ORDER BY of %s rows: GpuSort against PostgreSQL\'s Sort\n%s' % (
+                               '{:,}'.format(big), gpu),
+                           note='bench/orderby.sh; bars above the dashed line: GpuSort faster')
+        md.append('![ORDER BY speed-up per query and memory setting](orderby.png)')
+        md.append('')
+    cols = [c for c in ('config', 'work_mem', 'sort_work_mem', 'case', 'timing', 'rows', 'on_ms', 'off_ms',
+                        'speedup', 'gpusort', 'query') if c in rows[0]]
+    md.append(table(rows, cols))
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit('usage: report.py RESULTS_DIR')
@@ -348,25 +361,61 @@ def main():
     meta = {r['part']: r for r in read_csv(os.path.join(out, 'meta.csv'))}  # the latest run of each part
     dev = {r['key']: r['value'] for r in read_csv(os.path.join(out, 'sort_meta.csv'))}
     md = ['<!-- Generated by bench/report.py from a bench/suite.sh run; do not edit by hand. -->', '']
+    if plot is None:
+        md.append('(Plots not drawn: %s; install python3-matplotlib.)' % PLOT_ERROR)
+        md.append('')
+
+    def gpu(part):
+        return (meta.get(part) or {}).get('gpu') or dev.get('device') or 'unknown GPU'
+
+    rows = read_csv(os.path.join(out, 'orderby.csv'))
+    if rows:
+        orderby(rows, out, md, gpu('orderby'), measured(meta, 'orderby'))
+
+    rows = read_csv(os.path.join(out, 'agg.csv'))
+    if rows:
+        md.append('**Aggregates end to end** (`bench/agg.sh`): each gpuext aggregate against PostgreSQL\'s own '
+                  'over the same data in one session, `gpuext.device = gpu`, `gpuext.min_gpu_elements = 0`, '
+                  '`max_parallel_workers_per_gather = 0` on both sides (no sort, so `work_mem` plays no part); '
+                  '`array`: `gpu_sum(a)` against `sum(x)` over `unnest(a)`; `column`: `gpu_f(c)` against `f(c)` over '
+                  'a table; `query`: `gpu_query_agg` against `count`, `sum`, `min`, `max`, `avg` in one query; '
+                  'median after a warm-up per side; `ratio` is postgres_ms / gpuext_ms. %s' % measured(meta, 'agg'))
+        md.append('')
+        md.append(table(rows, [c for c in rows[0] if c not in ('bar', 'pass')]))
+
+    rows = read_csv(os.path.join(out, 'e2e.csv'))
+    if rows:
+        wm = rows[0].get('work_mem')
+        md.append('**gpu_sort end to end** (`bench/gpu_sort_crossover.sql`): an array stored in a table, the '
+                  'sorted array returned, transfers and key encoding included, device already open; median '
+                  'after a warm-up, ms. `pg` is `array_agg(x ORDER BY x)` over `unnest(a)` at %s; `cpu` is '
+                  'gpuext\'s CPU path, the other columns the GPU with `gpuext.device = gpu` (gpu_sort holds the '
+                  'whole array in memory whatever `work_mem` is). %s' % (
+                      '`work_mem = %s`' % wm if wm else
+                      'the server\'s `work_mem`, 4MB (not recorded in this CSV; PostgreSQL\'s sort of the larger '
+                      'arrays spilled to disk, so `pg_over_auto` overstates the gain at equal memory)',
+                      measured(meta, 'e2e')))
+        md.append('')
+        e2e(rows, out, md, gpu('e2e'))
 
     k = Kernels(read_csv(os.path.join(out, 'sort_bench.csv')))
     if k.rows:
         table_ = parse_auto_table(os.path.join(out, 'auto_table.txt'))
         if table_:
             k.add_auto(table_)
-        md.append('**Sort kernels** (`bench/sort_bench`: keys already on the device, one call of the sort '
+        md.append('**Sort kernels** (`bench/sort_bench`): keys already on the device, one call of the sort '
                   'timed with CUDA events, launches and host waits inside it included; warm-ups, then the '
-                  'median of 5 to 15 runs; random keys; every output checked on the device). '
-                  '`radix` is gpuext_sort_keys with CUB inside, `cub_radix` and `cub_merge` CUB called '
-                  'directly, `auto` the algorithm the table in `src/gpu_sort.c` picks at each size, '
-                  '`D2D copy bound` one device-to-device copy of the same bytes. %s Device: %s, '
+                  'median of 5 to 15 runs; random keys; every output checked on the device. '
+                  '`radix` is gpuext_sort_keys with CUB inside, `rows` gpuext_sort_rows (the sort GpuSort runs), '
+                  '`cub_radix` and `cub_merge` CUB called directly, `auto` the algorithm the table in '
+                  '`src/gpu_sort.c` picks at each size, `d2d_copy` one device-to-device copy of the same bytes '
+                  '(a bound: any sort reads and writes them at least once). %s Device: %s, '
                   'compute capability %s, %s SMs, CUDA driver %s, runtime %s.' % (
                       measured(meta, 'kernels'), dev.get('device', '?'), dev.get('compute_capability', '?'),
                       dev.get('multiprocessors', '?'), dev.get('cuda_driver', '?'), dev.get('cuda_runtime', '?')))
         md.append('')
-        kernel_plots(k, out, md)
+        kernel_plots(k, out, md, gpu('kernels'))
         kernel_tables(k, md)
-        bars(k, md)
         fastest(k, md)
         shapes(k, md)
         oddeven_vs_cpu(k, dev, md)
@@ -382,42 +431,26 @@ def main():
                 len(bad), ', '.join('%s %s %s' % (r['algo'], r['type'], r['n']) for r in bad[:10])))
         md.append('')
 
-    rows = read_csv(os.path.join(out, 'e2e.csv'))
-    if rows:
-        md.append('**gpu_sort end to end** (`bench/gpu_sort_crossover.sql`: an array stored in a table, the '
-                  'sorted array returned, transfers and key encoding included, device already open; median '
-                  'after a warm-up, ms; `pg` is `array_agg(x ORDER BY x)` over `unnest(a)`, `cpu` gpuext\'s '
-                  'CPU path, the other columns the GPU with `gpuext.device = gpu`). %s' % measured(meta, 'e2e'))
-        md.append('')
-        e2e(rows, out, md)
-
     main_rows, ladder = reduce_parse(os.path.join(out, 'reduce_bench.txt'), out)
     if main_rows:
-        md.append('**Reductions on the device** (`bench/reduce_bench`: CUDA events, 2 warm-ups, median; data '
-                  'on the device; GB/s counts input bytes read; `x CUB` is the time over CUB\'s '
-                  '`DeviceReduce::Sum`). %s' % measured(meta, 'reduce'))
+        md.append('**Reductions on the device** (`bench/reduce_bench`): count, exact sum, min and max in one '
+                  'pass (`gpuext_reduce`) beside CUB\'s `DeviceReduce` and a device-to-device copy; data on the '
+                  'device, CUDA events, 2 warm-ups, median; GB/s counts input bytes read (the copy reads and '
+                  'writes them, so a reduction at memory speed shows about 200%% of it); `x_cub` is the time over '
+                  'CUB\'s `DeviceReduce::Sum`. %s' % measured(meta, 'reduce'))
         md.append('')
         md.append(table(main_rows, ['type', 'n', 'op', 'ms', 'gb_s', 'pct_d2d', 'x_cub']))
         if ladder:
-            md.append('The reduction ladder of seed 003 (int32 sum, median ms):')
+            md.append('The classic six-step reduction ladder (Harris; as in Doroshenko & Zhereb 2009, Table 2), '
+                      'int32 sum, median ms:')
             md.append('')
             md.append(table(ladder, ['n', 'kernel', 'ms', 'gb_s']))
-
-    for part, name, what in (('orderby', 'orderby.csv', '**ORDER BY through GpuSort** (`bench/orderby.sh`, '
-                              '`EXPLAIN (ANALYZE, TIMING OFF)` execution time, median, GpuSort on against off)'),
-                             ('agg', 'agg.csv', '**Aggregates end to end** (`bench/agg.sh`, median, gpuext '
-                              'against PostgreSQL\'s own)')):
-        rows = read_csv(os.path.join(out, name))
-        if rows:
-            md.append('%s. %s' % (what, measured(meta, part)))
-            md.append('')
-            md.append(table(rows, list(rows[0])))
 
     for part, r in meta.items():
         if r['rc'] not in ('0', ''):
             md.append('Part `%s` ended with status %s%s (see its log in the results folder).' % (
                 part, r['rc'], ' (time limit)' if r['rc'] == '124' else ''))
-    with open(os.path.join(out, 'README-figures.md'), 'w') as f:
+    with open(os.path.join(out, 'figures.md'), 'w') as f:
         f.write('\n'.join(md).rstrip('\n') + '\n')
 
 

@@ -19,7 +19,8 @@
  *	 transfer pinned host <-> device copies of the keys (the end-to-end cost
  *			  around a kernel).
  *	 cpu	  one CPU core: std::sort, and the odd-even transposition sort of
- *			  seed 004 (its claim: the GPU version is about #SMs times faster).
+ *			  the classic tutorial (its claim: the GPU version is about #SMs times
+ *			  faster).
  *	 shapes	  (--shapes) bitonic with each tile shape, n = 2^k and 2^k + 1 for
  *			  k in [min, min(max, 22)] (24 for pairs64): the measurements
  *			  behind pick_shape.

@@ -1,13 +1,15 @@
 #!/bin/bash
 # The benchmark suite: one command on the GPU host that runs the benchmarks and writes CSV files,
-# PNG plots and a Markdown fragment for the README into RESULTS_DIR.  Usage, from any directory:
+# PNG plots and the Markdown block of doc/performance.md into RESULTS_DIR.  Usage, from any directory:
 #   bash bench/suite.sh [--parts LIST] RESULTS_DIR
 # Parts (comma-separated; default kernels,e2e,reduce, about 4 minutes on an H100):
 #   kernels  bench/sort_bench: every algorithm x key width x n = 2^10 .. 2^28 (and 2^k + 1), CUB's
 #            radix and merge sorts, the D2D copy bound, input patterns, transfers, one CPU core
 #   e2e      gpu_sort on arrays end to end against array_agg(x ORDER BY x) (bench/gpu_sort_crossover.sql)
-#   reduce   bench/reduce_bench: gpuext_reduce beside a D2D copy and CUB, and seed 003's ladder
-#   orderby  bench/orderby.sh (ORDER BY through GpuSort; minutes: run it as a call of its own)
+#   reduce   bench/reduce_bench: gpuext_reduce beside a D2D copy and CUB, and the reduction ladder
+#   orderby  bench/orderby.sh (ORDER BY through GpuSort at PostgreSQL's default work_mem and at a
+#            large one, both sides alike; many minutes: run it as a call of its own, or one
+#            configuration a call with CONFIGS=defaults, then CONFIGS=large)
 #   agg      bench/agg.sh (aggregates against PostgreSQL's; minutes)
 # A later call with other parts and the same RESULTS_DIR adds to it; the report covers every CSV
 # there, each part with the GPU, driver, commit and date it was measured on (RESULTS_DIR/meta.csv).
@@ -17,12 +19,15 @@
 #                    (with nvcc present; binaries already there are used as they are)
 #   COMMIT=          the commit measured, where there is no .git (else git, else .gpu/commit)
 #   ROWS=10000000    rows for orderby and agg;  RUNS=3  their timed runs per side
-#   PYTHON=          python3 for the report (standard library only)
+#   CONFIGS=defaults,large   orderby's configurations (bench/orderby.sh)
+#   PYTHON=          python3 for the report: the first of python3, /usr/bin/python3 that has matplotlib
+#                    (Debian: python3-matplotlib) draws the plots; without it the report has tables only
 #   E2E_DEVICE=gpu   gpuext.device for e2e (auto lets a machine without a GPU test the script)
-# PostgreSQL parts use .gpu/with-postgres --stage .gpu/stage (README, Development) when it is there,
+# PostgreSQL parts use .gpu/with-postgres --stage .gpu/stage (doc/development.md) when it is there,
 # else the server that PGHOST/PGPORT/PGUSER point at.  Each part has a time limit (KERNELS_TIMEOUT=300,
-# E2E_TIMEOUT=180, REDUCE_TIMEOUT=60, ORDERBY_TIMEOUT=500, AGG_TIMEOUT=500 seconds): CSV rows are
+# E2E_TIMEOUT=180, REDUCE_TIMEOUT=60, ORDERBY_TIMEOUT=1500, AGG_TIMEOUT=500 seconds): CSV rows are
 # written as they are measured, so a part cut short still reports what it measured, marked so.
+# Then: python3 bench/splice_doc.py RESULTS_DIR puts the figures into doc/performance.md.
 set -uo pipefail
 
 parts=kernels,e2e,reduce
@@ -55,8 +60,8 @@ if [[ ${SUITE_IN_POSTGRES:-} == 1 ]]; then
 		echo "e2e,$?" >> "$out/.rc"
 	fi
 	if has_part orderby; then
-		log "orderby: ${ROWS:-10000000} rows, RUNS=${RUNS:-3}"
-		OUT=$out RUNS=${RUNS:-3} ONE_CONFIG=true timeout "${ORDERBY_TIMEOUT:-500}" \
+		log "orderby: ${ROWS:-10000000} rows, RUNS=${RUNS:-3}, CONFIGS=${CONFIGS:-defaults,large}"
+		OUT=$out RUNS=${RUNS:-3} CONFIGS=${CONFIGS:-defaults,large} timeout "${ORDERBY_TIMEOUT:-1500}" \
 			bash bench/orderby.sh "${ROWS:-10000000}" > "$out/orderby.txt" 2>&1
 		echo "orderby,$?" >> "$out/.rc"
 	fi
@@ -130,6 +135,13 @@ while IFS=, read -r p rc; do
 done < "$out/.rc"
 rm -f "$out/.rc"
 
-python=${PYTHON:-$(command -v python3 || echo /opt/torch/.venv/bin/python3)}
+python=${PYTHON:-}
+if [[ -z $python ]]; then
+	for p in "$(command -v python3)" /usr/bin/python3; do
+		[[ -x $p ]] && "$p" -c 'import matplotlib' 2>/dev/null && { python=$p; break; }
+	done
+	python=${python:-python3}
+fi
 log "report: $python bench/report.py $out"
-"$python" bench/report.py "$out" && log "done: $out/README-figures.md"
+"$python" bench/report.py "$out" &&
+	log "done: $out/figures.md; python3 bench/splice_doc.py $out puts it into doc/performance.md"

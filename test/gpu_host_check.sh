@@ -6,7 +6,7 @@
 #          (test/tap.sh; IPC::Run carried as .gpu/perl5 where the host lacks it);
 #   bench: kernel benchmark, gpu_sort end to end, the ORDER BY and aggregate benchmarks, the demo;
 #   final: check, then the ORDER BY benchmark alone.
-# Expects .gpu/ prepared on the build machine (see README, Development):
+# Expects .gpu/ prepared on the build machine (see doc/development.md, the GPU host):
 #   .gpu/postgres.tar.xz + .gpu/with-postgres (pack-postgres), .gpu/stage (make install DESTDIR),
 #   .gpu/kernel_harness (make CUDA_ARCH=90 harness); test/kernel_harness and bench/reduce_bench
 #   (make CUDA_ARCH=90 harness bench-reduce) carried beside it for the reduction part.
@@ -48,7 +48,7 @@ if [ "$part" = final ]; then
 		RUNS=\${RUNS:-1} bash bench/orderby.sh \${ROWS:-10000000} > '$out/orderby.txt' 2>&1
 		SORT_MIN_ROWS=0 RUNS=3 OUT=/tmp bash bench/orderby.sh 20000 > '$out/orderby_20k.txt' 2>&1"
 	{
-		echo "== ORDER BY, 10M rows"; grep -A80 "== timing" "$out/orderby.txt"
+		echo "== ORDER BY, 10M rows"; sed -n "/== configuration/,\$p" "$out/orderby.txt"
 		echo "== ORDER BY, 20k rows, sort_min_rows = 0"; grep -A10 "case  " "$out/orderby_20k.txt"
 	} | tee -a "$out/summary.txt"
 elif [ "$part" = bench ]; then
