@@ -1168,17 +1168,12 @@ GpuextStatus network_shape(const G &g, size_t n, int shape)
 }
 
 /*
- * Shape by n: the fastest per size in bench/sort_bench --shapes on an H100
- * (driver 580.159.04, 2026-11-24), and again in the suite runs of 5cb74f5
- * and 041b2e4, within half a microsecond up to 2^16.  From two to eight
- * small tiles one cluster launch is fastest (shapes 6 .. 9); past that, up
- * to about a million keys, many blocks of small tiles beat the large
- * shape's few long blocks, as the whole input sits in L2 (both suite runs:
- * for 32-bit keys from 2^17 to 2^19 shape 3 by 5 to 10% over 4).  Without
- * clusters the tiled shapes serve every size.  Pairs of 64-bit keys
- * (--shapes up to 2^24 with the 96-bit shared-memory pass, and in a run
- * to 2^26): the 2048-pair tile up to 2^19, the 4096-pair one above (3 to
- * 4% faster from 2^23).
+ * Shape by n, the fastest per size in bench/sort_bench --shapes (figures in
+ * doc/performance.md).  From two to eight small tiles one cluster launch
+ * wins; up to about a million keys many blocks of small tiles beat a few
+ * long blocks, as the input sits in L2; without clusters the tiled shapes
+ * serve every size.  Pairs of 64-bit keys take the 2048-pair tile up to
+ * 2^19 and the 4096-pair one above.
  */
 template <typename K>
 int pick_shape(size_t n)
