@@ -29,7 +29,7 @@
 #include "agg_accum.h"
 #include "gpuext.h"
 #include "pg_compat.h"
-#include "sort_node.h"
+#include "gpusort.h"
 
 /* Rows fetched from the cursor at a time. */
 #define FETCH_BATCH 10000

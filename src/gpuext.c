@@ -10,7 +10,7 @@
 #include "utils/guc.h"
 
 #include "gpuext.h"
-#include "sort_node.h"
+#include "gpusort.h"
 
 PG_MODULE_MAGIC;
 

@@ -107,7 +107,7 @@ extern void GpuextPieceToDevice(char *dst, const char *half, size_t bytes, int s
 extern void GpuextPieceToHost(char *half, const char *src, size_t bytes, int slot);
 extern const char *GpuextDeviceUnavailableReason(void);
 
-/* gpu_sort.c: values into sorted keys on the device (sort_keys.h's encoding) */
+/* array_sort.c: values into sorted keys on the device (sort_keys.h's encoding) */
 struct GpuextSortType;
 extern bool GpuextSortKeysOnDevice(const struct GpuextSortType *type, const char *values, void *keys,
 								   size_t n, bool descending);

@@ -1,5 +1,5 @@
 /*
- * sort_plan.c
+ * gpusort_plan.c
  *		Where ORDER BY gets replaced: a planner hook that turns Sort nodes of
  *		the finished plan into Custom Scan (GpuSort).
  *
@@ -26,7 +26,7 @@
 #include "utils/typcache.h"
 
 #include "gpuext.h"
-#include "sort_node.h"
+#include "gpusort.h"
 #include "sort_keys.h"
 
 bool		gpuext_enable_sort = true;

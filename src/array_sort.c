@@ -1,5 +1,5 @@
 /*
- * gpu_sort.c
+ * array_sort.c
  *		gpu_sort(anyarray, descending, algorithm): sort a one-dimensional array
  *		on the GPU, or on the CPU with the same keys and the same answer.
  */

@@ -1,15 +1,15 @@
 /*
- * sort_node.h
- *		The GpuSort custom scan: planner side (sort_plan.c) and executor side
- *		(sort_exec.c).
+ * gpusort.h
+ *		The GpuSort custom scan: planner side (gpusort_plan.c) and executor side
+ *		(gpusort_*.c).
  *
  * custom_private of a GpuSort plan: sort column numbers (IntList), ordering
  * operators, collations (OidLists), NULLS FIRST flags (IntList), key base
  * types (OidList), DESC flags (IntList), and the LIMIT bound (Integer, -1 for
  * none).
  */
-#ifndef GPUEXT_SORT_NODE_H
-#define GPUEXT_SORT_NODE_H
+#ifndef GPUEXT_GPUSORT_H
+#define GPUEXT_GPUSORT_H
 
 #include "nodes/extensible.h"
 
@@ -20,4 +20,4 @@ extern int	gpuext_sort_work_mem;
 extern void GpuSortInit(void);
 extern Node *GpuSortCreateState(CustomScan *cscan);
 
-#endif							/* GPUEXT_SORT_NODE_H */
+#endif							/* GPUEXT_GPUSORT_H */

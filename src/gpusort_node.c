@@ -1,5 +1,5 @@
 /*
- * sort_exec.c
+ * gpusort_node.c
  *		Executing Custom Scan (GpuSort): store the input rows, build one
  *		order-preserving key per row, sort (key, row number) on the device,
  *		emit the rows in that order.
@@ -47,7 +47,7 @@
 #include "gpuext.h"
 #include "pg_compat.h"
 #include "sort_keys.h"
-#include "sort_node.h"
+#include "gpusort.h"
 
 int			gpuext_sort_work_mem = -1;
 
