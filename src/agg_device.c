@@ -91,8 +91,7 @@ GpuextReducerFinish(GpuextReducer *r, GpuextAccum *acc)
 {
 	Assert(r->pending != NULL);
 	GpuextWait(REDUCE_EVENT);
-	if (!GpuextAccumMergeReduce(acc, (const GpuextReduceResult *) r->result->ptr))
-		GpuextAccumAddArray(acc, r->pending, r->pending_n);
+	GpuextAccumMergeReduce(acc, (const GpuextReduceResult *) r->result->ptr);
 	r->pending = NULL;
 }
 
