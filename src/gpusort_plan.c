@@ -212,7 +212,11 @@ ReplaceSorts(Plan *plan, Plan *parent, bool under_gather)
 	return plan;
 }
 
-/* Plan as usual (through any earlier hook), then hand the Sorts to GpuSort. */
+/*
+ * Plan as usual (through any earlier hook), then hand the Sorts to GpuSort
+ * where it can use a GPU: not under gpuext.device = cpu, nor in a build
+ * without device code (the fake device counts as one).
+ */
 static PlannedStmt *
 GpuSortPlanner(Query *parse, const char *query_string, int cursorOptions,
 			   ParamListInfo boundParams)
@@ -224,7 +228,7 @@ GpuSortPlanner(Query *parse, const char *query_string, int cursorOptions,
 	else
 		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
 
-	if (gpuext_enable_sort)
+	if (gpuext_enable_sort && gpuext_device_mode != GPUEXT_DEVICE_CPU && gpuext_cuda_built())
 	{
 		stmt->planTree = ReplaceSorts(stmt->planTree, NULL, false);
 		ReplaceSortsInList(stmt->subplans, NULL, false);
