@@ -69,6 +69,20 @@ extern void GpuextReducerDestroy(GpuextReducer *r);
 extern void GpuextReducerDiscard(GpuextReducer *r);
 extern char *GpuextReducerHostBatch(GpuextReducer *r);
 extern GpuextReducer *GpuextReducerStart(const GpuextSortType *type, size_t max_n);
+
+/* One step of device reduction, as device work that may fall back: what it works on. */
+typedef struct GpuextReduceJob
+{
+	GpuextReducer *reducer;		/* the reducer stepped, or made on first use */
+	MemoryContext cxt;			/* where a reducer made lives */
+	const GpuextSortType *type;	/* of the values */
+	GpuextAccum *acc;			/* what the batch is merged into */
+	const char *values;			/* the batch */
+	size_t		n;
+} GpuextReduceJob;
+
+extern GpuextDeviceOutcome GpuextReduceSubmit(GpuextReduceJob *job);
+extern GpuextDeviceOutcome GpuextReduceFinish(GpuextReduceJob *job);
 extern bool GpuextReducerStream(GpuextReducer **rp, size_t n, GpuextAccum *acc);
 extern void GpuextAccumAddValues(GpuextAccum *acc, const char *values, size_t n);
 

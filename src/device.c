@@ -561,10 +561,10 @@ GpuextDownload(const char *src, size_t bytes, size_t unit, char *staging, Gpuext
 /*
  * Run device work fn(arg) with its allocations in a memory context of its own.
  * Under auto, a device failure (not a cancel, not any other ERROR) frees what
- * fn held at once, becomes a WARNING, and returns false for the caller to do
- * the work on the CPU; fn must leave nothing half-merged behind it.
+ * fn held at once, becomes a WARNING, and GPUEXT_DEVICE_FAILED for the caller
+ * to do the work on the CPU; fn must leave nothing half-merged behind it.
  */
-bool
+GpuextDeviceOutcome
 GpuextTryDevice(GpuextDeviceFn fn, void *arg, const char *what)
 {
 	MemoryContext caller = CurrentMemoryContext;
@@ -572,20 +572,21 @@ GpuextTryDevice(GpuextDeviceFn fn, void *arg, const char *what)
 	uint32		holdoff = InterruptHoldoffCount;
 	uint32		cancel_holdoff = QueryCancelHoldoffCount;
 	ErrorData  *volatile edata = NULL;
+	volatile bool done = false;
 
 	device_failed = false;
 	if (gpuext_device_mode != GPUEXT_DEVICE_AUTO)
 	{
 		MemoryContextSwitchTo(cxt);
-		fn(arg);
+		done = fn(arg);
 		MemoryContextSwitchTo(caller);
 		MemoryContextDelete(cxt);
-		return true;
+		return done ? GPUEXT_DEVICE_DONE : GPUEXT_DEVICE_SHORT;
 	}
 	PG_TRY();
 	{
 		MemoryContextSwitchTo(cxt);
-		fn(arg);
+		done = fn(arg);
 		MemoryContextSwitchTo(caller);
 	}
 	PG_CATCH();
@@ -603,13 +604,13 @@ GpuextTryDevice(GpuextDeviceFn fn, void *arg, const char *what)
 	device_failed = false;
 	MemoryContextDelete(cxt);
 	if (edata == NULL)
-		return true;
+		return done ? GPUEXT_DEVICE_DONE : GPUEXT_DEVICE_SHORT;
 	ereport(WARNING,
 			(errcode(edata->sqlerrcode),
 			 errmsg("%s", edata->message),
 			 errdetail("gpuext ran the %s on the CPU instead.", what)));
 	FreeErrorData(edata);
-	return false;
+	return GPUEXT_DEVICE_FAILED;
 }
 
 /* Why the device cannot be used (for fallbacks that say so). */

@@ -74,9 +74,38 @@ extern void GpuextCheck(GpuextStatus status, const char *what);
 extern void GpuextWait(int slot);
 extern int	GpuextPollInterrupts(void *arg);
 
-/* Device work that falls back: under auto, a device failure in fn is a WARNING and false. */
-typedef void (*GpuextDeviceFn) (void *arg);
-extern bool GpuextTryDevice(GpuextDeviceFn fn, void *arg, const char *what);
+/*
+ * Device work that may fall back: fn(arg) runs with its allocations in a
+ * memory context of its own, and returns false, having done nothing, when
+ * device memory is short.  Under auto a device failure in it frees what it
+ * held and becomes a WARNING.
+ */
+typedef enum GpuextDeviceOutcome
+{
+	GPUEXT_DEVICE_DONE,
+	GPUEXT_DEVICE_SHORT,		/* fn found device memory short */
+	GPUEXT_DEVICE_FAILED		/* auto: the device failed, a WARNING said so */
+} GpuextDeviceOutcome;
+
+typedef bool (*GpuextDeviceFn) (void *arg);
+extern GpuextDeviceOutcome GpuextTryDevice(GpuextDeviceFn fn, void *arg, const char *what);
+
+/*
+ * After "static bool fn(Type *arg)", GPUEXT_DEVICE_WORK(fn, Type) defines
+ * Try##fn(Type *arg, const char *what): fn run through GpuextTryDevice with
+ * its argument's type checked, and no callback written by hand.
+ */
+#define GPUEXT_DEVICE_WORK(fn, Type) \
+	static bool \
+	fn##Untyped(void *arg) \
+	{ \
+		return fn((Type *) arg); \
+	} \
+	static GpuextDeviceOutcome \
+	Try##fn(Type *arg, const char *what) \
+	{ \
+		return GpuextTryDevice(fn##Untyped, arg, what); \
+	}
 
 /* Device or pinned host memory owned by the memory context it was allocated in. */
 typedef struct GpuextBuffer

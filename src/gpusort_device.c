@@ -178,36 +178,24 @@ SortRowsOnDevice(GpuSortState *st)
 	return true;
 }
 
-/* SortRowsOnDevice as device work that may fall back (GpuextTryDevice). */
-typedef struct RowSortCall
-{
-	GpuSortState *st;
-	bool		sorted;			/* out: the device sorted, rather than finding memory short */
-} RowSortCall;
-
-/* GpuextTryDevice callback: the device sort of the stored rows. */
-static void
-RowSortRun(void *arg)
-{
-	RowSortCall *call = (RowSortCall *) arg;
-
-	call->sorted = SortRowsOnDevice(call->st);
-}
+GPUEXT_DEVICE_WORK(SortRowsOnDevice, GpuSortState)
 
 /* Sort the stored rows on the device; tuplesort takes them when device memory is short or (auto) the device fails. */
 void
 GpuSortRowsOrSpill(GpuSortState *st, int64 budget_kb)
 {
-	RowSortCall call = {st, false};
-
-	if (GpuextTryDevice(RowSortRun, &call, "sort"))
+	switch (TrySortRowsOnDevice(st, "sort"))
 	{
-		if (!call.sorted)
+		case GPUEXT_DEVICE_DONE:
+			break;
+		case GPUEXT_DEVICE_SHORT:
 			GpuSortSpill(st, budget_kb, "device memory is short");
-		return;
+			break;
+		case GPUEXT_DEVICE_FAILED:
+			st->stats.device_bytes = 0;
+			GpuSortSpill(st, budget_kb, "the device failed");
+			break;
 	}
-	st->stats.device_bytes = 0;
-	GpuSortSpill(st, budget_kb, "the device failed");
 }
 
 /*
