@@ -27,8 +27,8 @@
 
 #include "gpusort.h"
 
-bool		gpuext_enable_sort = true;
-int			gpuext_sort_min_rows = 20000;
+bool		gpuext_enable_sort = GPUEXT_ENABLE_SORT_DEFAULT;
+int			gpuext_sort_min_rows = GPUEXT_SORT_MIN_ROWS_DEFAULT;
 
 static planner_hook_type prev_planner_hook = NULL;
 
