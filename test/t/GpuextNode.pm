@@ -49,7 +49,7 @@ sub sort_plan
 {
 	my ($node) = @_;
 	my $built = $node->safe_psql('postgres', 'SELECT gpu_kernels FROM gpuext_info(open_device => false)');
-	return ($built eq 't' && device_mode() ne 'cpu') ? qr/Custom Scan \(GpuSort\)/ : qr/^Sort\b/m;
+	return ($built eq 't' && device_mode() ne 'cpu') ? qr/Custom Scan \(GpuSort\)/ : qr/(?:^|->\s+)Sort$/m;
 }
 
 # Milliseconds since a Time::HiRes time.
