@@ -531,7 +531,6 @@ gpuext_reduce(int value_bytes, int is_float, const void *values, size_t n,
 		return Fail(GPUEXT_INVALID, "reduction scratch too small");
 	memset(result, 0, sizeof(*result));
 	result->count = n;
-	result->float_exact = 1;
 	for (size_t i = 0; i < n; i++, p += value_bytes)
 	{
 		uint64_t	key;

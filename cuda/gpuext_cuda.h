@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "exact_sum.h"
+
 #ifdef __cplusplus
 extern "C"
 {
@@ -151,8 +153,6 @@ extern GpuextStatus gpuext_sort_rows(int nwords, int top_bits, const uint64_t *k
  * already left out): value_bytes 2, 4 or 8 signed integers (date, timestamp
  * and timestamptz are these), or is_float with value_bytes 4 or 8.
  */
-#define GPUEXT_REDUCE_DIGITS 70
-
 typedef struct GpuextReduceResult
 {
 	uint64_t	count;			/* values reduced */
@@ -163,71 +163,9 @@ typedef struct GpuextReduceResult
 	int32_t		has_nan;		/* floats: NaN and infinities, left out of digits */
 	int32_t		has_pos_inf;
 	int32_t		has_neg_inf;
-	int32_t		float_exact;	/* floats: 1 when digits hold the exact sum of the finite
-								 * values; 0 when the device could not sum this input
-								 * exactly, and the caller must sum it itself */
-	int64_t		digits[GPUEXT_REDUCE_DIGITS];	/* floats: the sum in units of 2^-1074,
-												 * base 2^32, least significant first;
-												 * digits 0..68 in [0, 2^32) */
+	int64_t		digits[GPUEXT_EXACT_DIGITS];	/* floats: the exact sum of the finite values
+												 * (exact_sum.h), normalised */
 } GpuextReduceResult;
-
-/* What gpuext_exact_add_double did with a value. */
-typedef enum GpuextExactKind
-{
-	GPUEXT_EXACT_ADDED = 0,		/* finite: added to the digits (zeros change nothing) */
-	GPUEXT_EXACT_NAN,
-	GPUEXT_EXACT_POS_INF,
-	GPUEXT_EXACT_NEG_INF
-} GpuextExactKind;
-
-/* Carry float sum digits so that all but the top one are in [0, 2^32). */
-static inline void
-gpuext_exact_normalize(int64_t *digits)
-{
-	int64_t		carry = 0;
-
-	for (int i = 0; i < GPUEXT_REDUCE_DIGITS - 1; i++)
-	{
-		int64_t		v = digits[i] + carry;
-
-		carry = v >= 0 ? v >> 32 : -((-v + INT64_C(0xFFFFFFFF)) >> 32);
-		digits[i] = v - carry * (INT64_C(1) << 32);
-	}
-	digits[GPUEXT_REDUCE_DIGITS - 1] += carry;
-}
-
-/*
- * Add a finite double exactly to float sum digits (the CPU's side of the
- * layout above: d = m * 2^(exp - 1075) = (m << (exp - 1)) * 2^-1074); each
- * addition adds under 2^32 to a digit, so normalise at least every 2^30.
- */
-static inline GpuextExactKind
-gpuext_exact_add_double(int64_t *digits, double d)
-{
-	uint64_t	u;
-	uint64_t	m;
-	int			exp;
-	int			pos;
-	unsigned __int128 v;
-	int64_t		sign;
-
-	memcpy(&u, &d, sizeof(u));
-	exp = (int) ((u >> 52) & 0x7FF);
-	m = u & ((UINT64_C(1) << 52) - 1);
-	if (exp == 0x7FF)
-		return m != 0 ? GPUEXT_EXACT_NAN : (u >> 63) ? GPUEXT_EXACT_NEG_INF : GPUEXT_EXACT_POS_INF;
-	if (exp == 0)
-		exp = 1;
-	else
-		m |= UINT64_C(1) << 52;
-	pos = exp - 1;
-	v = (unsigned __int128) m << (pos & 31);
-	sign = (u >> 63) ? -1 : 1;
-	digits[(pos >> 5) + 0] += sign * (int64_t) (v & 0xFFFFFFFF);
-	digits[(pos >> 5) + 1] += sign * (int64_t) ((v >> 32) & 0xFFFFFFFF);
-	digits[(pos >> 5) + 2] += sign * (int64_t) (v >> 64);
-	return GPUEXT_EXACT_ADDED;
-}
 
 /* Add a double to a result's digits or flags as the device does (host references of the reduction). */
 static inline void
@@ -236,7 +174,7 @@ gpuext_reduce_result_add_double(GpuextReduceResult *r, double d, uint64_t *pendi
 	switch (gpuext_exact_add_double(r->digits, d))
 	{
 		case GPUEXT_EXACT_ADDED:
-			if (++*pending >= (UINT64_C(1) << 30))
+			if (++*pending >= (uint64_t) GPUEXT_EXACT_PENDING_MAX)
 			{
 				gpuext_exact_normalize(r->digits);
 				*pending = 0;

@@ -24,12 +24,17 @@
  * at most 2^21 values (the grid is sized so).  Anything else (values outside
  * the window, subnormals, NaN and infinities) takes a rare branch: NaN and
  * infinities set flags, other values are added to an exact 70-digit
- * accumulator in shared memory.  So every sum is exact (float_exact is
- * always 1), and fast when a block's values span less than about 2^64.
+ * accumulator in shared memory (cuda/exact_sum.h).  So every sum is exact,
+ * and fast when a block's values span less than about 2^64.
  *
  * Scratch: GpuextReduceResult | one BlockPartial per block | for floats,
  * 70 digits per block (written only by blocks that took the rare branch),
  * each part 256-byte aligned.
+ *
+ * One file past 800 lines, on purpose: the pass, its per-type accumulators,
+ * the window arithmetic and the final merge share the scratch layout and
+ * are instantiated together, and nvcc inlines device code only within one
+ * translation unit (no relocatable device code in this build).
  */
 #include <cstdint>
 #include <cstring>
@@ -47,7 +52,7 @@ constexpr unsigned REDUCE_THREADS = 256;
 constexpr unsigned REDUCE_WARPS = REDUCE_THREADS / 32;
 constexpr unsigned FINAL_THREADS = 1024;
 constexpr unsigned LOADS_IN_FLIGHT = 4;
-constexpr int DIGITS = GPUEXT_REDUCE_DIGITS;
+constexpr int DIGITS = GPUEXT_EXACT_DIGITS;
 constexpr int WINDOW_DIGITS = 6;
 constexpr size_t MAX_THREAD_ELEMENTS = (size_t) 1 << 20;
 constexpr size_t MIN_THREAD_LOADS = 2 * LOADS_IN_FLIGHT;
@@ -142,37 +147,6 @@ __device__ Summary block_reduce(Summary s, Summary *shared)
 			s.add_shuffled(offset);
 	}
 	return s;
-}
-
-/* floor(v / 2^32), for negative v too. */
-__host__ __device__ inline int64_t floor_shift32(int64_t v)
-{
-	return v >= 0 ? v >> 32 : -((-v + INT64_C(0xFFFFFFFF)) >> 32);
-}
-
-/* Carry digits so that all but the top one are in [0, 2^32), as agg_accum.c's Normalize. */
-__device__ void normalize_digits(const int64_t *in, int64_t *out)
-{
-	int64_t		carry = 0;
-
-	for (int i = 0; i < DIGITS - 1; i++)
-	{
-		int64_t		v = in[i] + carry;
-
-		carry = floor_shift32(v);
-		out[i] = v - carry * (INT64_C(1) << 32);
-	}
-	out[DIGITS - 1] = in[DIGITS - 1] + carry;
-}
-
-/* The three base-2^32 digits of v << shift (shift < 32; the top one signed). */
-__device__ inline void shifted_digits(int64_t v, int shift, int64_t *d0, int64_t *d1, int64_t *d2)
-{
-	__int128	x = (__int128) v * ((__int128) 1 << shift);
-
-	*d0 = (int64_t) ((uint64_t) x & 0xFFFFFFFFu);
-	*d1 = (int64_t) ((uint64_t) (x >> 32) & 0xFFFFFFFFu);
-	*d2 = (int64_t) (x >> 64);
 }
 
 /* Per value type: key width, lanes per 16-byte load, and for floats the IEEE layout. */
@@ -305,26 +279,25 @@ struct Window
  */
 __device__ __forceinline__ uint32_t odd_float(double x, unsigned long long *digits)
 {
-	uint64_t	u = (uint64_t) __double_as_longlong(x);
-	uint32_t	e = (uint32_t) (u >> 52) & 0x7FF;
-	uint64_t	m = u & ((UINT64_C(1) << 52) - 1);
+	int			first;
 	int64_t		d0,
 				d1,
 				d2;
-	int			pos;
 
-	if (e == 0x7FF)
-		return m != 0 ? FLAG_NAN : (u >> 63) ? FLAG_NEG_INF : FLAG_POS_INF;
-	if (e == 0)
-		e = 1;
-	else
-		m |= UINT64_C(1) << 52;
-	/* x = m * 2^(e - 1) units, as agg_accum.c's AddDouble. */
-	pos = (int) e - 1;
-	shifted_digits((u >> 63) ? -(int64_t) m : (int64_t) m, pos & 31, &d0, &d1, &d2);
-	atomicAdd(&digits[pos >> 5], (unsigned long long) d0);
-	atomicAdd(&digits[(pos >> 5) + 1], (unsigned long long) d1);
-	atomicAdd(&digits[(pos >> 5) + 2], (unsigned long long) d2);
+	switch (gpuext_exact_split(x, &first, &d0, &d1, &d2))
+	{
+		case GPUEXT_EXACT_NAN:
+			return FLAG_NAN;
+		case GPUEXT_EXACT_POS_INF:
+			return FLAG_POS_INF;
+		case GPUEXT_EXACT_NEG_INF:
+			return FLAG_NEG_INF;
+		case GPUEXT_EXACT_ADDED:
+			break;
+	}
+	atomicAdd(&digits[first], (unsigned long long) d0);
+	atomicAdd(&digits[first + 1], (unsigned long long) d1);
+	atomicAdd(&digits[first + 2], (unsigned long long) d2);
 	return FLAG_DIGITS;
 }
 
@@ -543,7 +516,7 @@ __device__ BlockPartial block_partial(const Summary &s, const Window &win)
 					d1,
 					d2;
 
-		shifted_digits(s.w[k], win.c0 & 31, &d0, &d1, &d2);
+		gpuext_exact_shifted_digits(s.w[k], win.c0 & 31, &d0, &d1, &d2);
 		p.window[k] += d0;
 		p.window[k + 1] += d1;
 		p.window[k + 2] += d2;
@@ -636,7 +609,7 @@ reduce_blocks_kernel(const T *__restrict__ values, unsigned head, size_t nvec, u
 		return;
 	partials[blockIdx.x] = block_partial(s, win);
 	if (is_float && (s.flags & FLAG_DIGITS))
-		normalize_digits(reinterpret_cast<const int64_t *>(digits), block_digits + (size_t) blockIdx.x * DIGITS);
+		gpuext_exact_normalize_to(reinterpret_cast<const int64_t *>(digits), block_digits + (size_t) blockIdx.x * DIGITS);
 }
 
 /*
@@ -691,10 +664,9 @@ reduce_final_kernel(const BlockPartial *__restrict__ partials, unsigned nblocks,
 	out->has_nan = (s.flags & FLAG_NAN) != 0;
 	out->has_pos_inf = (s.flags & FLAG_POS_INF) != 0;
 	out->has_neg_inf = (s.flags & FLAG_NEG_INF) != 0;
-	out->float_exact = IS_FLOAT ? 1 : 0;
 	for (int k = 0; k < WINDOW_DIGITS; k++)
 		digits[base + k] += (unsigned long long) s.w[k];
-	normalize_digits(reinterpret_cast<const int64_t *>(digits), out->digits);
+	gpuext_exact_normalize_to(reinterpret_cast<const int64_t *>(digits), out->digits);
 }
 
 /* Where each part of the scratch lies, and the grid, for n values of one type. */

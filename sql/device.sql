@@ -53,7 +53,8 @@ RESET statement_timeout;
 SELECT device_bytes FROM gpuext_info();
 SELECT gpu_sort('{3,1,2}'::float8[]);
 
--- GpuSort says in EXPLAIN ANALYZE where it sorted and why (device, no GPU, LIMIT, budget).
+-- GpuSort says in EXPLAIN ANALYZE where it sorted and why (device, no GPU, LIMIT, budget); a build
+-- without device code keeps PostgreSQL's Sort.
 LOAD 'gpuext';
 SET gpuext.sort_min_rows = 0;
 CREATE FUNCTION gpusort_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
@@ -61,8 +62,8 @@ DECLARE
   line text;
 BEGIN
   FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF line ~ 'GpuSort|Sort Method|CPU Fallback|Rows Sorted|Bound|Input' THEN
-      RETURN NEXT regexp_replace(line, '\(actual rows=(\d+)(\.\d+)? loops=1\)', 'rows=\1');
+    IF line ~ 'GpuSort|Sort Method|GPU Fallback|GPU Keys|Bound|Input' THEN
+      RETURN NEXT regexp_replace(regexp_replace(line, '\(actual rows=(\d+)(\.00)? loops=1\)', 'rows=\1'), '\d+kB', 'NkB', 'g');
     END IF;
   END LOOP;
 END $$;

@@ -1,6 +1,13 @@
 -- Custom Scan (GpuSort) in place of PostgreSQL's Sort: plan shapes for every place a Sort
 -- appears, and results equal to PostgreSQL's own sort (gpuext.enable_sort = off).
 -- The planner hook comes with the library: preload it (shared_preload_libraries) or LOAD it.
+-- A build without device code plans no GpuSort (PostgreSQL's Sort stays): this file says so and stops.
+SELECT gpu_kernels AS has_device_code FROM gpuext_info(open_device => false) \gset
+\if :has_device_code
+\else
+\echo 'sort_node: skipped: a build without device code plans no GpuSort'
+\quit
+\endif
 LOAD 'gpuext';
 SET gpuext.sort_min_rows = 0;
 

@@ -9,6 +9,13 @@
 --       first or last row, which either side may pick differently).
 -- Every table has a unique id column (never a sort key) so that each output row can be traced
 -- back to its table row; the key values are computed from the table row.
+-- A build without device code plans no GpuSort (PostgreSQL's Sort stays): this file says so and stops.
+SELECT gpu_kernels AS has_device_code FROM gpuext_info(open_device => false) \gset
+\if :has_device_code
+\else
+\echo 'sort_node_random: skipped: a build without device code plans no GpuSort'
+\quit
+\endif
 LOAD 'gpuext';  -- the planner hook is installed when the library loads
 SET max_parallel_workers_per_gather = 0;
 SET gpuext.sort_min_rows = 0;

@@ -23,12 +23,6 @@
 
 #include "agg_accum.h"
 
-StaticAssertDecl(GPUEXT_EXACT_DIGITS == GPUEXT_REDUCE_DIGITS,
-				 "the device's digits are the accumulator's");
-
-/* Normalise well before a digit could overflow: each addition adds < 2^32 to a digit. */
-#define PENDING_MAX (INT64CONST(1) << 30)
-
 /* Start an empty accumulator for values of typid. */
 void
 GpuextAccumInit(GpuextAccum *acc, Oid typid)
@@ -67,7 +61,7 @@ AddDouble(GpuextAccum *acc, double d)
 	switch (gpuext_exact_add_double(acc->digits, d))
 	{
 		case GPUEXT_EXACT_ADDED:
-			if (++acc->pending >= PENDING_MAX)
+			if (++acc->pending >= GPUEXT_EXACT_PENDING_MAX)
 			{
 				gpuext_exact_normalize(acc->digits);
 				acc->pending = 0;
@@ -163,20 +157,14 @@ GpuextAccumAddArray(GpuextAccum *acc, const char *values, size_t n)
 	}
 }
 
-/*
- * Fold a device reduction into an accumulator.  False, having changed
- * nothing, when the device could not sum these floats exactly: the caller
- * then adds the same values on the CPU.
- */
-bool
+/* Fold a device reduction into an accumulator. */
+void
 GpuextAccumMergeReduce(GpuextAccum *acc, const GpuextReduceResult *r)
 {
 	GpuextAccum part;
 
-	if (GpuextAccumIsFloat(acc) && !r->float_exact)
-		return false;
 	if (r->count == 0)
-		return true;
+		return;
 	memset(&part, 0, sizeof(part));
 	part.typid = acc->typid;
 	part.type = acc->type;
@@ -192,7 +180,6 @@ GpuextAccumMergeReduce(GpuextAccum *acc, const GpuextReduceResult *r)
 	part.has_neg_inf = r->has_neg_inf != 0;
 	memcpy(part.digits, r->digits, sizeof(part.digits));
 	GpuextAccumMerge(acc, &part);
-	return true;
 }
 
 /* Fold src into dst (partial aggregates). */
@@ -219,7 +206,7 @@ GpuextAccumMerge(GpuextAccum *dst, const GpuextAccum *src)
 	for (int i = 0; i < GPUEXT_EXACT_DIGITS; i++)
 		dst->digits[i] += src->digits[i];
 	dst->pending += src->pending + 1;
-	if (dst->pending >= PENDING_MAX)
+	if (dst->pending >= GPUEXT_EXACT_PENDING_MAX)
 	{
 		gpuext_exact_normalize(dst->digits);
 		dst->pending = 0;

@@ -6,15 +6,8 @@
 #ifndef GPUEXT_AGG_ACCUM_H
 #define GPUEXT_AGG_ACCUM_H
 
-#include "gpuext_cuda.h"
+#include "gpuext.h"
 #include "sort_keys.h"
-
-/*
- * Every finite double is an integer multiple of 2^-1074 below 2^1024; 70
- * digits of 32 bits (kept in int64 for carry room) hold any sum of up to 2^64
- * of them exactly.
- */
-#define GPUEXT_EXACT_DIGITS 70
 
 /* One accumulator: count, exact sum, min and max of the values added. */
 typedef struct GpuextAccum
@@ -61,7 +54,7 @@ GpuextStoreDatum(const GpuextSortType *type, Datum value, char *dst)
 	}
 }
 
-extern bool GpuextAccumMergeReduce(GpuextAccum *acc, const GpuextReduceResult *r);
+extern void GpuextAccumMergeReduce(GpuextAccum *acc, const GpuextReduceResult *r);
 
 /* agg_device.c: count, sum, min and max of dense values on the device, or on the CPU. */
 typedef struct GpuextReducer GpuextReducer;
@@ -76,6 +69,20 @@ extern void GpuextReducerDestroy(GpuextReducer *r);
 extern void GpuextReducerDiscard(GpuextReducer *r);
 extern char *GpuextReducerHostBatch(GpuextReducer *r);
 extern GpuextReducer *GpuextReducerStart(const GpuextSortType *type, size_t max_n);
+
+/* One step of device reduction, as device work that may fall back: what it works on. */
+typedef struct GpuextReduceJob
+{
+	GpuextReducer *reducer;		/* the reducer stepped, or made on first use */
+	MemoryContext cxt;			/* where a reducer made lives */
+	const GpuextSortType *type;	/* of the values */
+	GpuextAccum *acc;			/* what the batch is merged into */
+	const char *values;			/* the batch */
+	size_t		n;
+} GpuextReduceJob;
+
+extern GpuextDeviceOutcome GpuextReduceSubmit(GpuextReduceJob *job);
+extern GpuextDeviceOutcome GpuextReduceFinish(GpuextReduceJob *job);
 extern bool GpuextReducerStream(GpuextReducer **rp, size_t n, GpuextAccum *acc);
 extern void GpuextAccumAddValues(GpuextAccum *acc, const char *values, size_t n);
 

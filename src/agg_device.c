@@ -85,14 +85,13 @@ GpuextReducerSubmit(GpuextReducer *r, const char *values, size_t n)
 	r->pending_n = n;
 }
 
-/* Wait for the submitted batch and merge it; floats the device could not sum exactly go to the CPU. */
+/* Wait for the submitted batch and merge it. */
 void
 GpuextReducerFinish(GpuextReducer *r, GpuextAccum *acc)
 {
 	Assert(r->pending != NULL);
 	GpuextWait(REDUCE_EVENT);
-	if (!GpuextAccumMergeReduce(acc, (const GpuextReduceResult *) r->result->ptr))
-		GpuextAccumAddArray(acc, r->pending, r->pending_n);
+	GpuextAccumMergeReduce(acc, (const GpuextReduceResult *) r->result->ptr);
 	r->pending = NULL;
 }
 
@@ -166,29 +165,89 @@ GpuextReducerDiscard(GpuextReducer *r)
 	GpuextReducerDestroy(r);
 }
 
-/* One batch of GpuextAccumAddValues as device work that may fall back (GpuextTryDevice). */
-typedef struct AddBatch
+/* Reduce one batch on the device into acc, in a reducer of its own; false if device memory is short. */
+static bool
+ReduceOnce(GpuextReduceJob *job)
 {
-	GpuextAccum *acc;
-	const char *values;
-	size_t		n;
-	bool		reduced;		/* out: the device reduced the batch into acc */
-} AddBatch;
+	GpuextReducer *r = GpuextReducerCreate(job->type, job->n);
 
-/* GpuextTryDevice callback: reduce the batch on the device. */
-static void
-AddBatchRun(void *arg)
+	if (r == NULL)
+		return false;
+	GpuextReducerSubmit(r, job->values, job->n);
+	GpuextReducerFinish(r, job->acc);
+	GpuextReducerDestroy(r);
+	return true;
+}
+
+GPUEXT_DEVICE_WORK(ReduceOnce, GpuextReduceJob)
+
+/* Make a streaming reducer for batches of n values in job's context; false if device memory is short. */
+static bool
+ReduceStart(GpuextReduceJob *job)
 {
-	AddBatch   *b = (AddBatch *) arg;
-	GpuextReducer *r = GpuextReducerCreate(b->acc->type, b->n);
+	MemoryContext old = MemoryContextSwitchTo(job->cxt);
 
-	if (r != NULL)
+	job->reducer = GpuextReducerCreateStreaming(job->type, job->n);
+	MemoryContextSwitchTo(old);
+	return job->reducer != NULL;
+}
+
+GPUEXT_DEVICE_WORK(ReduceStart, GpuextReduceJob)
+
+/* Send the streaming reducer's host batch of n values (settling the one before), or only settle (n = 0). */
+static bool
+ReduceStream(GpuextReduceJob *job)
+{
+	if (job->n > 0)
+		GpuextReducerSubmitHost(job->reducer, job->n, job->acc);
+	else
+		GpuextReducerSettle(job->reducer, job->acc);
+	return true;
+}
+
+GPUEXT_DEVICE_WORK(ReduceStream, GpuextReduceJob)
+
+/* Submit job's batch, making a reducer for GPUEXT_REDUCE_BATCH values in job's context first; false if memory is short. */
+static bool
+ReduceSubmit(GpuextReduceJob *job)
+{
+	if (job->reducer == NULL)
 	{
-		GpuextReducerSubmit(r, b->values, b->n);
-		GpuextReducerFinish(r, b->acc);
-		GpuextReducerDestroy(r);
-		b->reduced = true;
+		MemoryContext old = MemoryContextSwitchTo(job->cxt);
+
+		job->reducer = GpuextReducerCreate(job->type, GPUEXT_REDUCE_BATCH);
+		MemoryContextSwitchTo(old);
 	}
+	if (job->reducer == NULL)
+		return false;
+	GpuextReducerSubmit(job->reducer, job->values, job->n);
+	return true;
+}
+
+GPUEXT_DEVICE_WORK(ReduceSubmit, GpuextReduceJob)
+
+/* Merge the batch submitted into acc. */
+static bool
+ReduceFinish(GpuextReduceJob *job)
+{
+	GpuextReducerFinish(job->reducer, job->acc);
+	return true;
+}
+
+GPUEXT_DEVICE_WORK(ReduceFinish, GpuextReduceJob)
+
+/* Submit job's batch to its reducer (made on first use) as device work that may fall back. */
+GpuextDeviceOutcome
+GpuextReduceSubmit(GpuextReduceJob *job)
+{
+	return TryReduceSubmit(job, "reduction");
+}
+
+/* Wait for job's submitted batch and merge it into acc, as device work that may fall back. */
+GpuextDeviceOutcome
+GpuextReduceFinish(GpuextReduceJob *job)
+{
+	return TryReduceFinish(job, "reduction");
 }
 
 /*
@@ -201,75 +260,37 @@ GpuextAccumAddValues(GpuextAccum *acc, const char *values, size_t n)
 {
 	if (GpuextUseDeviceFor(n) && n > 0)
 	{
-		AddBatch	batch = {acc, values, n, false};
+		GpuextReduceJob job = {NULL, CurrentMemoryContext, acc->type, acc, values, n};
 		GpuextAccum *saved = palloc(sizeof(GpuextAccum));
 
 		memcpy(saved, acc, sizeof(GpuextAccum));
-		if (GpuextTryDevice(AddBatchRun, &batch, "reduction"))
+		switch (TryReduceOnce(&job, "reduction"))
 		{
-			pfree(saved);
-			if (batch.reduced)
+			case GPUEXT_DEVICE_DONE:
+				pfree(saved);
 				return;
-			elog(DEBUG1, "gpuext: device memory short for %zu values, reducing on the CPU", n);
-		}
-		else
-		{
-			memcpy(acc, saved, sizeof(GpuextAccum));
-			pfree(saved);
+			case GPUEXT_DEVICE_SHORT:
+				pfree(saved);
+				elog(DEBUG1, "gpuext: device memory short for %zu values, reducing on the CPU", n);
+				break;
+			case GPUEXT_DEVICE_FAILED:
+				memcpy(acc, saved, sizeof(GpuextAccum));
+				pfree(saved);
+				break;
 		}
 	}
 	GpuextAccumAddArray(acc, values, n);
-}
-
-/* Streaming creation as device work that may fall back. */
-typedef struct StreamCreate
-{
-	const GpuextSortType *type;
-	size_t		max_n;
-	MemoryContext cxt;			/* where the reducer lives */
-	GpuextReducer *r;			/* out */
-} StreamCreate;
-
-/* GpuextTryDevice callback: make a streaming reducer in the caller's context. */
-static void
-StreamCreateRun(void *arg)
-{
-	StreamCreate *c = (StreamCreate *) arg;
-	MemoryContext old = MemoryContextSwitchTo(c->cxt);
-
-	c->r = GpuextReducerCreateStreaming(c->type, c->max_n);
-	MemoryContextSwitchTo(old);
 }
 
 /* A streaming reducer in CurrentMemoryContext; NULL when the device is short of memory or (auto) fails. */
 GpuextReducer *
 GpuextReducerStart(const GpuextSortType *type, size_t max_n)
 {
-	StreamCreate c = {type, max_n, CurrentMemoryContext, NULL};
+	GpuextReduceJob job = {NULL, CurrentMemoryContext, type, NULL, NULL, max_n};
 
-	if (!GpuextTryDevice(StreamCreateRun, &c, "reduction"))
+	if (TryReduceStart(&job, "reduction") == GPUEXT_DEVICE_FAILED)
 		return NULL;
-	return c.r;
-}
-
-/* One step of a streaming reducer as device work that may fall back. */
-typedef struct StreamStep
-{
-	GpuextReducer *r;
-	size_t		n;
-	GpuextAccum *acc;
-} StreamStep;
-
-/* GpuextTryDevice callback: send the host batch (settling the one before), or only settle (n = 0). */
-static void
-StreamStepRun(void *arg)
-{
-	StreamStep *s = (StreamStep *) arg;
-
-	if (s->n > 0)
-		GpuextReducerSubmitHost(s->r, s->n, s->acc);
-	else
-		GpuextReducerSettle(s->r, s->acc);
+	return job.reducer;
 }
 
 /*
@@ -282,13 +303,13 @@ bool
 GpuextReducerStream(GpuextReducer **rp, size_t n, GpuextAccum *acc)
 {
 	GpuextReducer *r = *rp;
-	StreamStep	step = {r, n, acc};
+	GpuextReduceJob job = {r, CurrentMemoryContext, acc->type, acc, NULL, n};
 	const char *pending = r->pending;
 	size_t		pending_n = r->pending_n;
 	GpuextAccum *saved = palloc(sizeof(GpuextAccum));
 
 	memcpy(saved, acc, sizeof(GpuextAccum));
-	if (GpuextTryDevice(StreamStepRun, &step, "reduction"))
+	if (TryReduceStream(&job, "reduction") == GPUEXT_DEVICE_DONE)
 	{
 		pfree(saved);
 		return true;

@@ -211,7 +211,11 @@ DeviceReady(void)
 	return device_state == DEVICE_READY;
 }
 
-/* Decide by gpuext.device whether work may go to the device; ERROR if gpu is required but absent. */
+/*
+ * Decide by gpuext.device whether work may go to the device; ERROR if gpu is
+ * required but absent: 55000 where a GPU could be, 0A000 in a build without
+ * device code.
+ */
 bool
 GpuextUseDevice(void)
 {
@@ -221,7 +225,7 @@ GpuextUseDevice(void)
 		return true;
 	if (gpuext_device_mode == GPUEXT_DEVICE_GPU)
 		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				(errcode(gpuext_cuda_built() ? ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE : ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("gpuext.device is \"gpu\" but no GPU can be used"),
 				 errdetail("%s", device_reason),
 				 errhint("Set gpuext.device to \"auto\" or \"cpu\" to run on the CPU.")));
@@ -253,6 +257,30 @@ DeviceLost(void)
 	staging_guard = NULL;
 }
 
+/*
+ * The SQLSTATE of a device-layer status, by PostgreSQL's conventions: a full
+ * device is class 53 (insufficient resources), a missing device 55000 (0A000
+ * without device code), a bad argument 22023, any other device or driver
+ * failure class 58 (system error).
+ */
+static int
+DeviceErrorCode(GpuextStatus status)
+{
+	switch (status)
+	{
+		case GPUEXT_OUT_OF_MEMORY:
+			return ERRCODE_OUT_OF_MEMORY;
+		case GPUEXT_NOT_BUILT:
+			return ERRCODE_FEATURE_NOT_SUPPORTED;
+		case GPUEXT_NO_DEVICE:
+			return ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE;
+		case GPUEXT_INVALID:
+			return ERRCODE_INVALID_PARAMETER_VALUE;
+		default:
+			return ERRCODE_SYSTEM_ERROR;
+	}
+}
+
 /* Turn a device-layer failure into an ERROR carrying the CUDA message. */
 void
 GpuextCheck(GpuextStatus status, const char *what)
@@ -264,7 +292,7 @@ GpuextCheck(GpuextStatus status, const char *what)
 		DeviceLost();
 		device_failed = true;
 		ereport(ERROR,
-				(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+				(errcode(ERRCODE_SYSTEM_ERROR),
 				 errmsg("GPU %s failed: the device was lost: %s", what, DeviceErrorMessage()),
 				 errdetail("This backend opens the device again for its next statement.")));
 	}
@@ -277,9 +305,7 @@ GpuextCheck(GpuextStatus status, const char *what)
 	}
 	device_failed = true;
 	ereport(ERROR,
-			(errcode(status == GPUEXT_OUT_OF_MEMORY ? ERRCODE_OUT_OF_MEMORY :
-					 status == GPUEXT_INVALID ? ERRCODE_INVALID_PARAMETER_VALUE :
-					 ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+			(errcode(DeviceErrorCode(status)),
 			 errmsg("GPU %s failed: %s", what, DeviceErrorMessage())));
 }
 
@@ -358,7 +384,7 @@ BufferAlloc(size_t bytes, bool pinned, bool missing_ok)
 		}
 		device_failed = true;
 		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
 				 errmsg("GPU memory allocation would pass gpuext.max_device_memory"),
 				 errdetail("The allocation is %zu bytes; this backend holds %zu bytes of device memory and may hold %zu.",
 						   bytes, device_bytes_held, DeviceMemoryLimit()),
@@ -535,10 +561,10 @@ GpuextDownload(const char *src, size_t bytes, size_t unit, char *staging, Gpuext
 /*
  * Run device work fn(arg) with its allocations in a memory context of its own.
  * Under auto, a device failure (not a cancel, not any other ERROR) frees what
- * fn held at once, becomes a WARNING, and returns false for the caller to do
- * the work on the CPU; fn must leave nothing half-merged behind it.
+ * fn held at once, becomes a WARNING, and GPUEXT_DEVICE_FAILED for the caller
+ * to do the work on the CPU; fn must leave nothing half-merged behind it.
  */
-bool
+GpuextDeviceOutcome
 GpuextTryDevice(GpuextDeviceFn fn, void *arg, const char *what)
 {
 	MemoryContext caller = CurrentMemoryContext;
@@ -546,20 +572,21 @@ GpuextTryDevice(GpuextDeviceFn fn, void *arg, const char *what)
 	uint32		holdoff = InterruptHoldoffCount;
 	uint32		cancel_holdoff = QueryCancelHoldoffCount;
 	ErrorData  *volatile edata = NULL;
+	volatile bool done = false;
 
 	device_failed = false;
 	if (gpuext_device_mode != GPUEXT_DEVICE_AUTO)
 	{
 		MemoryContextSwitchTo(cxt);
-		fn(arg);
+		done = fn(arg);
 		MemoryContextSwitchTo(caller);
 		MemoryContextDelete(cxt);
-		return true;
+		return done ? GPUEXT_DEVICE_DONE : GPUEXT_DEVICE_SHORT;
 	}
 	PG_TRY();
 	{
 		MemoryContextSwitchTo(cxt);
-		fn(arg);
+		done = fn(arg);
 		MemoryContextSwitchTo(caller);
 	}
 	PG_CATCH();
@@ -577,13 +604,13 @@ GpuextTryDevice(GpuextDeviceFn fn, void *arg, const char *what)
 	device_failed = false;
 	MemoryContextDelete(cxt);
 	if (edata == NULL)
-		return true;
+		return done ? GPUEXT_DEVICE_DONE : GPUEXT_DEVICE_SHORT;
 	ereport(WARNING,
 			(errcode(edata->sqlerrcode),
 			 errmsg("%s", edata->message),
 			 errdetail("gpuext ran the %s on the CPU instead.", what)));
 	FreeErrorData(edata);
-	return false;
+	return GPUEXT_DEVICE_FAILED;
 }
 
 /* Why the device cannot be used (for fallbacks that say so). */

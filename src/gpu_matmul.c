@@ -126,14 +126,12 @@ typedef struct MatmulCall
 	size_t		m;
 	size_t		k;
 	size_t		n;
-	bool		done;			/* out: the device computed, rather than finding memory short */
 } MatmulCall;
 
-/* GpuextTryDevice callback: A and B up through the staging halves, the kernel, C back. */
-static void
-MatmulOnDevice(void *arg)
+/* Device work: A and B up through the staging halves, the kernel, C back; false if memory is short. */
+static bool
+MatmulOnDevice(MatmulCall *c)
 {
-	MatmulCall *c = (MatmulCall *) arg;
 	size_t		eb = c->elem_bytes;
 	size_t		a_bytes = c->m * c->k * eb;
 	size_t		b_bytes = c->k * c->n * eb;
@@ -145,7 +143,7 @@ MatmulOnDevice(void *arg)
 
 	buf = GpuextDeviceAlloc(c_off + c_bytes, gpuext_device_mode == GPUEXT_DEVICE_AUTO);
 	if (buf == NULL)
-		return;
+		return false;
 	staging = GpuextStagingBegin();
 	GpuextUpload(buf->ptr, a_bytes, eb, staging, CopyInPiece, unconstify(char *, c->a));
 	GpuextUpload(buf->ptr + b_off, b_bytes, eb, staging, CopyInPiece, unconstify(char *, c->b));
@@ -154,8 +152,10 @@ MatmulOnDevice(void *arg)
 	GpuextDownload(buf->ptr + c_off, c_bytes, eb, staging, CopyOutPiece, c->out);
 	GpuextStagingEnd();
 	GpuextBufferFree(buf);
-	c->done = true;
+	return true;
 }
+
+GPUEXT_DEVICE_WORK(MatmulOnDevice, MatmulCall)
 
 /*
  * CPU product's poll: serve a cancel at once.  The ERROR unwinds only plain
@@ -236,9 +236,9 @@ gpu_matmul(PG_FUNCTION_ARGS)
 	if (use_device)
 	{
 		MatmulCall	call = {choice == MATMUL_AUTO ? GPUEXT_MATMUL_BLOCKED : (GpuextMatmulAlgo) choice,
-		elem_bytes, a.data, b.data, ARR_DATA_PTR(result), a.rows, a.cols, b.cols, false};
+		elem_bytes, a.data, b.data, ARR_DATA_PTR(result), a.rows, a.cols, b.cols};
 
-		if (GpuextTryDevice(MatmulOnDevice, &call, "matrix product") && call.done)
+		if (TryMatmulOnDevice(&call, "matrix product") == GPUEXT_DEVICE_DONE)
 			PG_RETURN_ARRAYTYPE_P(result);
 		elog(DEBUG1, "gpu_matmul: device memory short or failing for %dx%d by %dx%d, using the CPU",
 			 a.rows, a.cols, b.rows, b.cols);

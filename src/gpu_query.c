@@ -29,7 +29,7 @@
 #include "agg_accum.h"
 #include "gpuext.h"
 #include "pg_compat.h"
-#include "sort_node.h"
+#include "gpusort.h"
 
 /* Rows fetched from the cursor at a time. */
 #define FETCH_BATCH 10000
@@ -85,92 +85,64 @@ ValueAsNumeric(Datum value, Oid typid)
 							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
 }
 
-/* Add the first column of every row of the cursor to acc, batch by batch, on the CPU. */
-static void
-AggregateOnCpu(Portal portal, GpuextAccum *acc)
+/* The first column of a query's rows, read through its cursor FETCH_BATCH rows at a time. */
+typedef struct QueryReader
 {
-	for (;;)
-	{
-		SPI_cursor_fetch(portal, true, FETCH_BATCH);
-		if (SPI_processed == 0)
-			break;
-		for (uint64 i = 0; i < SPI_processed; i++)
-		{
-			bool		isnull;
-			Datum		v = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+	Portal		portal;
+	SPITupleTable *batch;		/* the rows fetched last, NULL before the first fetch */
+	uint64		nrows;
+	uint64		next;
+} QueryReader;
 
-			if (!isnull)
-				GpuextAccumAdd(acc, v);
-		}
-		SPI_freetuptable(SPI_tuptable);
+/* The next row's first column, fetching the next batch when one is used up; false after the last row. */
+static bool
+ReadValue(QueryReader *r, Datum *value, bool *isnull)
+{
+	while (r->next == r->nrows)
+	{
+		if (r->batch != NULL)
+			SPI_freetuptable(r->batch);
+		r->batch = NULL;
 		CHECK_FOR_INTERRUPTS();
+		SPI_cursor_fetch(r->portal, true, FETCH_BATCH);
+		if (SPI_processed == 0)
+			return false;
+		r->batch = SPI_tuptable;
+		r->nrows = SPI_processed;
+		r->next = 0;
 	}
+	*value = SPI_getbinval(r->batch->vals[r->next++], r->batch->tupdesc, 1, isnull);
+	return true;
 }
 
-/* Fetch up to cap non-NULL values of the first column into values; *nnulls counts the NULLs. */
+/* Add the first column of every row to acc on the CPU. */
+static void
+AggregateOnCpu(QueryReader *reader, GpuextAccum *acc)
+{
+	Datum		v;
+	bool		isnull;
+
+	while (ReadValue(reader, &v, &isnull))
+		if (!isnull)
+			GpuextAccumAdd(acc, v);
+}
+
+/* Read up to cap non-NULL values of the first column into values; *nnulls counts the NULLs. */
 static size_t
-FetchValues(Portal portal, const GpuextSortType *type, char *values, size_t cap, uint64 *nnulls)
+FetchValues(QueryReader *reader, const GpuextSortType *type, char *values, size_t cap, uint64 *nnulls)
 {
 	size_t		n = 0;
+	Datum		v;
+	bool		isnull;
 
-	while (n < cap)
+	while (n < cap && ReadValue(reader, &v, &isnull))
 	{
-		SPI_cursor_fetch(portal, true, (long) Min(cap - n, FETCH_BATCH));
-		if (SPI_processed == 0)
-			break;
-		for (uint64 i = 0; i < SPI_processed; i++)
-		{
-			bool		isnull;
-			Datum		v = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
-
-			if (isnull)
-				(*nnulls)++;
-			else
-				GpuextStoreDatum(type, v, values + n++ * type->value_bytes);
-		}
-		SPI_freetuptable(SPI_tuptable);
-		CHECK_FOR_INTERRUPTS();
+		if (isnull)
+			(*nnulls)++;
+		else
+			GpuextStoreDatum(type, v, values + n++ * type->value_bytes);
 	}
 	return n;
-}
-
-/* One step of AggregateOnDevice as device work that may fall back (GpuextTryDevice). */
-typedef struct QueryStep
-{
-	GpuextReducer **reducer;	/* kept in the caller's context across steps */
-	MemoryContext callcxt;
-	GpuextAccum *acc;
-	const char *values;			/* Submit: the batch to reduce */
-	size_t		n;
-	bool		submitted;		/* out */
-} QueryStep;
-
-/* GpuextTryDevice callback: merge the pending batch into acc. */
-static void
-QueryStepFinish(void *arg)
-{
-	QueryStep  *q = (QueryStep *) arg;
-
-	GpuextReducerFinish(*q->reducer, q->acc);
-}
-
-/* GpuextTryDevice callback: submit a batch, creating the reducer on first use. */
-static void
-QueryStepSubmit(void *arg)
-{
-	QueryStep  *q = (QueryStep *) arg;
-
-	if (*q->reducer == NULL)
-	{
-		MemoryContext old = MemoryContextSwitchTo(q->callcxt);
-
-		*q->reducer = GpuextReducerCreate(q->acc->type, GPUEXT_REDUCE_BATCH);
-		MemoryContextSwitchTo(old);
-	}
-	if (*q->reducer == NULL)
-		return;
-	GpuextReducerSubmit(*q->reducer, q->values, q->n);
-	q->submitted = true;
 }
 
 /*
@@ -181,12 +153,11 @@ QueryStepSubmit(void *arg)
  * added on the CPU: a batch is merged into acc exactly once either way.
  */
 static void
-AggregateOnDevice(Portal portal, GpuextAccum *acc)
+AggregateOnDevice(QueryReader *reader, GpuextAccum *acc)
 {
 	const GpuextSortType *type = acc->type;
 	char	   *values[2];
-	GpuextReducer *reducer = NULL;
-	QueryStep	step = {&reducer, CurrentMemoryContext, acc, NULL, 0, false};
+	GpuextReduceJob job = {NULL, CurrentMemoryContext, type, acc, NULL, 0};
 	bool		pending = false;
 	bool		failed = false;
 	uint64		nnulls = 0;
@@ -195,42 +166,45 @@ AggregateOnDevice(Portal portal, GpuextAccum *acc)
 		values[b] = MemoryContextAllocHuge(CurrentMemoryContext, GPUEXT_REDUCE_BATCH * type->value_bytes);
 	for (int cur = 0;; cur ^= 1)
 	{
-		size_t		n = FetchValues(portal, type, values[cur], GPUEXT_REDUCE_BATCH, &nnulls);
+		size_t		n = FetchValues(reader, type, values[cur], GPUEXT_REDUCE_BATCH, &nnulls);
+		GpuextDeviceOutcome submitted = GPUEXT_DEVICE_SHORT;
 
-		if (pending && !GpuextTryDevice(QueryStepFinish, &step, "reduction"))
+		if (pending && GpuextReduceFinish(&job) != GPUEXT_DEVICE_DONE)
 		{
 			failed = true;
-			GpuextAccumAddArray(acc, step.values, step.n);
+			GpuextAccumAddArray(acc, job.values, job.n);
 		}
 		pending = false;
-		if (failed && reducer != NULL)
+		if (failed && job.reducer != NULL)
 		{
-			GpuextReducerDiscard(reducer);
-			reducer = NULL;
+			GpuextReducerDiscard(job.reducer);
+			job.reducer = NULL;
 		}
 		if (n == 0)
 			break;
-		step.values = values[cur];
-		step.n = n;
-		step.submitted = false;
+		job.values = values[cur];
+		job.n = n;
 		if (!failed && GpuextUseDeviceFor(n))
-			failed = !GpuextTryDevice(QueryStepSubmit, &step, "reduction");
-		if (step.submitted && !failed)
+		{
+			submitted = GpuextReduceSubmit(&job);
+			failed = submitted == GPUEXT_DEVICE_FAILED;
+		}
+		if (submitted == GPUEXT_DEVICE_DONE)
 			pending = true;
 		else
 			GpuextAccumAddArray(acc, values[cur], n);
-		if (failed && reducer != NULL)
+		if (failed && job.reducer != NULL)
 		{
-			GpuextReducerDiscard(reducer);
-			reducer = NULL;
+			GpuextReducerDiscard(job.reducer);
+			job.reducer = NULL;
 		}
 		if (n < GPUEXT_REDUCE_BATCH)
 			break;
 	}
-	if (pending && !GpuextTryDevice(QueryStepFinish, &step, "reduction"))
-		GpuextAccumAddArray(acc, step.values, step.n);
-	if (reducer != NULL)
-		GpuextReducerDiscard(reducer);
+	if (pending && GpuextReduceFinish(&job) != GPUEXT_DEVICE_DONE)
+		GpuextAccumAddArray(acc, job.values, job.n);
+	if (job.reducer != NULL)
+		GpuextReducerDiscard(job.reducer);
 	pfree(values[0]);
 	pfree(values[1]);
 }
@@ -246,7 +220,7 @@ gpu_query_agg(PG_FUNCTION_ARGS)
 	TupleDesc	tupdesc;
 	Datum		values[5];
 	bool		nulls[5] = {false, false, false, false, false};
-	Portal		portal;
+	QueryReader reader = {0};
 	Oid			typid;
 	Oid			sumtype;
 	bool		isnull;
@@ -255,13 +229,13 @@ gpu_query_agg(PG_FUNCTION_ARGS)
 		elog(ERROR, "return type must be a row type");
 
 	SPI_connect();
-	portal = OpenQuery(query, "gpu_query_agg", &typid);
+	reader.portal = OpenQuery(query, "gpu_query_agg", &typid);
 	GpuextAccumInit(acc, getBaseType(typid));
 	if (GpuextUseDevice())
-		AggregateOnDevice(portal, acc);
+		AggregateOnDevice(&reader, acc);
 	else
-		AggregateOnCpu(portal, acc);
-	SPI_cursor_close(portal);
+		AggregateOnCpu(&reader, acc);
+	SPI_cursor_close(reader.portal);
 	SPI_finish();
 
 	/* The results of gpu_sum and friends over the same values, as numeric and text. */
@@ -457,7 +431,7 @@ PutNulls(ReturnSetInfo *rsinfo, uint64 n)
 
 /* Sort the first column in runs (device where placement allows), merge them, NULLs as ORDER BY places them. */
 static void
-SortInRuns(Portal portal, Oid typid, bool descending, ReturnSetInfo *rsinfo)
+SortInRuns(QueryReader *reader, Oid typid, bool descending, ReturnSetInfo *rsinfo)
 {
 	SortRuns	s = {0};
 	int64		budget_kb = gpuext_sort_work_mem >= 0 ? gpuext_sort_work_mem : work_mem;
@@ -474,7 +448,7 @@ SortInRuns(Portal portal, Oid typid, bool descending, ReturnSetInfo *rsinfo)
 	values = MemoryContextAllocHuge(CurrentMemoryContext, run_cap * s.type->value_bytes);
 	for (;;)
 	{
-		size_t		n = FetchValues(portal, s.type, values, run_cap, &nnulls);
+		size_t		n = FetchValues(reader, s.type, values, run_cap, &nnulls);
 
 		if (n > 0)
 			AddRun(&s, values, n);
@@ -504,7 +478,7 @@ gpu_query_sort(PG_FUNCTION_ARGS)
 	MemoryContext callcxt = CurrentMemoryContext;
 	Tuplesortstate *sorter;
 	TypeCacheEntry *tc;
-	Portal		portal;
+	QueryReader reader = {0};
 	Oid			typid;
 	Datum		value;
 	bool		isnull;
@@ -517,7 +491,7 @@ gpu_query_sort(PG_FUNCTION_ARGS)
 						rsinfo->setDesc->natts)));
 
 	SPI_connect();
-	portal = OpenQuery(query, "gpu_query_sort", &typid);
+	reader.portal = OpenQuery(query, "gpu_query_sort", &typid);
 	if (TupleDescAttr(rsinfo->setDesc, 0)->atttypid != typid)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
@@ -525,8 +499,8 @@ gpu_query_sort(PG_FUNCTION_ARGS)
 						format_type_be(TupleDescAttr(rsinfo->setDesc, 0)->atttypid), format_type_be(typid))));
 	if (GpuextUseDevice())
 	{
-		SortInRuns(portal, typid, descending, rsinfo);
-		SPI_cursor_close(portal);
+		SortInRuns(&reader, typid, descending, rsinfo);
+		SPI_cursor_close(reader.portal);
 		SPI_finish();
 		return (Datum) 0;
 	}
@@ -536,20 +510,9 @@ gpu_query_sort(PG_FUNCTION_ARGS)
 	MemoryContextSwitchTo(callcxt);
 	sorter = tuplesort_begin_datum(typid, descending ? tc->gt_opr : tc->lt_opr, InvalidOid,
 								   descending, work_mem, NULL, TUPLESORT_NONE);
-	for (;;)
-	{
-		SPI_cursor_fetch(portal, true, FETCH_BATCH);
-		if (SPI_processed == 0)
-			break;
-		for (uint64 i = 0; i < SPI_processed; i++)
-		{
-			value = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
-			tuplesort_putdatum(sorter, value, isnull);
-		}
-		SPI_freetuptable(SPI_tuptable);
-		CHECK_FOR_INTERRUPTS();
-	}
-	SPI_cursor_close(portal);
+	while (ReadValue(&reader, &value, &isnull))
+		tuplesort_putdatum(sorter, value, isnull);
+	SPI_cursor_close(reader.portal);
 	SPI_finish();
 	MemoryContextSwitchTo(callcxt);
 

@@ -9,19 +9,13 @@
 #include "fmgr.h"
 #include "utils/guc.h"
 
-#include "gpuext.h"
-#include "sort_node.h"
+#include "gpusort.h"
 
 PG_MODULE_MAGIC;
 
-int			gpuext_device_mode = GPUEXT_DEVICE_AUTO;
-/*
- * gpu_sort end to end on an H100 (bench/gpu_sort_crossover.sql, 2026-11-21):
- * the GPU overtakes gpuext's CPU sort between 16K and 64K elements (int4:
- * 16384 0.18 ms CPU / 0.20 ms GPU, 65536 0.72 / 0.32; float8: 16384 0.39 / 0.29).
- */
-int			gpuext_min_gpu_elements = 32768;
-int			gpuext_max_device_memory = -1;
+int			gpuext_device_mode = GPUEXT_DEVICE_MODE_DEFAULT;
+int			gpuext_min_gpu_elements = GPUEXT_MIN_GPU_ELEMENTS_DEFAULT;
+int			gpuext_max_device_memory = GPUEXT_MAX_DEVICE_MEMORY_DEFAULT;
 char	   *gpuext_debug_fail_device_calls = NULL;
 
 static const struct config_enum_entry device_mode_options[] = {
@@ -42,7 +36,7 @@ _PG_init(void)
 							 "auto uses the GPU when one is present and the CPU otherwise; "
 							 "gpu raises an error when no GPU can be used; cpu never opens a device.",
 							 &gpuext_device_mode,
-							 GPUEXT_DEVICE_AUTO,
+							 GPUEXT_DEVICE_MODE_DEFAULT,
 							 device_mode_options,
 							 PGC_USERSET,
 							 0,
@@ -52,7 +46,7 @@ _PG_init(void)
 							"Inputs with fewer elements stay on the CPU when gpuext.device is auto.",
 							NULL,
 							&gpuext_min_gpu_elements,
-							32768,
+							GPUEXT_MIN_GPU_ELEMENTS_DEFAULT,
 							0, INT_MAX,
 							PGC_USERSET,
 							0,
@@ -62,7 +56,7 @@ _PG_init(void)
 							 "Lets GpuSort replace PostgreSQL's Sort nodes.",
 							 NULL,
 							 &gpuext_enable_sort,
-							 true,
+							 GPUEXT_ENABLE_SORT_DEFAULT,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
@@ -71,7 +65,7 @@ _PG_init(void)
 							"Sorts estimated to take fewer rows are left to PostgreSQL.",
 							NULL,
 							&gpuext_sort_min_rows,
-							20000,
+							GPUEXT_SORT_MIN_ROWS_DEFAULT,
 							0, INT_MAX,
 							PGC_USERSET,
 							0,
@@ -81,7 +75,7 @@ _PG_init(void)
 							"Memory a GpuSort may use for the rows it holds; -1 uses work_mem.",
 							"Past it the rows go to PostgreSQL's tuplesort, which can spill to disk.",
 							&gpuext_sort_work_mem,
-							-1,
+							GPUEXT_SORT_WORK_MEM_DEFAULT,
 							-1, MAX_KILOBYTES,
 							PGC_USERSET,
 							GUC_UNIT_KB,
@@ -93,7 +87,7 @@ _PG_init(void)
 							"Allocations past it fail as on a full device: auto runs the work on the CPU, "
 							"gpu raises an error.",
 							&gpuext_max_device_memory,
-							-1,
+							GPUEXT_MAX_DEVICE_MEMORY_DEFAULT,
 							-1, MAX_KILOBYTES,
 							PGC_SUSET,
 							GUC_UNIT_KB,
@@ -104,7 +98,7 @@ _PG_init(void)
 							   "KIND is any, open, alloc, copy, kernel or sync; the COUNT calls of that kind "
 							   "after the first SKIP fail. Setting it arms it afresh; empty turns it off.",
 							   &gpuext_debug_fail_device_calls,
-							   "",
+							   GPUEXT_DEBUG_FAIL_DEVICE_CALLS_DEFAULT,
 							   PGC_SUSET,
 							   GUC_NOT_IN_SAMPLE,
 							   gpuext_fault_check_hook, gpuext_fault_assign_hook, NULL);

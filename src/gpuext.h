@@ -17,6 +17,17 @@ typedef enum GpuextDeviceMode
 	GPUEXT_DEVICE_CPU
 } GpuextDeviceMode;
 
+/*
+ * GUC defaults, for the variables and their definitions in gpuext.c.
+ * gpu_sort end to end on an H100 (bench/gpu_sort_crossover.sql, 2026-11-21):
+ * the GPU overtakes gpuext's CPU sort between 16K and 64K elements (int4:
+ * 16384 0.18 ms CPU / 0.20 ms GPU, 65536 0.72 / 0.32; float8: 16384 0.39 / 0.29).
+ */
+#define GPUEXT_DEVICE_MODE_DEFAULT GPUEXT_DEVICE_AUTO
+#define GPUEXT_MIN_GPU_ELEMENTS_DEFAULT 32768
+#define GPUEXT_MAX_DEVICE_MEMORY_DEFAULT (-1)
+#define GPUEXT_DEBUG_FAIL_DEVICE_CALLS_DEFAULT ""
+
 extern int	gpuext_device_mode;
 extern int	gpuext_min_gpu_elements;
 extern int	gpuext_max_device_memory;
@@ -76,9 +87,38 @@ extern void GpuextCheck(GpuextStatus status, const char *what);
 extern void GpuextWait(int slot);
 extern int	GpuextPollInterrupts(void *arg);
 
-/* Device work that falls back: under auto, a device failure in fn is a WARNING and false. */
-typedef void (*GpuextDeviceFn) (void *arg);
-extern bool GpuextTryDevice(GpuextDeviceFn fn, void *arg, const char *what);
+/*
+ * Device work that may fall back: fn(arg) runs with its allocations in a
+ * memory context of its own, and returns false, having done nothing, when
+ * device memory is short.  Under auto a device failure in it frees what it
+ * held and becomes a WARNING.
+ */
+typedef enum GpuextDeviceOutcome
+{
+	GPUEXT_DEVICE_DONE,
+	GPUEXT_DEVICE_SHORT,		/* fn found device memory short */
+	GPUEXT_DEVICE_FAILED		/* auto: the device failed, a WARNING said so */
+} GpuextDeviceOutcome;
+
+typedef bool (*GpuextDeviceFn) (void *arg);
+extern GpuextDeviceOutcome GpuextTryDevice(GpuextDeviceFn fn, void *arg, const char *what);
+
+/*
+ * After "static bool fn(Type *arg)", GPUEXT_DEVICE_WORK(fn, Type) defines
+ * Try##fn(Type *arg, const char *what): fn run through GpuextTryDevice with
+ * its argument's type checked, and no callback written by hand.
+ */
+#define GPUEXT_DEVICE_WORK(fn, Type) \
+	static bool \
+	fn##Untyped(void *arg) \
+	{ \
+		return fn((Type *) arg); \
+	} \
+	static GpuextDeviceOutcome \
+	Try##fn(Type *arg, const char *what) \
+	{ \
+		return GpuextTryDevice(fn##Untyped, arg, what); \
+	}
 
 /* Device or pinned host memory owned by the memory context it was allocated in. */
 typedef struct GpuextBuffer
@@ -109,7 +149,7 @@ extern void GpuextPieceToDevice(char *dst, const char *half, size_t bytes, int s
 extern void GpuextPieceToHost(char *half, const char *src, size_t bytes, int slot);
 extern const char *GpuextDeviceUnavailableReason(void);
 
-/* gpu_sort.c: values into sorted keys on the device (sort_keys.h's encoding) */
+/* array_sort.c: values into sorted keys on the device (sort_keys.h's encoding) */
 struct GpuextSortType;
 extern bool GpuextSortKeysOnDevice(const struct GpuextSortType *type, const char *values, void *keys,
 								   size_t n, bool descending);

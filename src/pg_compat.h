@@ -15,6 +15,17 @@
 #include "commands/explain_state.h"
 #endif
 
+/* 18 exports ExplainIndentText; before, the same two lines are written here. */
+#if PG_VERSION_NUM >= 180000
+#define GpuextExplainIndent(es) ExplainIndentText(es)
+#else
+#define GpuextExplainIndent(es) \
+	do { \
+		if ((es)->str->len == 0 || (es)->str->data[(es)->str->len - 1] == '\n') \
+			appendStringInfoSpaces((es)->str, (es)->indent * 2); \
+	} while (0)
+#endif
+
 /* 18 counts the range table without its grouping entry when deciding to qualify column names. */
 #if PG_VERSION_NUM >= 180000
 #define GpuextExplainRtableSize(es) ((es)->rtable_size)

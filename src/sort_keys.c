@@ -7,7 +7,7 @@
  * all bits of negatives and the sign bit of positives, with every NaN first
  * made the one positive quiet NaN so that it sorts above +Infinity.  In
  * arrays -0 keys just below +0, a tie order PostgreSQL also permits, and
- * decodes back to -0; row keys (datum_key) make -0 equal to +0, so that a
+ * decodes back to -0; row keys (datums_keys, not raw) make -0 equal to +0, so that a
  * later key breaks the tie as PostgreSQL does.  Descending inverts the key.
  * Every device algorithm and the CPU sort order these same keys, so all
  * placements give the same answer.
@@ -176,7 +176,7 @@ keys_datums_##name(const uint64 *keys, Datum *values, size_t stride, size_t n) \
 GPUEXT_SORT_TYPES(GPUEXT_DEFINE_CODEC)
 
 #define GPUEXT_TYPE_ENTRY(name, oid, ctype, ktype, kind, getter, setter) \
-	{oid, sizeof(ctype), sizeof(ktype), encode_##name, decode_##name, datum_key_##name, \
+	{oid, sizeof(ctype), sizeof(ktype), encode_##name, decode_##name, \
 	 datum_key_raw_##name, key_datum_##name, datums_keys_##name, keys_datums_##name},
 
 static const GpuextSortType sort_types[] = {

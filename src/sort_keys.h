@@ -19,12 +19,10 @@ typedef struct GpuextSortType
 	/* values -> keys (descending inverts the keys) and back */
 	void		(*encode) (const void *values, void *keys, size_t n, bool descending);
 	void		(*decode) (const void *keys, void *values, size_t n, bool descending);
-	/* one value as an ascending key in the low 8 * key_bytes bits, -0 keyed as +0 */
-	uint64		(*datum_key) (Datum value);
-	/* the same keeping -0 just below +0 (as encode does), and a key back to its value */
+	/* one value as an ascending key in the low 8 * key_bytes bits, -0 just below +0 (as encode) */
 	uint64		(*datum_key_raw) (Datum value);
 	Datum		(*key_datum) (uint64 key);
-	/* n Datums (every stride-th) into keys as datum_key (raw: datum_key_raw) does, and keys back */
+	/* n Datums (every stride-th) into keys, raw as datum_key_raw or with -0 keyed as +0, and keys back */
 	void		(*datums_keys) (const Datum *values, size_t stride, uint64 *keys, size_t n, bool raw);
 	void		(*keys_datums) (const uint64 *keys, Datum *values, size_t stride, size_t n);
 } GpuextSortType;

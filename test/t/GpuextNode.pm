@@ -11,7 +11,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Time::HiRes qw(time);
 
-our @EXPORT = qw(gpuext_node device_mode device_ready ms_since);
+our @EXPORT = qw(gpuext_node device_mode device_ready sort_plan ms_since);
 
 # The gpuext.device the tests run with.
 sub device_mode
@@ -41,6 +41,15 @@ sub device_ready
 {
 	my ($node) = @_;
 	return $node->safe_psql('postgres', 'SELECT device_state FROM gpuext_info()') eq 'ready';
+}
+
+# The plan node ORDER BY gets once gpuext is loaded: Custom Scan (GpuSort), or PostgreSQL's Sort
+# where GpuSort cannot use a GPU (gpuext.device = cpu, or a build without device code).
+sub sort_plan
+{
+	my ($node) = @_;
+	my $built = $node->safe_psql('postgres', 'SELECT gpu_kernels FROM gpuext_info(open_device => false)');
+	return ($built eq 't' && device_mode() ne 'cpu') ? qr/Custom Scan \(GpuSort\)/ : qr/(?:^|->\s+)Sort$/m;
 }
 
 # Milliseconds since a Time::HiRes time.

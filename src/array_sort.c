@@ -1,5 +1,5 @@
 /*
- * gpu_sort.c
+ * array_sort.c
  *		gpu_sort(anyarray, descending, algorithm): sort a one-dimensional array
  *		on the GPU, or on the CPU with the same keys and the same answer.
  */
@@ -108,21 +108,23 @@ SortOnCpu(const GpuextSortType *type, const char *in, char *out, size_t n, bool 
 	pfree(keys);
 }
 
-/* What one gpu_sort transfer encodes from or decodes into. */
-typedef struct SortTransfer
+/* One sort of n values on the device: what it encodes from, decodes into, and how. */
+typedef struct SortJob
 {
 	const GpuextSortType *type;
+	GpuextSortAlgo algo;
 	const char *in;
 	char	   *out;
+	size_t		n;
 	bool		descending;
 	bool		keys_out;		/* out receives the sorted keys, not values */
-} SortTransfer;
+} SortJob;
 
 /* Upload piece: encode the values behind these key bytes into staging. */
 static void
 EncodePiece(void *arg, char *piece, size_t offset, size_t bytes)
 {
-	SortTransfer *t = (SortTransfer *) arg;
+	SortJob    *t = (SortJob *) arg;
 	size_t		first = offset / t->type->key_bytes;
 
 	t->type->encode(t->in + first * t->type->value_bytes, piece, bytes / t->type->key_bytes,
@@ -133,7 +135,7 @@ EncodePiece(void *arg, char *piece, size_t offset, size_t bytes)
 static void
 DecodePiece(void *arg, char *piece, size_t offset, size_t bytes)
 {
-	SortTransfer *t = (SortTransfer *) arg;
+	SortJob    *t = (SortJob *) arg;
 	size_t		first = offset / t->type->key_bytes;
 
 	if (t->keys_out)
@@ -146,26 +148,25 @@ DecodePiece(void *arg, char *piece, size_t offset, size_t bytes)
 }
 
 /*
- * Sort n values on the device: keys are built in one pinned half while the
- * other half is in flight, sorted in device memory, and decoded the same way
- * on the way back (or returned as keys when keys_out).  Returns false, having
- * done nothing, if device memory is short and the caller may use the CPU instead.
+ * Sort on the device: keys are built in one pinned half while the other half
+ * is in flight, sorted in device memory, and decoded the same way on the way
+ * back (or returned as keys when keys_out).  Returns false, having done
+ * nothing, if auto finds device memory short (the caller then uses the CPU).
  */
 static bool
-SortOnDevice(const GpuextSortType *type, GpuextSortAlgo algo, const char *in, char *out,
-			 size_t n, bool descending, bool keys_out, bool missing_ok)
+SortOnDevice(SortJob *job)
 {
-	size_t		kb = type->key_bytes;
+	size_t		kb = job->type->key_bytes;
+	size_t		n = job->n;
 	size_t		keys_bytes = TYPEALIGN(256, n * kb);
 	size_t		scratch_bytes,
 				host_bytes;
 	GpuextBuffer *buf;
 	GpuextBuffer *host_buf = NULL;
 	char	   *staging;
-	SortTransfer transfer = {type, in, out, descending, keys_out};
 
-	GpuextCheck(gpuext_sort_scratch_bytes(algo, kb, n, &scratch_bytes, &host_bytes), "sort setup");
-	buf = GpuextDeviceAlloc(keys_bytes + scratch_bytes, missing_ok);
+	GpuextCheck(gpuext_sort_scratch_bytes(job->algo, kb, n, &scratch_bytes, &host_bytes), "sort setup");
+	buf = GpuextDeviceAlloc(keys_bytes + scratch_bytes, gpuext_device_mode == GPUEXT_DEVICE_AUTO);
 	if (buf == NULL)
 		return false;
 	staging = GpuextStagingBegin();
@@ -173,12 +174,12 @@ SortOnDevice(const GpuextSortType *type, GpuextSortAlgo algo, const char *in, ch
 	if (host_bytes > 2 * GPUEXT_STAGING_HALF_BYTES)
 		host_buf = GpuextPinnedAlloc(host_bytes);
 
-	GpuextUpload(buf->ptr, n * kb, kb, staging, EncodePiece, &transfer);
-	GpuextCheck(gpuext_sort_keys(algo, (int) kb, buf->ptr, n, buf->ptr + keys_bytes, scratch_bytes,
+	GpuextUpload(buf->ptr, n * kb, kb, staging, EncodePiece, job);
+	GpuextCheck(gpuext_sort_keys(job->algo, (int) kb, buf->ptr, n, buf->ptr + keys_bytes, scratch_bytes,
 								 host_buf ? host_buf->ptr : staging,
 								 host_buf ? host_bytes : 2 * GPUEXT_STAGING_HALF_BYTES,
 								 GpuextPollInterrupts, NULL), "sort");
-	GpuextDownload(buf->ptr, n * kb, kb, staging, DecodePiece, &transfer);
+	GpuextDownload(buf->ptr, n * kb, kb, staging, DecodePiece, job);
 
 	GpuextStagingEnd();
 	if (host_buf)
@@ -187,35 +188,7 @@ SortOnDevice(const GpuextSortType *type, GpuextSortAlgo algo, const char *in, ch
 	return true;
 }
 
-/* One SortOnDevice call as device work that may fall back (GpuextTryDevice). */
-typedef struct SortCall
-{
-	const GpuextSortType *type;
-	GpuextSortAlgo algo;
-	const char *in;
-	char	   *out;
-	size_t		n;
-	bool		descending;
-	bool		keys_out;
-	bool		sorted;			/* out: the device sorted, rather than finding memory short */
-} SortCall;
-
-/* GpuextTryDevice callback: the sort of a SortCall. */
-static void
-SortCallRun(void *arg)
-{
-	SortCall   *c = (SortCall *) arg;
-
-	c->sorted = SortOnDevice(c->type, c->algo, c->in, c->out, c->n, c->descending, c->keys_out,
-							 gpuext_device_mode == GPUEXT_DEVICE_AUTO);
-}
-
-/* SortOnDevice, except that under auto a failing device (a WARNING) also returns false. */
-static bool
-TrySortOnDevice(SortCall *call)
-{
-	return GpuextTryDevice(SortCallRun, call, "sort") && call->sorted;
-}
+GPUEXT_DEVICE_WORK(SortOnDevice, SortJob)
 
 /*
  * Sort n values into their sorted keys (descending inverts them), on the
@@ -226,9 +199,9 @@ bool
 GpuextSortKeysOnDevice(const GpuextSortType *type, const char *values, void *keys, size_t n,
 					   bool descending)
 {
-	SortCall	call = {type, AutoAlgorithm(n, type->key_bytes), values, keys, n, descending, true, false};
+	SortJob		job = {type, AutoAlgorithm(n, type->key_bytes), values, keys, n, descending, true};
 
-	return TrySortOnDevice(&call);
+	return TrySortOnDevice(&job, "sort") == GPUEXT_DEVICE_DONE;
 }
 
 PG_FUNCTION_INFO_V1(gpu_sort);
@@ -291,9 +264,9 @@ gpu_sort(PG_FUNCTION_ARGS)
 		GpuextSortAlgo algo = choice == SORT_AUTO ? AutoAlgorithm(n, type->key_bytes)
 			: (GpuextSortAlgo) choice;
 
-		SortCall	call = {type, algo, ARR_DATA_PTR(arr), ARR_DATA_PTR(result), n, descending, false, false};
+		SortJob		job = {type, algo, ARR_DATA_PTR(arr), ARR_DATA_PTR(result), n, descending, false};
 
-		if (TrySortOnDevice(&call))
+		if (TrySortOnDevice(&job, "sort") == GPUEXT_DEVICE_DONE)
 			PG_RETURN_ARRAYTYPE_P(result);
 		elog(DEBUG1, "gpu_sort: device memory short or failing for %zu elements, sorting on the CPU", n);
 	}

@@ -1,5 +1,5 @@
 /*
- * sort_plan.c
+ * gpusort_plan.c
  *		Where ORDER BY gets replaced: a planner hook that turns Sort nodes of
  *		the finished plan into Custom Scan (GpuSort).
  *
@@ -25,16 +25,14 @@
 #include "utils/lsyscache.h"
 #include "utils/typcache.h"
 
-#include "gpuext.h"
-#include "sort_node.h"
-#include "sort_keys.h"
+#include "gpusort.h"
 
-bool		gpuext_enable_sort = true;
-int			gpuext_sort_min_rows = 20000;
+bool		gpuext_enable_sort = GPUEXT_ENABLE_SORT_DEFAULT;
+int			gpuext_sort_min_rows = GPUEXT_SORT_MIN_ROWS_DEFAULT;
 
 static planner_hook_type prev_planner_hook = NULL;
 
-static Plan *ReplaceSorts(Plan *plan, Plan *parent);
+static Plan *ReplaceSorts(Plan *plan, Plan *parent, bool under_gather);
 
 static const CustomScanMethods gpusort_plan_methods = {
 	.CustomName = "GpuSort",
@@ -103,9 +101,13 @@ SortBound(Plan *parent)
 	return bound;
 }
 
-/* Build the GpuSort node that takes the place of sort. */
+/*
+ * Build the GpuSort node that takes the place of sort.  Under Gather it is
+ * marked parallel-aware, only for the shared memory that brings its
+ * workers' figures back to EXPLAIN (gpusort_explain.c).
+ */
 static Plan *
-MakeGpuSort(Sort *sort, Plan *parent)
+MakeGpuSort(Sort *sort, Plan *parent, bool under_gather)
 {
 	Oid		   *keytypes = palloc(sizeof(Oid) * sort->numCols);
 	bool	   *descending = palloc(sizeof(bool) * sort->numCols);
@@ -129,6 +131,7 @@ MakeGpuSort(Sort *sort, Plan *parent)
 	cscan = makeNode(CustomScan);
 	memcpy(&cscan->scan.plan, &sort->plan, sizeof(Plan));
 	cscan->scan.plan.type = T_CustomScan;
+	cscan->scan.plan.parallel_aware = under_gather;
 	cscan->scan.plan.qual = NIL;
 	cscan->scan.plan.targetlist = NIL;
 	cscan->scan.scanrelid = 0;
@@ -167,48 +170,53 @@ MakeGpuSort(Sort *sort, Plan *parent)
 
 /* Replace the Sorts in a list of plans. */
 static List *
-ReplaceSortsInList(List *plans, Plan *parent)
+ReplaceSortsInList(List *plans, Plan *parent, bool under_gather)
 {
 	ListCell   *lc;
 
 	foreach(lc, plans)
-		lfirst(lc) = ReplaceSorts((Plan *) lfirst(lc), parent);
+		lfirst(lc) = ReplaceSorts((Plan *) lfirst(lc), parent, under_gather);
 	return plans;
 }
 
-/* Walk a plan tree bottom-up, replacing every Sort GpuSort can take. */
+/* Walk a plan tree bottom-up, replacing every Sort GpuSort can take (under_gather: run by parallel workers). */
 static Plan *
-ReplaceSorts(Plan *plan, Plan *parent)
+ReplaceSorts(Plan *plan, Plan *parent, bool under_gather)
 {
 	if (plan == NULL)
 		return NULL;
 	check_stack_depth();
 
-	plan->lefttree = ReplaceSorts(plan->lefttree, plan);
-	plan->righttree = ReplaceSorts(plan->righttree, plan);
+	under_gather |= IsA(plan, Gather) || IsA(plan, GatherMerge);
+	plan->lefttree = ReplaceSorts(plan->lefttree, plan, under_gather);
+	plan->righttree = ReplaceSorts(plan->righttree, plan, under_gather);
 	switch (nodeTag(plan))
 	{
 		case T_Append:
-			ReplaceSortsInList(((Append *) plan)->appendplans, plan);
+			ReplaceSortsInList(((Append *) plan)->appendplans, plan, under_gather);
 			break;
 		case T_MergeAppend:
-			ReplaceSortsInList(((MergeAppend *) plan)->mergeplans, plan);
+			ReplaceSortsInList(((MergeAppend *) plan)->mergeplans, plan, under_gather);
 			break;
 		case T_SubqueryScan:
-			((SubqueryScan *) plan)->subplan = ReplaceSorts(((SubqueryScan *) plan)->subplan, plan);
+			((SubqueryScan *) plan)->subplan = ReplaceSorts(((SubqueryScan *) plan)->subplan, plan, under_gather);
 			break;
 		case T_CustomScan:
-			ReplaceSortsInList(((CustomScan *) plan)->custom_plans, plan);
+			ReplaceSortsInList(((CustomScan *) plan)->custom_plans, plan, under_gather);
 			break;
 		case T_Sort:
-			return MakeGpuSort((Sort *) plan, parent);
+			return MakeGpuSort((Sort *) plan, parent, under_gather);
 		default:
 			break;
 	}
 	return plan;
 }
 
-/* Plan as usual (through any earlier hook), then hand the Sorts to GpuSort. */
+/*
+ * Plan as usual (through any earlier hook), then hand the Sorts to GpuSort
+ * where it can use a GPU: not under gpuext.device = cpu, nor in a build
+ * without device code (the fake device counts as one).
+ */
 static PlannedStmt *
 GpuSortPlanner(Query *parse, const char *query_string, int cursorOptions,
 			   ParamListInfo boundParams)
@@ -220,10 +228,10 @@ GpuSortPlanner(Query *parse, const char *query_string, int cursorOptions,
 	else
 		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
 
-	if (gpuext_enable_sort)
+	if (gpuext_enable_sort && gpuext_device_mode != GPUEXT_DEVICE_CPU && gpuext_cuda_built())
 	{
-		stmt->planTree = ReplaceSorts(stmt->planTree, NULL);
-		ReplaceSortsInList(stmt->subplans, NULL);
+		stmt->planTree = ReplaceSorts(stmt->planTree, NULL, false);
+		ReplaceSortsInList(stmt->subplans, NULL, false);
 	}
 	return stmt;
 }
