@@ -58,7 +58,7 @@ def rate(v):
 
 
 def parse_auto_table(path):
-    """[(max_n, algo32, algo64)] from the auto_table lines of src/gpu_sort.c, or None."""
+    """[(max_n, algo32, algo64)] from the auto_table lines of src/array_sort.c, or None."""
     if not os.path.exists(path):
         return None
     rows = re.findall(r'\{\s*(\w+)\s*,\s*GPUEXT_SORT_(\w+)\s*,\s*GPUEXT_SORT_(\w+)\s*\}', open(path).read())
@@ -91,7 +91,7 @@ class Kernels:
                 algo = next((row[col] for row in table if n <= row[0]), 'radix')
                 r = self.by.get(('sweep', algo, typ, n, 'random'))
                 if r:
-                    a = dict(r, algo='auto', note='%s (src/gpu_sort.c table)' % algo)
+                    a = dict(r, algo='auto', note='%s (src/array_sort.c table)' % algo)
                     self.by[('sweep', 'auto', typ, n, 'random')] = a
 
 
@@ -138,7 +138,7 @@ def kernel_tables(k, md):
 
 def fastest(k, md):
     """Fastest own algorithm per size: what the auto table should say."""
-    md.append('Fastest gpuext algorithm by size in this run (for the `auto` table in `src/gpu_sort.c`):')
+    md.append('Fastest gpuext algorithm by size in this run (for the `auto` table in `src/array_sort.c`):')
     md.append('')
     md.append('| type | sizes | fastest | ms at the largest size |')
     md.append('|---|---|---|---|')
@@ -408,7 +408,7 @@ def main():
                   'median of 5 to 15 runs; random keys; every output checked on the device. '
                   '`radix` is gpuext_sort_keys with CUB inside, `rows` gpuext_sort_rows (the sort GpuSort runs), '
                   '`cub_radix` and `cub_merge` CUB called directly, `auto` the algorithm the table in '
-                  '`src/gpu_sort.c` picks at each size, `d2d_copy` one device-to-device copy of the same bytes '
+                  '`src/array_sort.c` picks at each size, `d2d_copy` one device-to-device copy of the same bytes '
                   '(a bound: any sort reads and writes them at least once). %s Device: %s, '
                   'compute capability %s, %s SMs, CUDA driver %s, runtime %s.' % (
                       measured(meta, 'kernels'), dev.get('device', '?'), dev.get('compute_capability', '?'),

@@ -100,7 +100,7 @@ build() {
 }
 
 if has_part kernels; then
-	sed -n '/auto_table\[\] = {/,/^};/p' src/gpu_sort.c > "$out/auto_table.txt"
+	sed -n '/auto_table\[\] = {/,/^};/p' src/array_sort.c > "$out/auto_table.txt"
 	if build bench/sort_bench bench-sort; then
 		log "kernels: bench/sort_bench$([[ $quick == 1 ]] && echo " --quick")"
 		timeout "${KERNELS_TIMEOUT:-300}" bench/sort_bench $([[ $quick == 1 ]] && echo --quick) --shapes \

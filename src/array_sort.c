@@ -40,14 +40,10 @@ static const struct
 };
 
 /*
- * The fastest device algorithm by input size, for 32- and 64-bit keys: kernel
- * time with launches, random keys, bench/suite.sh (bench/sort_bench) on an
- * H100 (driver 580.159.04, CUDA 13.0) at commit 35b4708, 2026-11-22, whose
- * auto_table.txt was the table before this one.  Median microseconds, bitonic /
- * radix, 32-bit: 2^16 41 / 67, 2^19 67 / 73, 2^19+1 89 / 78, 2^20 108 / 90;
- * 64-bit: 2^16 58 / 107, 2^20 164 / 171, 2^20+1 185 / 175, 2^21 292 / 260.
- * Quicksort is within a microsecond of bitonic at 2^11 and 2^12 keys (a
- * single small-sort block) and slower everywhere else.
+ * The fastest device algorithm by input size, for 32- and 64-bit keys, from
+ * bench/sort_bench's kernel times (the run's table is in doc/performance.md
+ * and doc/bench/auto_table.txt): bitonic for small inputs, CUB's radix sort
+ * above; quicksort never wins by more than a microsecond.
  */
 static const struct
 {

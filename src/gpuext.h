@@ -18,10 +18,9 @@ typedef enum GpuextDeviceMode
 } GpuextDeviceMode;
 
 /*
- * GUC defaults, for the variables and their definitions in gpuext.c.
- * gpu_sort end to end on an H100 (bench/gpu_sort_crossover.sql, 2026-11-21):
- * the GPU overtakes gpuext's CPU sort between 16K and 64K elements (int4:
- * 16384 0.18 ms CPU / 0.20 ms GPU, 65536 0.72 / 0.32; float8: 16384 0.39 / 0.29).
+ * GUC defaults, for the variables and their definitions in gpuext.c.  The
+ * element threshold sits where gpu_sort end to end overtakes gpuext's CPU
+ * sort (bench/gpu_sort_crossover.sql; doc/performance.md).
  */
 #define GPUEXT_DEVICE_MODE_DEFAULT GPUEXT_DEVICE_AUTO
 #define GPUEXT_MIN_GPU_ELEMENTS_DEFAULT 32768

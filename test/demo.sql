@@ -59,11 +59,11 @@ SELECT pg_temp.plan_has('SELECT * FROM demo_t ORDER BY f8', 'GpuSort') AS gpusor
 SELECT :'gpusort'::bool AND :'have_gpu'::bool AS gpusort_on_gpu, :'gpusort'::bool AND NOT :'have_gpu'::bool AS gpusort_on_cpu \gset
 \if :gpusort_on_gpu
 \echo 'Custom Scan (GpuSort) has replaced PostgreSQL''s Sort: the rows are sorted on the GPU.'
-\echo 'With ANALYZE, EXPLAIN says how the sort ran and what each stage took (Sort Method: GPU radix ...):'
+\echo 'With ANALYZE, EXPLAIN says how the sort ran (Sort Method: gpu radix ...):'
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM demo_t ORDER BY f8;
 \elif :gpusort_on_cpu
 \echo 'Custom Scan (GpuSort) is in the plan, but with no GPU it runs PostgreSQL''s Sort inside itself, at the'
-\echo 'same cost.  EXPLAIN ANALYZE says so (Sort Method: PostgreSQL Sort; CPU Fallback: why):'
+\echo 'same cost.  EXPLAIN ANALYZE says so (GPU Fallback: why):'
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM demo_t ORDER BY f8;
 \elif :have_gpu
 \echo 'The plan keeps PostgreSQL''s Sort (gpuext.enable_sort is off, or the estimate is below gpuext.sort_min_rows).'
