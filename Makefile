@@ -83,11 +83,11 @@ sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
 
 # Standalone kernel harnesses (need a GPU to run): check every kernel against a CPU reference.
 harness: test/kernel_harness test/matmul_harness
-test/kernel_harness: test/kernel_harness.cu $(CUDA_OBJS) $(CUDA_HDRS)
+test/kernel_harness: test/kernel_harness.cu test/harness_report.cuh $(CUDA_OBJS) $(CUDA_HDRS)
 	$(NVCC) $(NVCCFLAGS) -Icuda -o $@ $< $(CUDA_OBJS) -cudart static
 
 # The matrix product kernels against the CPU's product, bit for bit.
-test/matmul_harness: test/matmul_harness.cu cuda/matmul_cpu.o $(CUDA_OBJS) $(CUDA_HDRS)
+test/matmul_harness: test/matmul_harness.cu test/harness_report.cuh cuda/matmul_cpu.o $(CUDA_OBJS) $(CUDA_HDRS)
 	$(NVCC) $(NVCCFLAGS) -Icuda -o $@ $< cuda/matmul_cpu.o $(CUDA_OBJS) -cudart static
 
 # Reduction benchmark (needs a GPU to run): gpuext_reduce beside CUB and a D2D copy, and the reduction ladder.

@@ -42,6 +42,7 @@
 
 #include "gpuext_cuda.h"
 #include "sort_keys.cuh"
+#include "harness_report.cuh"
 
 namespace
 {
@@ -94,9 +95,6 @@ constexpr size_t SCRATCH_GUARD_BYTES = 4096;
 constexpr unsigned char POISON = 0xA5;
 constexpr size_t POISON_CHUNK = 8u << 20;
 
-int passed = 0;
-int failed = 0;
-bool		verbose = false;
 size_t		max_n = SIZE_MAX;
 const char *only_pattern = nullptr;
 const char *only = nullptr;		/* --only's family, or --rows's */
@@ -106,17 +104,6 @@ void	   *pinned_out = nullptr;
 void	   *pinned_poison = nullptr;
 void	   *pinned_ones = nullptr;
 size_t		pinned_in_bytes = 0;
-
-/* Record one case's outcome. */
-void report(bool ok, const std::string &what, const std::string &detail)
-{
-	if (ok)
-		passed++;
-	else
-		failed++;
-	if (!ok || verbose)
-		printf("%s %s%s%s\n", ok ? "PASS" : "FAIL", what.c_str(), detail.empty() ? "" : ": ", detail.c_str());
-}
 
 /* Stop the harness on a failure of the plumbing (not of a sort). */
 void must(GpuextStatus st, const char *what)

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "gpuext_cuda.h"
+#include "harness_report.cuh"
 
 namespace
 {
@@ -59,9 +60,6 @@ const char *const ALGO_NAMES[] = {"naive", "tiled", "blocked"};
 
 constexpr size_t GUARD = 64;	/* poisoned elements past C that must stay poisoned */
 
-int			passed = 0;
-int			failed = 0;
-bool		verbose = false;
 long long	order_sensitive = 0;
 
 /* Stop on a gpuext failure: the harness cannot go on. */
@@ -71,17 +69,6 @@ void must(GpuextStatus st, const char *what)
 		return;
 	fprintf(stderr, "fatal: %s (status %d): %s\n", what, (int) st, gpuext_cuda_error_message());
 	exit(2);
-}
-
-/* Record one case. */
-void report(bool ok, const std::string &what, const std::string &detail)
-{
-	if (ok)
-		passed++;
-	else
-		failed++;
-	if (!ok || verbose)
-		printf("%s %s%s%s\n", ok ? "PASS" : "FAIL", what.c_str(), detail.empty() ? "" : ": ", detail.c_str());
 }
 
 /* One input value of a pattern. */
