@@ -1,7 +1,7 @@
 # gpuext: GPU sort and aggregates for PostgreSQL (PGXS build)
 
 EXTENSION = gpuext
-EXTVERSION = 0.2
+EXTVERSION = 0.3
 
 MODULE_big = gpuext
 SRCS_C = $(wildcard src/*.c)

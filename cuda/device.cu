@@ -2,14 +2,17 @@
  * device.cu
  *		Device session: open, memory, copies, events and the polling wait.
  *
- * One process opens device 0 once and enqueues everything on one
- * non-blocking stream.  Nothing here blocks in a CUDA synchronize call:
- * waits poll the stream or an event and give the caller's callback a chance
- * to abandon the wait.
+ * A backend opens device 0 once and enqueues everything on one non-blocking
+ * stream; the GPU service opens every device once and gives each of its
+ * threads a stream of its own on each device it uses.  Nothing here blocks
+ * in a CUDA synchronize call: waits poll the stream or an event and give
+ * the caller's callback a chance to abandon the wait.
  */
 #include <cstdarg>
 #include <cstdio>
 #include <ctime>
+#include <atomic>
+#include <mutex>
 
 #include "device_internal.cuh"
 
@@ -20,12 +23,20 @@ namespace
 constexpr long WAIT_SPIN_NS = 100 * 1000;
 constexpr long WAIT_SLEEP_NS = 30 * 1000;
 
-char error_message[1024] = "no error";
-bool device_open = false;
-cudaStream_t stream = nullptr;
-cudaEvent_t events[GPUEXT_CUDA_EVENTS];
-size_t smem_optin = 48 * 1024;
-bool clusters = false;
+/*
+ * Per thread: the last error, the device it works on, and its stream and
+ * events on each device it used (the GPU service runs one thread a client).
+ * Per device: the context is made once, and the limits read once.
+ */
+thread_local char error_message[1024] = "no error";
+thread_local int current_device = -1;
+thread_local cudaStream_t streams[GPUEXT_MAX_DEVICES];
+thread_local cudaEvent_t events[GPUEXT_MAX_DEVICES][GPUEXT_CUDA_EVENTS];
+std::mutex open_lock;
+bool		context_ready[GPUEXT_MAX_DEVICES];
+size_t		smem_optin[GPUEXT_MAX_DEVICES];
+bool		clusters[GPUEXT_MAX_DEVICES];
+std::atomic<bool> pooled{false};
 
 /* The standard complaint for calls made before a successful open. */
 GpuextStatus not_open()
@@ -33,18 +44,18 @@ GpuextStatus not_open()
 	return gpuext::set_error(GPUEXT_NO_DEVICE, "the GPU device has not been opened");
 }
 
-/* Drop whatever the failed open managed to create. */
-void destroy_stream_and_events()
+/* Drop the stream and events this thread made on dev (after a failed open, or a reset). */
+void destroy_stream_and_events(int dev, bool destroy)
 {
 	for (int i = 0; i < GPUEXT_CUDA_EVENTS; i++)
 	{
-		if (events[i] != nullptr)
-			cudaEventDestroy(events[i]);
-		events[i] = nullptr;
+		if (events[dev][i] != nullptr && destroy)
+			cudaEventDestroy(events[dev][i]);
+		events[dev][i] = nullptr;
 	}
-	if (stream != nullptr)
-		cudaStreamDestroy(stream);
-	stream = nullptr;
+	if (streams[dev] != nullptr && destroy)
+		cudaStreamDestroy(streams[dev]);
+	streams[dev] = nullptr;
 	cudaGetLastError();
 }
 
@@ -58,19 +69,19 @@ long long monotonic_ns()
 }
 
 /* Read the device limits the sorts choose their kernels by. */
-GpuextStatus device_limits()
+GpuextStatus device_limits(int dev)
 {
 	int			optin = 0;
 	int			cluster = 0;
 	GpuextStatus st;
 
-	st = gpuext::check_cuda(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0),
+	st = gpuext::check_cuda(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
 							"cudaDeviceGetAttribute(shared memory)");
 	if (st == GPUEXT_OK)
-		st = gpuext::check_cuda(cudaDeviceGetAttribute(&cluster, cudaDevAttrClusterLaunch, 0),
+		st = gpuext::check_cuda(cudaDeviceGetAttribute(&cluster, cudaDevAttrClusterLaunch, dev),
 								"cudaDeviceGetAttribute(cluster launch)");
-	smem_optin = (size_t) optin;
-	clusters = cluster != 0;
+	smem_optin[dev] = (size_t) optin;
+	clusters[dev] = cluster != 0;
 	return st;
 }
 
@@ -81,7 +92,7 @@ GpuextStatus wait_for(cudaEvent_t ev, GpuextPollFn poll, void *arg)
 
 	for (;;)
 	{
-		cudaError_t err = ev != nullptr ? cudaEventQuery(ev) : cudaStreamQuery(stream);
+		cudaError_t err = ev != nullptr ? cudaEventQuery(ev) : cudaStreamQuery(streams[current_device]);
 
 		if (err == cudaSuccess)
 			return GPUEXT_OK;
@@ -108,25 +119,25 @@ namespace gpuext
 /* True once gpuext_cuda_open has succeeded. */
 bool device_is_open()
 {
-	return device_open;
+	return current_device >= 0 && streams[current_device] != nullptr;
 }
 
 /* The process stream. */
 cudaStream_t device_stream()
 {
-	return stream;
+	return streams[current_device];
 }
 
 /* The open device's opt-in shared memory per block. */
 size_t device_smem_optin()
 {
-	return smem_optin;
+	return smem_optin[current_device];
 }
 
 /* Whether the open device launches clusters. */
 bool device_has_clusters()
 {
-	return clusters;
+	return clusters[current_device];
 }
 
 /* Record a formatted message and hand back the status. */
@@ -203,69 +214,115 @@ const char *gpuext_cuda_error_message(void)
 	return error_message;
 }
 
-/* Open device 0: context, stream, events, and a description of the device. */
-GpuextStatus gpuext_cuda_open(GpuextDeviceInfo *info)
+/* Why no device can be opened, when cudaGetDeviceCount fails. */
+static GpuextStatus count_failure(cudaError_t err)
+{
+	int			driver = 0;
+	int			runtime = 0;
+
+	cudaGetLastError();
+	cudaDriverGetVersion(&driver);
+	cudaRuntimeGetVersion(&runtime);
+	if (driver == 0)
+		return gpuext::set_error(GPUEXT_NO_DEVICE, "no NVIDIA driver is installed");
+	if (err == cudaErrorInsufficientDriver)
+		return gpuext::set_error(GPUEXT_NO_DEVICE,
+								 "the NVIDIA driver supports CUDA %d.%d, this build needs %d.%d",
+								 driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
+	return gpuext::set_error(GPUEXT_NO_DEVICE, "cudaGetDeviceCount: %s", cudaGetErrorString(err));
+}
+
+/* Visible devices (at most GPUEXT_MAX_DEVICES). */
+GpuextStatus gpuext_cuda_device_count(int *count)
+{
+	cudaError_t err;
+
+	*count = 0;
+	err = cudaGetDeviceCount(count);
+	if (err != cudaSuccess)
+	{
+		*count = 0;
+		return count_failure(err);
+	}
+	if (*count == 0)
+		return gpuext::set_error(GPUEXT_NO_DEVICE, "cudaGetDeviceCount: no CUDA device found");
+	if (*count > GPUEXT_MAX_DEVICES)
+		*count = GPUEXT_MAX_DEVICES;
+	return GPUEXT_OK;
+}
+
+/* Make dev this thread's device: its context once per process, this thread's stream and events on it once. */
+GpuextStatus gpuext_cuda_use_device(int dev)
 {
 	int			count = 0;
 	cudaError_t err;
-	cudaDeviceProp prop;
 	GpuextStatus st;
 
-	if (!device_open)
+	if (dev < 0 || dev >= GPUEXT_MAX_DEVICES)
+		return gpuext::set_error(GPUEXT_INVALID, "device %d is out of range", dev);
+	if (dev == current_device && streams[dev] != nullptr)
+		return GPUEXT_OK;
 	{
-		err = cudaGetDeviceCount(&count);
-		if (err != cudaSuccess)
-		{
-			int			driver = 0;
-			int			runtime = 0;
+		std::lock_guard<std::mutex> guard(open_lock);
 
-			cudaGetLastError();
-			cudaDriverGetVersion(&driver);
-			cudaRuntimeGetVersion(&runtime);
-			if (driver == 0)
-				return gpuext::set_error(GPUEXT_NO_DEVICE, "no NVIDIA driver is installed");
-			if (err == cudaErrorInsufficientDriver)
-				return gpuext::set_error(GPUEXT_NO_DEVICE,
-										 "the NVIDIA driver supports CUDA %d.%d, this build needs %d.%d",
-										 driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
-			return gpuext::set_error(GPUEXT_NO_DEVICE, "cudaGetDeviceCount: %s", cudaGetErrorString(err));
-		}
-		if (count == 0)
-			return gpuext::set_error(GPUEXT_NO_DEVICE, "cudaGetDeviceCount: no CUDA device found");
-		err = cudaSetDevice(0);
-		if (err == cudaSuccess)
-			err = cudaFree(nullptr);
-		if (err != cudaSuccess)
+		if (!context_ready[dev])
 		{
-			cudaGetLastError();
-			return gpuext::set_error(GPUEXT_NO_DEVICE, "creating a context on device 0: %s",
-									 cudaGetErrorString(err));
+			if ((st = gpuext_cuda_device_count(&count)) != GPUEXT_OK)
+				return st;
+			if (dev >= count)
+				return gpuext::set_error(GPUEXT_NO_DEVICE, "there is no CUDA device %d (%d visible)", dev, count);
+			err = cudaSetDevice(dev);
+			if (err == cudaSuccess)
+				err = cudaFree(nullptr);
+			if (err != cudaSuccess)
+			{
+				cudaGetLastError();
+				return gpuext::set_error(GPUEXT_NO_DEVICE, "creating a context on device %d: %s", dev,
+										 cudaGetErrorString(err));
+			}
+			if ((st = device_limits(dev)) != GPUEXT_OK)
+				return st;
+			context_ready[dev] = true;
 		}
-		st = gpuext::check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking),
+	}
+	if ((st = gpuext::check_cuda(cudaSetDevice(dev), "cudaSetDevice")) != GPUEXT_OK)
+		return st;
+	if (streams[dev] == nullptr)
+	{
+		st = gpuext::check_cuda(cudaStreamCreateWithFlags(&streams[dev], cudaStreamNonBlocking),
 								"cudaStreamCreateWithFlags");
 		for (int i = 0; i < GPUEXT_CUDA_EVENTS && st == GPUEXT_OK; i++)
-			st = gpuext::check_cuda(cudaEventCreateWithFlags(&events[i], cudaEventDisableTiming),
+			st = gpuext::check_cuda(cudaEventCreateWithFlags(&events[dev][i], cudaEventDisableTiming),
 									"cudaEventCreateWithFlags");
-		if (st == GPUEXT_OK)
-			st = device_limits();
 		if (st != GPUEXT_OK)
 		{
-			destroy_stream_and_events();
+			destroy_stream_and_events(dev, true);
 			return st;
 		}
-		device_open = true;
 	}
+	current_device = dev;
+	return GPUEXT_OK;
+}
 
-	if (info == nullptr)
-		return GPUEXT_OK;
+/* Describe device dev (opened by this process). */
+GpuextStatus gpuext_cuda_device_info(int dev, GpuextDeviceInfo *info)
+{
+	cudaDeviceProp prop;
+	GpuextStatus st;
+	int			prev = current_device;
+
 	*info = GpuextDeviceInfo();
-	st = gpuext::check_cuda(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+	if ((st = gpuext_cuda_use_device(dev)) != GPUEXT_OK)
+		return st;
+	st = gpuext::check_cuda(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties");
 	if (st == GPUEXT_OK)
 		st = gpuext::check_cuda(cudaMemGetInfo(&info->memory_free, &info->memory_total), "cudaMemGetInfo");
 	if (st == GPUEXT_OK)
 		st = gpuext::check_cuda(cudaDriverGetVersion(&info->driver_version), "cudaDriverGetVersion");
 	if (st == GPUEXT_OK)
 		st = gpuext::check_cuda(cudaRuntimeGetVersion(&info->runtime_version), "cudaRuntimeGetVersion");
+	if (prev >= 0 && prev != dev && st == GPUEXT_OK)
+		st = gpuext_cuda_use_device(prev);
 	if (st != GPUEXT_OK)
 		return st;
 	snprintf(info->name, sizeof(info->name), "%s", prop.name);
@@ -275,16 +332,55 @@ GpuextStatus gpuext_cuda_open(GpuextDeviceInfo *info)
 	return GPUEXT_OK;
 }
 
-/* Destroy the primary context with everything in it; the stream and events went with it. */
+/* Open device 0 for this thread and describe it (info may be NULL). */
+GpuextStatus gpuext_cuda_open(GpuextDeviceInfo *info)
+{
+	GpuextStatus st = gpuext_cuda_use_device(0);
+
+	if (st != GPUEXT_OK || info == nullptr)
+		return st;
+	return gpuext_cuda_device_info(0, info);
+}
+
+/* Destroy the current device's primary context with everything in it; the stream and events went with it. */
 GpuextStatus gpuext_cuda_reset(void)
 {
-	if (!device_open)
+	int			dev = current_device;
+
+	if (dev < 0 || streams[dev] == nullptr)
 		return GPUEXT_OK;
-	device_open = false;
-	stream = nullptr;
-	for (int i = 0; i < GPUEXT_CUDA_EVENTS; i++)
-		events[i] = nullptr;
+	destroy_stream_and_events(dev, false);
+	current_device = -1;
+	{
+		std::lock_guard<std::mutex> guard(open_lock);
+
+		context_ready[dev] = false;
+	}
 	return gpuext::check_cuda(cudaDeviceReset(), "cudaDeviceReset");
+}
+
+/* Keep up to bytes of freed device memory in each device's pool; allocations become stream-ordered. */
+GpuextStatus gpuext_cuda_pool_keep(size_t bytes)
+{
+	cudaMemPool_t pool;
+	uint64_t	threshold = bytes;
+	GpuextStatus st;
+
+	if (!gpuext::device_is_open())
+		return not_open();
+	st = gpuext::check_cuda(cudaDeviceGetDefaultMemPool(&pool, current_device), "cudaDeviceGetDefaultMemPool");
+	if (st == GPUEXT_OK)
+		st = gpuext::check_cuda(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold),
+								"cudaMemPoolSetAttribute");
+	if (st == GPUEXT_OK)
+		pooled = true;
+	return st;
+}
+
+/* Pin host memory another process mapped (the GPU service's arena) for every device. */
+GpuextStatus gpuext_cuda_host_register(void *ptr, size_t bytes)
+{
+	return gpuext::check_cuda(cudaHostRegister(ptr, bytes, cudaHostRegisterPortable), "cudaHostRegister");
 }
 
 /* Free and total device memory now. */
@@ -294,7 +390,7 @@ GpuextStatus gpuext_cuda_mem_info(size_t *free_bytes, size_t *total_bytes)
 				t = 0;
 	GpuextStatus st;
 
-	if (!device_open)
+	if (!gpuext::device_is_open())
 		return not_open();
 	st = gpuext::check_cuda(cudaMemGetInfo(&f, &t), "cudaMemGetInfo");
 	if (st != GPUEXT_OK)
@@ -314,9 +410,12 @@ GpuextStatus gpuext_cuda_alloc(void **dptr, size_t bytes)
 	if (dptr == nullptr)
 		return gpuext::set_error(GPUEXT_INVALID, "gpuext_cuda_alloc: null result pointer");
 	*dptr = nullptr;
-	if (!device_open)
+	if (!gpuext::device_is_open())
 		return not_open();
-	err = cudaMalloc(dptr, bytes > 0 ? bytes : 1);
+	if (pooled)
+		err = cudaMallocAsync(dptr, bytes > 0 ? bytes : 1, streams[current_device]);
+	else
+		err = cudaMalloc(dptr, bytes > 0 ? bytes : 1);
 	if (err == cudaSuccess)
 		return GPUEXT_OK;
 	*dptr = nullptr;
@@ -328,9 +427,9 @@ GpuextStatus gpuext_cuda_alloc(void **dptr, size_t bytes)
 /* Release device memory; errors cannot be reported here and are cleared. */
 void gpuext_cuda_free(void *dptr)
 {
-	if (!device_open || dptr == nullptr)
+	if (!gpuext::device_is_open() || dptr == nullptr)
 		return;
-	if (cudaFree(dptr) != cudaSuccess)
+	if ((pooled ? cudaFreeAsync(dptr, streams[current_device]) : cudaFree(dptr)) != cudaSuccess)
 		cudaGetLastError();
 }
 
@@ -342,7 +441,7 @@ GpuextStatus gpuext_cuda_alloc_pinned(void **hptr, size_t bytes)
 	if (hptr == nullptr)
 		return gpuext::set_error(GPUEXT_INVALID, "gpuext_cuda_alloc_pinned: null result pointer");
 	*hptr = nullptr;
-	if (!device_open)
+	if (!gpuext::device_is_open())
 		return not_open();
 	err = cudaHostAlloc(hptr, bytes > 0 ? bytes : 1, cudaHostAllocDefault);
 	if (err == cudaSuccess)
@@ -356,7 +455,7 @@ GpuextStatus gpuext_cuda_alloc_pinned(void **hptr, size_t bytes)
 /* Release page-locked host memory. */
 void gpuext_cuda_free_pinned(void *hptr)
 {
-	if (!device_open || hptr == nullptr)
+	if (!gpuext::device_is_open() || hptr == nullptr)
 		return;
 	if (cudaFreeHost(hptr) != cudaSuccess)
 		cudaGetLastError();
@@ -368,14 +467,14 @@ static GpuextStatus copy_async(void *dst, const void *src, size_t bytes, cudaMem
 {
 	char		label[96];
 
-	if (!device_open)
+	if (!gpuext::device_is_open())
 		return not_open();
 	if (bytes == 0)
 		return GPUEXT_OK;
 	if (dst == nullptr || src == nullptr)
 		return gpuext::set_error(GPUEXT_INVALID, "%s: null pointer", what);
 	snprintf(label, sizeof(label), "%s of %zu bytes", what, bytes);
-	return gpuext::check_cuda(cudaMemcpyAsync(dst, src, bytes, kind, stream), label);
+	return gpuext::check_cuda(cudaMemcpyAsync(dst, src, bytes, kind, streams[current_device]), label);
 }
 
 /* Host (pinned) to device, asynchronous. */
@@ -393,21 +492,21 @@ GpuextStatus gpuext_cuda_copy_to_host(void *dst, const void *src, size_t bytes)
 /* Record an event slot at the current end of the stream. */
 GpuextStatus gpuext_cuda_mark(int slot)
 {
-	if (!device_open)
+	if (!gpuext::device_is_open())
 		return not_open();
 	if (slot < 0 || slot >= GPUEXT_CUDA_EVENTS)
 		return gpuext::set_error(GPUEXT_INVALID, "event slot %d is out of range 0..%d", slot,
 								 GPUEXT_CUDA_EVENTS - 1);
-	return gpuext::check_cuda(cudaEventRecord(events[slot], stream), "cudaEventRecord");
+	return gpuext::check_cuda(cudaEventRecord(events[current_device][slot], streams[current_device]), "cudaEventRecord");
 }
 
 /* Wait for an event slot, or the whole stream when slot < 0, polling the callback. */
 GpuextStatus gpuext_cuda_wait(int slot, GpuextPollFn poll, void *arg)
 {
-	if (!device_open)
+	if (!gpuext::device_is_open())
 		return not_open();
 	if (slot >= GPUEXT_CUDA_EVENTS)
 		return gpuext::set_error(GPUEXT_INVALID, "event slot %d is out of range 0..%d", slot,
 								 GPUEXT_CUDA_EVENTS - 1);
-	return wait_for(slot < 0 ? nullptr : events[slot], poll, arg);
+	return wait_for(slot < 0 ? nullptr : events[current_device][slot], poll, arg);
 }

@@ -9,6 +9,7 @@
  * digits as src/agg_accum.c.  Plain C: no postgres.h.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,18 +19,24 @@
 /* Device memory the fake reports; allocations past it fail as a full GPU's would. */
 #define FAKE_MEMORY_TOTAL ((size_t) 16 << 30)
 
-/* Each allocation's header: its size for the accounts, its links for a reset. */
+/* Each allocation's header: its size and device for the accounts, its links for a reset. */
 #define FAKE_HEADER 64
 
 typedef struct FakeBlock
 {
 	size_t		bytes;
+	int			device;			/* -1 for "pinned" memory */
 	struct FakeBlock *prev;
 	struct FakeBlock *next;
 } FakeBlock;
 
-static char error_message[256] = "no error";
-static size_t device_held;
+/* Per thread, as on the device: the last error and the device in use (the GPU service runs threads). */
+static __thread char error_message[256] = "no error";
+static __thread int current_device;
+
+/* The blocks and the accounts are shared by the threads, under one lock. */
+static pthread_mutex_t fake_lock = PTHREAD_MUTEX_INITIALIZER;
+static size_t device_held[GPUEXT_MAX_DEVICES];
 static FakeBlock *live_blocks;
 
 /* Remember why the last call failed and return its status. */
@@ -54,15 +61,69 @@ gpuext_cuda_error_message(void)
 	return error_message;
 }
 
-/* Describe the fake device. */
+/* Devices the fake shows: GPUEXT_FAKE_DEVICES in the environment (1 to GPUEXT_MAX_DEVICES), else 1. */
 GpuextStatus
-gpuext_cuda_open(GpuextDeviceInfo *info)
+gpuext_cuda_device_count(int *count)
 {
+	const char *env = getenv("GPUEXT_FAKE_DEVICES");
+	int			n = env ? atoi(env) : 1;
+
+	*count = n < 1 ? 1 : n > GPUEXT_MAX_DEVICES ? GPUEXT_MAX_DEVICES : n;
+	return GPUEXT_OK;
+}
+
+/* Make dev the calling thread's fake device. */
+GpuextStatus
+gpuext_cuda_use_device(int dev)
+{
+	int			count;
+
+	gpuext_cuda_device_count(&count);
+	if (dev < 0 || dev >= count)
+		return Fail(GPUEXT_NO_DEVICE, "no such device");
+	current_device = dev;
+	return GPUEXT_OK;
+}
+
+/* Describe fake device dev. */
+GpuextStatus
+gpuext_cuda_device_info(int dev, GpuextDeviceInfo *info)
+{
+	GpuextStatus st = gpuext_cuda_use_device(dev);
+
 	memset(info, 0, sizeof(*info));
+	if (st != GPUEXT_OK)
+		return st;
 	snprintf(info->name, sizeof(info->name), "gpuext fake device (host memory)");
 	info->multiprocessors = 1;
 	info->memory_total = FAKE_MEMORY_TOTAL;
-	info->memory_free = FAKE_MEMORY_TOTAL - device_held;
+	pthread_mutex_lock(&fake_lock);
+	info->memory_free = FAKE_MEMORY_TOTAL - device_held[dev];
+	pthread_mutex_unlock(&fake_lock);
+	return GPUEXT_OK;
+}
+
+/* Describe the fake device 0. */
+GpuextStatus
+gpuext_cuda_open(GpuextDeviceInfo *info)
+{
+	return gpuext_cuda_device_info(0, info);
+}
+
+/* The fake frees at once: nothing to keep. */
+GpuextStatus
+gpuext_cuda_pool_keep(size_t bytes)
+{
+	(void) bytes;
+	return GPUEXT_OK;
+}
+
+/* Host memory needs no pinning here. */
+GpuextStatus
+gpuext_cuda_host_register(void *ptr, size_t bytes)
+{
+	(void) ptr;
+	(void) bytes;
 	return GPUEXT_OK;
 }
 
@@ -70,7 +131,9 @@ gpuext_cuda_open(GpuextDeviceInfo *info)
 GpuextStatus
 gpuext_cuda_mem_info(size_t *free_bytes, size_t *total_bytes)
 {
-	*free_bytes = FAKE_MEMORY_TOTAL - device_held;
+	pthread_mutex_lock(&fake_lock);
+	*free_bytes = FAKE_MEMORY_TOTAL - device_held[current_device];
+	pthread_mutex_unlock(&fake_lock);
 	*total_bytes = FAKE_MEMORY_TOTAL;
 	return GPUEXT_OK;
 }
@@ -80,42 +143,59 @@ static GpuextStatus
 FakeAlloc(void **ptr, size_t bytes, int device)
 {
 	FakeBlock  *b;
+	int			dev = device ? current_device : -1;
 
 	*ptr = NULL;
-	if (device && bytes > FAKE_MEMORY_TOTAL - device_held)
+	pthread_mutex_lock(&fake_lock);
+	if (device && bytes > FAKE_MEMORY_TOTAL - device_held[dev])
+	{
+		pthread_mutex_unlock(&fake_lock);
 		return Fail(GPUEXT_OUT_OF_MEMORY, "out of device memory");
+	}
+	if (device)
+		device_held[dev] += bytes;
+	pthread_mutex_unlock(&fake_lock);
 	b = malloc(bytes + FAKE_HEADER);
 	if (b == NULL)
+	{
+		pthread_mutex_lock(&fake_lock);
+		if (device)
+			device_held[dev] -= bytes;
+		pthread_mutex_unlock(&fake_lock);
 		return Fail(GPUEXT_OUT_OF_MEMORY, "out of host memory");
+	}
 	b->bytes = bytes;
+	b->device = dev;
 	b->prev = NULL;
+	pthread_mutex_lock(&fake_lock);
 	b->next = live_blocks;
 	if (live_blocks)
 		live_blocks->prev = b;
 	live_blocks = b;
-	if (device)
-		device_held += bytes;
+	pthread_mutex_unlock(&fake_lock);
 	*ptr = (char *) b + FAKE_HEADER;
 	return GPUEXT_OK;
 }
 
 /* Free a FakeAlloc block. */
 static void
-FakeFree(void *ptr, int device)
+FakeFree(void *ptr)
 {
 	FakeBlock  *b;
 
 	if (ptr == NULL)
 		return;
 	b = (FakeBlock *) ((char *) ptr - FAKE_HEADER);
-	if (device)
-		device_held -= b->bytes;
+	pthread_mutex_lock(&fake_lock);
+	if (b->device >= 0)
+		device_held[b->device] -= b->bytes;
 	if (b->prev)
 		b->prev->next = b->next;
 	else
 		live_blocks = b->next;
 	if (b->next)
 		b->next->prev = b->prev;
+	pthread_mutex_unlock(&fake_lock);
 	free(b);
 }
 
@@ -123,6 +203,7 @@ FakeFree(void *ptr, int device)
 GpuextStatus
 gpuext_cuda_reset(void)
 {
+	pthread_mutex_lock(&fake_lock);
 	while (live_blocks)
 	{
 		FakeBlock  *b = live_blocks;
@@ -130,7 +211,8 @@ gpuext_cuda_reset(void)
 		live_blocks = b->next;
 		free(b);
 	}
-	device_held = 0;
+	memset(device_held, 0, sizeof(device_held));
+	pthread_mutex_unlock(&fake_lock);
 	return GPUEXT_OK;
 }
 
@@ -145,7 +227,7 @@ gpuext_cuda_alloc(void **dptr, size_t bytes)
 void
 gpuext_cuda_free(void *dptr)
 {
-	FakeFree(dptr, 1);
+	FakeFree(dptr);
 }
 
 /* "Pinned" memory: plain host memory. */
@@ -159,7 +241,7 @@ gpuext_cuda_alloc_pinned(void **hptr, size_t bytes)
 void
 gpuext_cuda_free_pinned(void *hptr)
 {
-	FakeFree(hptr, 0);
+	FakeFree(hptr);
 }
 
 /* Copies are done by the time they are "enqueued". */

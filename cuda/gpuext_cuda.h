@@ -71,6 +71,23 @@ extern const char *gpuext_cuda_error_message(void);
 extern GpuextStatus gpuext_cuda_open(GpuextDeviceInfo *info);
 
 /*
+ * Several devices and threads (the GPU service): the process makes one
+ * context per device; each thread has its own stream and events on each
+ * device it uses, and its own last error.  gpuext_cuda_use_device makes dev
+ * the calling thread's device for every call after it.
+ */
+#define GPUEXT_MAX_DEVICES 16
+extern GpuextStatus gpuext_cuda_device_count(int *count);
+extern GpuextStatus gpuext_cuda_use_device(int dev);
+extern GpuextStatus gpuext_cuda_device_info(int dev, GpuextDeviceInfo *info);
+
+/* Keep up to bytes of freed memory in the current device's pool (allocations become stream-ordered). */
+extern GpuextStatus gpuext_cuda_pool_keep(size_t bytes);
+
+/* Pin host memory mapped by other processes too (the service's shared arena) for every device. */
+extern GpuextStatus gpuext_cuda_host_register(void *ptr, size_t bytes);
+
+/*
  * Drop the process's device session after GPUEXT_DEVICE_LOST: every device
  * and pinned allocation, the stream and the events are gone with it, and no
  * pointer from before may be freed; gpuext_cuda_open starts a new session.

@@ -249,3 +249,45 @@ gpuext_matmul(GpuextMatmulAlgo algo, int elem_bytes, const void *a, const void *
 	(void) n;
 	return GPUEXT_NOT_BUILT;
 }
+
+/* No devices. */
+GpuextStatus
+gpuext_cuda_device_count(int *count)
+{
+	*count = 0;
+	return GPUEXT_NOT_BUILT;
+}
+
+/* No device to use. */
+GpuextStatus
+gpuext_cuda_use_device(int dev)
+{
+	(void) dev;
+	return GPUEXT_NOT_BUILT;
+}
+
+/* No device to describe. */
+GpuextStatus
+gpuext_cuda_device_info(int dev, GpuextDeviceInfo *info)
+{
+	(void) dev;
+	(void) info;
+	return GPUEXT_NOT_BUILT;
+}
+
+/* No pool. */
+GpuextStatus
+gpuext_cuda_pool_keep(size_t bytes)
+{
+	(void) bytes;
+	return GPUEXT_NOT_BUILT;
+}
+
+/* Nothing to pin for. */
+GpuextStatus
+gpuext_cuda_host_register(void *ptr, size_t bytes)
+{
+	(void) ptr;
+	(void) bytes;
+	return GPUEXT_NOT_BUILT;
+}

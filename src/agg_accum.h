@@ -62,6 +62,14 @@ typedef struct GpuextReducer GpuextReducer;
 /* Values reduced per device batch by the column aggregates and gpu_query_agg. */
 #define GPUEXT_REDUCE_BATCH ((size_t) 1 << 20)
 
+/*
+ * An aggregate state's batch: GPUEXT_REDUCE_BATCH values, or with the GPU
+ * service GPUEXT_SERVICE_AGG_BATCH, since each state's two pinned batches
+ * come from the arena all backends share.
+ */
+#define GPUEXT_SERVICE_AGG_BATCH ((size_t) 1 << 17)
+extern size_t GpuextAggBatch(void);
+
 extern GpuextReducer *GpuextReducerCreate(const GpuextSortType *type, size_t max_n);
 extern void GpuextReducerSubmit(GpuextReducer *r, const char *values, size_t n);
 extern void GpuextReducerFinish(GpuextReducer *r, GpuextAccum *acc);

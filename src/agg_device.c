@@ -17,6 +17,7 @@
 
 #include "gpuext.h"
 #include "agg_accum.h"
+#include "service.h"
 
 /* The event slot marking the end of a reduction (slots 0 and 1 are the staging halves'). */
 #define REDUCE_EVENT 2
@@ -36,7 +37,7 @@ struct GpuextReducer
 	int			cur;			/* the host batch being filled */
 };
 
-/* A reducer for batches of up to max_n values; NULL when auto finds device memory short. */
+/* A reducer for batches of up to max_n values; NULL when auto finds device memory (or the arena) short. */
 GpuextReducer *
 GpuextReducerCreate(const GpuextSortType *type, size_t max_n)
 {
@@ -55,7 +56,13 @@ GpuextReducerCreate(const GpuextSortType *type, size_t max_n)
 		pfree(r);
 		return NULL;
 	}
-	r->result = GpuextPinnedAlloc(sizeof(GpuextReduceResult));
+	r->result = GpuextPinnedAllocShort(sizeof(GpuextReduceResult));
+	if (r->result == NULL)
+	{
+		GpuextBufferFree(r->device);
+		pfree(r);
+		return NULL;
+	}
 	return r;
 }
 
@@ -103,7 +110,7 @@ GpuextReducerSettle(GpuextReducer *r, GpuextAccum *acc)
 		GpuextReducerFinish(r, acc);
 }
 
-/* A reducer with two pinned host batches to fill in place; NULL when auto finds device memory short. */
+/* A reducer with two pinned host batches to fill in place; NULL when device memory or pinned memory is short. */
 static GpuextReducer *
 GpuextReducerCreateStreaming(const GpuextSortType *type, size_t max_n)
 {
@@ -112,7 +119,14 @@ GpuextReducerCreateStreaming(const GpuextSortType *type, size_t max_n)
 	if (r == NULL)
 		return NULL;
 	for (int i = 0; i < 2; i++)
-		r->host[i] = GpuextPinnedAlloc(Max(max_n, 1) * type->value_bytes);
+	{
+		r->host[i] = GpuextPinnedAllocShort(Max(max_n, 1) * type->value_bytes);
+		if (r->host[i] == NULL)
+		{
+			GpuextReducerDestroy(r);
+			return NULL;
+		}
+	}
 	return r;
 }
 
@@ -163,6 +177,13 @@ GpuextReducerDiscard(GpuextReducer *r)
 {
 	r->pending = NULL;
 	GpuextReducerDestroy(r);
+}
+
+/* Values in an aggregate state's batch (agg_accum.h). */
+size_t
+GpuextAggBatch(void)
+{
+	return gpuext_service != NULL ? GPUEXT_SERVICE_AGG_BATCH : GPUEXT_REDUCE_BATCH;
 }
 
 /* Reduce one batch on the device into acc, in a reducer of its own; false if device memory is short. */

@@ -21,6 +21,35 @@
 
 #include "gpuext.h"
 #include "pg_compat.h"
+#include "service.h"
+
+/* gpuext_cuda.h in this process, for backends that do not reach the GPU service. */
+const GpuextDeviceOps gpuext_local_ops = {
+	.open = gpuext_cuda_open,
+	.reset = gpuext_cuda_reset,
+	.mem_info = gpuext_cuda_mem_info,
+	.alloc = gpuext_cuda_alloc,
+	.free = gpuext_cuda_free,
+	.alloc_pinned = gpuext_cuda_alloc_pinned,
+	.free_pinned = gpuext_cuda_free_pinned,
+	.copy_to_device = gpuext_cuda_copy_to_device,
+	.copy_to_host = gpuext_cuda_copy_to_host,
+	.mark = gpuext_cuda_mark,
+	.wait = gpuext_cuda_wait,
+	.sort_scratch_bytes = gpuext_sort_scratch_bytes,
+	.sort_keys = gpuext_sort_keys,
+	.sort_rows_scratch_bytes = gpuext_sort_rows_scratch_bytes,
+	.sort_rows = gpuext_sort_rows,
+	.reduce_scratch_bytes = gpuext_reduce_scratch_bytes,
+	.reduce = gpuext_reduce,
+	.matmul = gpuext_matmul,
+	.error_message = gpuext_cuda_error_message,
+};
+
+const GpuextDeviceOps *gpuext_dev = &gpuext_local_ops;
+
+/* Whether this backend's device calls go to the GPU service. */
+#define USING_SERVICE() (gpuext_dev == &gpuext_service_ops)
 
 typedef enum DeviceState
 {
@@ -50,6 +79,9 @@ static bool *staging_guard;		/* lives in the memory context of the call using st
 
 /* Set when the ERROR being raised is a device failure (GpuextTryDevice may fall back). */
 static bool device_failed;
+
+/* Set with device_failed when the cause was the GPU service's arena being full. */
+static bool device_busy;
 
 /* gpuext.debug_fail_device_calls, parsed: fail fault_count calls of fault_kind after fault_skip. */
 typedef struct FaultPlan
@@ -149,12 +181,18 @@ DeviceErrorMessage(void)
 	return fault_fired ? FAULT_MESSAGE : gpuext_cuda_error_message();
 }
 
-/* Bytes of device memory this backend may hold (gpuext.max_device_memory; -1: half the device). */
+/*
+ * Bytes of device memory this backend may hold (gpuext.max_device_memory;
+ * -1: half the device, or with the service no cap of its own, as the
+ * service's pool limit governs).
+ */
 static size_t
 DeviceMemoryLimit(void)
 {
 	if (gpuext_max_device_memory >= 0)
 		return (size_t) gpuext_max_device_memory * 1024;
+	if (USING_SERVICE())
+		return SIZE_MAX / 2;
 	return device_info.memory_total / 2;
 }
 
@@ -166,6 +204,12 @@ DeviceOpen(void)
 				duration;
 	GpuextStatus status;
 
+	/* With the service, a backend never opens a device: it starts a session with the service */
+	if (device_state == DEVICE_UNOPENED && !USING_SERVICE() && GpuextServiceAvailable())
+		gpuext_dev = &gpuext_service_ops;
+	/* The service may be back: try again each time */
+	if (device_state == DEVICE_UNAVAILABLE && USING_SERVICE())
+		device_state = DEVICE_UNOPENED;
 	if (device_state == DEVICE_LOST && lost_buffers == 0)
 	{
 		/* Nothing points into the lost session any more: drop it and open a new one */
@@ -396,6 +440,9 @@ BufferAlloc(size_t bytes, bool pinned, bool missing_ok)
 		elog(DEBUG1, "gpuext: %s", DeviceErrorMessage());
 		return NULL;
 	}
+	/* A full arena is back-pressure from other clients, not a failure: auto falls back quietly */
+	if (status == GPUEXT_OUT_OF_MEMORY && pinned && USING_SERVICE())
+		device_busy = true;
 	GpuextCheck(status, pinned ? "pinned memory allocation" : "memory allocation");
 
 	buf->ptr = ptr;
@@ -425,6 +472,13 @@ GpuextBuffer *
 GpuextPinnedAlloc(size_t bytes)
 {
 	return BufferAlloc(bytes, true, false);
+}
+
+/* Pinned host memory, or NULL when there is none to be had (the service's arena is full). */
+GpuextBuffer *
+GpuextPinnedAllocShort(size_t bytes)
+{
+	return BufferAlloc(bytes, true, true);
 }
 
 /* Free a buffer now rather than when its memory context goes. */
@@ -473,13 +527,19 @@ GpuextStagingBegin(void)
 	return staging;
 }
 
-/* Take the staging buffer back for the next call. */
+/* Take the staging buffer back for the next call; with the service its arena pages go back at once. */
 void
 GpuextStagingEnd(void)
 {
 	if (staging_guard)
 		*staging_guard = false;
 	staging_guard = NULL;
+	if (USING_SERVICE() && staging != NULL)
+	{
+		gpuext_cuda_free_pinned(staging);
+		pinned_bytes_held -= 2 * GPUEXT_STAGING_HALF_BYTES;
+		staging = NULL;
+	}
 }
 
 /* Bytes of one staged piece: a half of the staging buffer, in whole units. */
@@ -575,6 +635,7 @@ GpuextTryDevice(GpuextDeviceFn fn, void *arg, const char *what)
 	volatile bool done = false;
 
 	device_failed = false;
+	device_busy = false;
 	if (gpuext_device_mode != GPUEXT_DEVICE_AUTO)
 	{
 		MemoryContextSwitchTo(cxt);
@@ -603,9 +664,11 @@ GpuextTryDevice(GpuextDeviceFn fn, void *arg, const char *what)
 	PG_END_TRY();
 	device_failed = false;
 	MemoryContextDelete(cxt);
+	if (USING_SERVICE() && (edata != NULL || !done))
+		pg_atomic_fetch_add_u64(&gpuext_service->fallbacks, 1);
 	if (edata == NULL)
 		return done ? GPUEXT_DEVICE_DONE : GPUEXT_DEVICE_SHORT;
-	ereport(WARNING,
+	ereport(device_busy ? DEBUG1 : WARNING,
 			(errcode(edata->sqlerrcode),
 			 errmsg("%s", edata->message),
 			 errdetail("gpuext ran the %s on the CPU instead.", what)));

@@ -42,7 +42,7 @@ typedef struct GpuextAggState
 	bool		batching;		/* values gather for the device, else go straight to acc */
 	int			value_bytes;	/* of one value in the batch */
 	size_t		nbatch;
-	size_t		capacity;		/* values batch can hold, up to GPUEXT_REDUCE_BATCH */
+	size_t		capacity;		/* values batch can hold, up to GpuextAggBatch() */
 	char	   *batch;			/* in the aggregate's memory context, or the reducer's host batch */
 	GpuextReducer *reducer;		/* the device buffers of the batches, once one went there */
 } GpuextAggState;
@@ -224,7 +224,7 @@ StateCreate(MemoryContext aggcxt, Oid typid, const GpuextAccum *src)
 	state->value_bytes = state->acc.type->value_bytes;
 	/* Batch only where a batch could go to the device. */
 	state->batching = GpuextUseDevice() &&
-		(gpuext_device_mode != GPUEXT_DEVICE_AUTO || gpuext_min_gpu_elements <= GPUEXT_REDUCE_BATCH);
+		(gpuext_device_mode != GPUEXT_DEVICE_AUTO || gpuext_min_gpu_elements <= GpuextAggBatch());
 	return state;
 }
 
@@ -250,7 +250,7 @@ StateStartStreaming(GpuextAggState *state)
 	{
 		MemoryContext old = MemoryContextSwitchTo(GetMemoryChunkContext(state));
 
-		state->reducer = GpuextReducerStart(state->acc.type, GPUEXT_REDUCE_BATCH);
+		state->reducer = GpuextReducerStart(state->acc.type, GpuextAggBatch());
 		MemoryContextSwitchTo(old);
 		if (state->reducer == NULL)
 		{
@@ -261,7 +261,7 @@ StateStartStreaming(GpuextAggState *state)
 	memcpy(GpuextReducerHostBatch(state->reducer), state->batch, state->nbatch * state->value_bytes);
 	pfree(state->batch);
 	state->batch = GpuextReducerHostBatch(state->reducer);
-	state->capacity = GPUEXT_REDUCE_BATCH;
+	state->capacity = GpuextAggBatch();
 	return true;
 }
 
@@ -301,7 +301,7 @@ StateFlush(GpuextAggState *state)
 static void
 StateGrow(GpuextAggState *state)
 {
-	if (state->capacity >= GPUEXT_REDUCE_BATCH)
+	if (state->capacity >= GpuextAggBatch())
 	{
 		StateSend(state);
 		return;

@@ -10,6 +10,7 @@
 #include "utils/guc.h"
 
 #include "gpusort.h"
+#include "service.h"
 
 PG_MODULE_MAGIC;
 
@@ -103,6 +104,7 @@ _PG_init(void)
 							   GUC_NOT_IN_SAMPLE,
 							   gpuext_fault_check_hook, gpuext_fault_assign_hook, NULL);
 
+	GpuextServiceInit();
 	MarkGUCPrefixReserved("gpuext");
 	GpuSortInit();
 }

@@ -54,30 +54,77 @@ extern GpuextStatus GpuextFaultStatus(GpuextStatus status);
 extern bool gpuext_fault_check_hook(char **newval, void **extra, GucSource source);
 extern void gpuext_fault_assign_hook(const char *newval, void *extra);
 
+/*
+ * The device layer a backend uses: gpuext_cuda.h in this process, or the
+ * GPU service (service_client.c) when gpuext is preloaded.  src/ calls the
+ * gpuext_cuda_* names; the macros below send each through gpuext_dev.
+ */
+typedef struct GpuextDeviceOps
+{
+	GpuextStatus (*open) (GpuextDeviceInfo *info);
+	GpuextStatus (*reset) (void);
+	GpuextStatus (*mem_info) (size_t *free_bytes, size_t *total_bytes);
+	GpuextStatus (*alloc) (void **dptr, size_t bytes);
+	void		(*free) (void *dptr);
+	GpuextStatus (*alloc_pinned) (void **hptr, size_t bytes);
+	void		(*free_pinned) (void *hptr);
+	GpuextStatus (*copy_to_device) (void *dst, const void *src, size_t bytes);
+	GpuextStatus (*copy_to_host) (void *dst, const void *src, size_t bytes);
+	GpuextStatus (*mark) (int slot);
+	GpuextStatus (*wait) (int slot, GpuextPollFn poll, void *arg);
+	GpuextStatus (*sort_scratch_bytes) (GpuextSortAlgo algo, int key_bytes, size_t n, size_t *bytes,
+										size_t *host_bytes);
+	GpuextStatus (*sort_keys) (GpuextSortAlgo algo, int key_bytes, void *keys, size_t n, void *scratch,
+							   size_t scratch_bytes, void *host_scratch, size_t host_scratch_bytes,
+							   GpuextPollFn poll, void *arg);
+	GpuextStatus (*sort_rows_scratch_bytes) (int nwords, size_t n, size_t *bytes);
+	GpuextStatus (*sort_rows) (int nwords, int top_bits, const uint64_t *keys, uint32_t *order,
+							   uint64_t *sorted_keys, size_t n, void *scratch, size_t scratch_bytes,
+							   GpuextPollFn poll, void *arg);
+	GpuextStatus (*reduce_scratch_bytes) (int value_bytes, int is_float, size_t n, size_t *bytes);
+	GpuextStatus (*reduce) (int value_bytes, int is_float, const void *values, size_t n, void *scratch,
+							size_t scratch_bytes, GpuextReduceResult *result);
+	GpuextStatus (*matmul) (GpuextMatmulAlgo algo, int elem_bytes, const void *a, const void *b, void *c,
+							size_t m, size_t k, size_t n);
+	const char *(*error_message) (void);
+} GpuextDeviceOps;
+
+extern const GpuextDeviceOps gpuext_local_ops;
+extern const GpuextDeviceOps gpuext_service_ops;
+extern const GpuextDeviceOps *gpuext_dev;
+
 #define GPUEXT_FAULT_CALL(kind, status, call) \
 	(GpuextFaultFires(kind) ? GpuextFaultStatus(status) : (call))
 #define gpuext_cuda_open(info) \
-	GPUEXT_FAULT_CALL(GPUEXT_FAULT_OPEN, GPUEXT_NO_DEVICE, gpuext_cuda_open(info))
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_OPEN, GPUEXT_NO_DEVICE, gpuext_dev->open(info))
 #define gpuext_cuda_alloc(p, bytes) \
-	GPUEXT_FAULT_CALL(GPUEXT_FAULT_ALLOC, GPUEXT_OUT_OF_MEMORY, gpuext_cuda_alloc(p, bytes))
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_ALLOC, GPUEXT_OUT_OF_MEMORY, gpuext_dev->alloc(p, bytes))
 #define gpuext_cuda_alloc_pinned(p, bytes) \
-	GPUEXT_FAULT_CALL(GPUEXT_FAULT_ALLOC, GPUEXT_OUT_OF_MEMORY, gpuext_cuda_alloc_pinned(p, bytes))
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_ALLOC, GPUEXT_OUT_OF_MEMORY, gpuext_dev->alloc_pinned(p, bytes))
 #define gpuext_cuda_copy_to_device(dst, src, bytes) \
-	GPUEXT_FAULT_CALL(GPUEXT_FAULT_COPY, GPUEXT_CUDA_ERROR, gpuext_cuda_copy_to_device(dst, src, bytes))
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_COPY, GPUEXT_CUDA_ERROR, gpuext_dev->copy_to_device(dst, src, bytes))
 #define gpuext_cuda_copy_to_host(dst, src, bytes) \
-	GPUEXT_FAULT_CALL(GPUEXT_FAULT_COPY, GPUEXT_CUDA_ERROR, gpuext_cuda_copy_to_host(dst, src, bytes))
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_COPY, GPUEXT_CUDA_ERROR, gpuext_dev->copy_to_host(dst, src, bytes))
 #define gpuext_cuda_mark(slot) \
-	GPUEXT_FAULT_CALL(GPUEXT_FAULT_SYNC, GPUEXT_CUDA_ERROR, gpuext_cuda_mark(slot))
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_SYNC, GPUEXT_CUDA_ERROR, gpuext_dev->mark(slot))
 #define gpuext_cuda_wait(slot, poll, arg) \
-	GPUEXT_FAULT_CALL(GPUEXT_FAULT_SYNC, GPUEXT_CUDA_ERROR, gpuext_cuda_wait(slot, poll, arg))
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_SYNC, GPUEXT_CUDA_ERROR, gpuext_dev->wait(slot, poll, arg))
 #define gpuext_sort_keys(...) \
-	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_sort_keys(__VA_ARGS__))
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_dev->sort_keys(__VA_ARGS__))
 #define gpuext_sort_rows(...) \
-	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_sort_rows(__VA_ARGS__))
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_dev->sort_rows(__VA_ARGS__))
 #define gpuext_reduce(...) \
-	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_reduce(__VA_ARGS__))
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_dev->reduce(__VA_ARGS__))
 #define gpuext_matmul(...) \
-	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_matmul(__VA_ARGS__))
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_dev->matmul(__VA_ARGS__))
+#define gpuext_cuda_reset() gpuext_dev->reset()
+#define gpuext_cuda_mem_info(f, t) gpuext_dev->mem_info(f, t)
+#define gpuext_cuda_free(p) gpuext_dev->free(p)
+#define gpuext_cuda_free_pinned(p) gpuext_dev->free_pinned(p)
+#define gpuext_sort_scratch_bytes(...) gpuext_dev->sort_scratch_bytes(__VA_ARGS__)
+#define gpuext_sort_rows_scratch_bytes(...) gpuext_dev->sort_rows_scratch_bytes(__VA_ARGS__)
+#define gpuext_reduce_scratch_bytes(...) gpuext_dev->reduce_scratch_bytes(__VA_ARGS__)
+#define gpuext_cuda_error_message() gpuext_dev->error_message()
 
 /* device.c: the backend's device session */
 extern bool GpuextUseDevice(void);
@@ -130,6 +177,7 @@ typedef struct GpuextBuffer
 
 extern GpuextBuffer *GpuextDeviceAlloc(size_t bytes, bool missing_ok);
 extern GpuextBuffer *GpuextPinnedAlloc(size_t bytes);
+extern GpuextBuffer *GpuextPinnedAllocShort(size_t bytes);
 extern void GpuextBufferFree(GpuextBuffer *buf);
 
 /* The backend's pinned staging buffer: two halves used in turn for transfers. */

@@ -49,4 +49,11 @@
 #define GpuextGucMalloc(size) malloc(size)
 #endif
 
+/* 17 names the backend's PGPROC slot MyProcNumber; before, MyProc->pgprocno. */
+#if PG_VERSION_NUM >= 170000
+#define GpuextMyProcNumber() MyProcNumber
+#else
+#define GpuextMyProcNumber() (MyProc->pgprocno)
+#endif
+
 #endif							/* GPUEXT_PG_COMPAT_H */

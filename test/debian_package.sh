@@ -29,8 +29,8 @@ if [ "${1:-}" = "--inside" ]; then
 	q() { psql -XAtq -v ON_ERROR_STOP=1 "$@"; }
 	# shellcheck disable=SC2317 # called through check
 	not_fake() { ! grep -qi fake <<<"$1"; }
-	check "CREATE EXTENSION gpuext (0.2)" \
-		test "$(q -c 'CREATE EXTENSION gpuext' -c "SELECT extversion FROM pg_extension WHERE extname = 'gpuext'")" = 0.2
+	check "CREATE EXTENSION gpuext (0.3)" \
+		test "$(q -c 'CREATE EXTENSION gpuext' -c "SELECT extversion FROM pg_extension WHERE extname = 'gpuext'")" = 0.3
 	check "gpu_sort('{3,1,2}'::int[])" test "$(q -c "SELECT gpu_sort('{3,1,2}'::int[])")" = '{1,2,3}'
 	info=$(q -F ' | ' -c 'SELECT gpu_kernels, device_state, state_detail, device_name FROM gpuext_info()' || true)
 	echo "gpuext_info(): $info"
@@ -39,8 +39,8 @@ if [ "${1:-}" = "--inside" ]; then
 	check "CREATE EXTENSION gpuext VERSION '0.1'" \
 		test "$(q -c 'DROP EXTENSION gpuext' -c "CREATE EXTENSION gpuext VERSION '0.1'" \
 			-c "SELECT extversion FROM pg_extension WHERE extname = 'gpuext'")" = 0.1
-	check "ALTER EXTENSION gpuext UPDATE (0.1 -> 0.2)" \
-		test "$(q -c 'ALTER EXTENSION gpuext UPDATE' -c "SELECT extversion FROM pg_extension WHERE extname = 'gpuext'")" = 0.2
+	check "ALTER EXTENSION gpuext UPDATE (0.1 -> 0.3)" \
+		test "$(q -c 'ALTER EXTENSION gpuext UPDATE' -c "SELECT extversion FROM pg_extension WHERE extname = 'gpuext'")" = 0.3
 	check "gpu_sum after the update" test "$(q -c 'SELECT gpu_sum(i) FROM generate_series(1, 100) i')" = 5050
 	echo "$pass $fail" >"$counts"
 	exit 0
@@ -105,9 +105,11 @@ if [ -n "$deb" ]; then
 	files=$(dpkg -L "postgresql-$PG-gpuext" 2>/dev/null || true)
 	for f in "/usr/lib/postgresql/$PG/lib/gpuext.so" \
 		"/usr/share/postgresql/$PG/extension/gpuext.control" \
+		"/usr/share/postgresql/$PG/extension/gpuext--0.3.sql" \
 		"/usr/share/postgresql/$PG/extension/gpuext--0.2.sql" \
 		"/usr/share/postgresql/$PG/extension/gpuext--0.1.sql" \
-		"/usr/share/postgresql/$PG/extension/gpuext--0.1--0.2.sql"; do
+		"/usr/share/postgresql/$PG/extension/gpuext--0.1--0.2.sql" \
+		"/usr/share/postgresql/$PG/extension/gpuext--0.2--0.3.sql"; do
 		check "dpkg -L lists $f" grep -qx "$f" <<<"$files"
 	done
 	if pg_virtualenv -v "$PG" "$root/test/debian_package.sh" --inside "$tmp/counts" "$expect_kernels" &&

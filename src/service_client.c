@@ -1,0 +1,428 @@
+/*
+ * service_client.c
+ *		The backend's device layer when gpuext is preloaded: each call of
+ *		gpuext_cuda.h becomes a request to the GPU service.
+ *
+ * A request is written into the backend's slot, the slot's service thread
+ * is woken by a futex, and the backend sleeps on its latch until the
+ * supervisor sets it.  No interrupt is served while a request is in
+ * flight: a cancel is passed to the service, which ends the request at
+ * once, and the caller then sees GPUEXT_INTERRUPTED as from a local wait.
+ * Pinned memory is arena pages; device pointers are the service's, held
+ * here only as numbers.  A restarted service has a new generation, and
+ * every buffer of the old one is reported lost.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "utils/timestamp.h"
+
+#include "gpuext.h"
+#include "pg_compat.h"
+#include "service.h"
+
+static ServiceSlot *my_slot;
+static uint32 client_generation;	/* generation of this backend's open session, 0 for none */
+static char client_error[SERVICE_MESSAGE + 64] = "no error";
+static uint64 client_out[2];
+static GpuextDeviceInfo client_info;
+
+/* Whether this backend reaches the GPU service: preloaded, in the postmaster's children. */
+bool
+GpuextServiceAvailable(void)
+{
+	return gpuext_service != NULL && IsUnderPostmaster && MyProc != NULL &&
+		GpuextMyProcNumber() >= 0 && GpuextMyProcNumber() < gpuext_service->nslots;
+}
+
+/* A failure of the service's, in client_error. */
+static GpuextStatus
+ClientFail(GpuextStatus status, const char *fmt,...) pg_attribute_printf(2, 3);
+
+static GpuextStatus
+ClientFail(GpuextStatus status, const char *fmt,...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vsnprintf(client_error, sizeof(client_error), fmt, ap);
+	va_end(ap);
+	if (status == GPUEXT_DEVICE_LOST)
+		pg_atomic_fetch_add_u64(&gpuext_service->lost, 1);
+	return status;
+}
+
+/* Ring the slot's thread, and the service's doorbell if the slot has no thread yet. */
+static void
+Wake(ServiceSlot *s, uint32 generation)
+{
+	pg_atomic_fetch_add_u32(&s->seq, 1);
+	GpuextFutexWake(&s->seq);
+	if (pg_atomic_read_u32(&s->worker) != generation)
+	{
+		pg_atomic_fetch_add_u32(&gpuext_service->doorbell, 1);
+		GpuextFutexWake(&gpuext_service->doorbell);
+	}
+}
+
+/* Take the slot for a new request, waiting while an earlier one (a predecessor's close) runs. */
+static bool
+ClaimSlot(ServiceSlot *s, uint32 generation)
+{
+	for (;;)
+	{
+		uint32		state = pg_atomic_read_u32(&s->state);
+
+		if ((state == SLOT_IDLE || state == SLOT_DONE) &&
+			pg_atomic_compare_exchange_u32(&s->state, &state, SLOT_FILLING))
+			return true;
+		if (pg_atomic_read_u32(&gpuext_service->generation) != generation)
+			return false;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 10, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+}
+
+/*
+ * Send one request and wait for its answer; the answer's outputs land in
+ * client_out (and client_info).  Interrupts are not served here.
+ */
+static GpuextStatus
+Call(ServiceOp op, int nargs, const uint64 *args)
+{
+	ServiceHeader *hdr = gpuext_service;
+	ServiceSlot *s = my_slot;
+	uint32		generation = pg_atomic_read_u32(&hdr->generation);
+	bool		cancelled = false;
+	GpuextStatus status;
+
+	if (!pg_atomic_read_u32(&hdr->ready))
+		return op == SOP_OPEN ?
+			ClientFail(GPUEXT_NO_DEVICE, "the GPU service is not running%s%s",
+					   hdr->last_exit[0] ? ": " : "", hdr->last_exit) :
+			ClientFail(GPUEXT_DEVICE_LOST, "the GPU service stopped");
+	if (op != SOP_OPEN && generation != client_generation)
+		return ClientFail(GPUEXT_DEVICE_LOST, "the GPU service restarted");
+	if (!ClaimSlot(s, generation))
+		return ClientFail(GPUEXT_DEVICE_LOST, "the GPU service restarted");
+
+	s->pid = MyProcPid;
+	s->procno = GpuextMyProcNumber();
+	s->generation = generation;
+	s->op = op;
+	memcpy(s->arg, args, sizeof(uint64) * nargs);
+	pg_atomic_write_u32(&s->cancel, 0);
+	pg_write_barrier();
+	pg_atomic_write_u32(&s->state, SLOT_REQUEST);
+	Wake(s, generation);
+	pg_atomic_fetch_add_u64(&hdr->requests, 1);
+
+	for (;;)
+	{
+		uint32		state = pg_atomic_read_u32(&s->state);
+
+		if (state == SLOT_DONE)
+			break;
+		if (!cancelled && GpuextPollInterrupts(NULL))
+		{
+			pg_atomic_write_u32(&s->cancel, 1);
+			pg_atomic_fetch_add_u64(&hdr->cancels, 1);
+			cancelled = true;
+		}
+		/* A request written as the service died may have no one to answer it */
+		if (state == SLOT_REQUEST && pg_atomic_read_u32(&hdr->generation) != generation &&
+			pg_atomic_compare_exchange_u32(&s->state, &state, SLOT_IDLE))
+			return ClientFail(GPUEXT_DEVICE_LOST, "the GPU service stopped");
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 100, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+	pg_read_barrier();
+	status = (GpuextStatus) s->status;
+	client_out[0] = s->out[0];
+	client_out[1] = s->out[1];
+	if (op == SOP_OPEN)
+		client_info = s->info;
+	if (status != GPUEXT_OK)
+		ClientFail(status, "%s", s->message);
+	pg_atomic_write_u32(&s->state, SLOT_IDLE);
+	return status;
+}
+
+/* At backend exit: the service frees this backend's device memory, the arena its pages. */
+static void
+ClientExit(int code, Datum arg)
+{
+	ServiceSlot *s = my_slot;
+	uint32		generation = pg_atomic_read_u32(&gpuext_service->generation);
+	uint32		state = pg_atomic_read_u32(&s->state);
+
+	if (client_generation == generation && (state == SLOT_IDLE || state == SLOT_DONE) &&
+		pg_atomic_compare_exchange_u32(&s->state, &state, SLOT_FILLING))
+	{
+		s->op = SOP_CLOSE;
+		s->generation = generation;
+		pg_write_barrier();
+		pg_atomic_write_u32(&s->state, SLOT_REQUEST);
+		Wake(s, generation);
+	}
+	GpuextArenaReleasePid(MyProcPid);
+}
+
+/*
+ * A service on its way up is worth a wait: under gpu up to 10 s (it comes
+ * back that fast after a crash), under auto only before its first start.
+ */
+static void
+WaitForService(void)
+{
+	int			wait_ms = gpuext_device_mode == GPUEXT_DEVICE_GPU ? Max(gpuext_service_wait_ms, 10000) :
+		pg_atomic_read_u64(&gpuext_service->restarts) == 0 ? gpuext_service_wait_ms : 0;
+	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), wait_ms);
+
+	while (!pg_atomic_read_u32(&gpuext_service->ready) && GetCurrentTimestamp() < deadline)
+	{
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 10, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* Start a session with the service: no device is opened in this backend. */
+static GpuextStatus
+SvcOpen(GpuextDeviceInfo *info)
+{
+	GpuextStatus st;
+
+	if (my_slot == NULL)
+	{
+		my_slot = &gpuext_service->slots[GpuextMyProcNumber()];
+		before_shmem_exit(ClientExit, 0);
+	}
+	WaitForService();
+	st = Call(SOP_OPEN, 0, NULL);
+	if (st != GPUEXT_OK)
+		return st;
+	client_generation = my_slot->generation;
+	if (info != NULL)
+		*info = client_info;
+	return GPUEXT_OK;
+}
+
+/* Drop the session: the service frees what this backend still holds (nothing left after a restart). */
+static GpuextStatus
+SvcReset(void)
+{
+	GpuextStatus st = GPUEXT_OK;
+
+	if (client_generation != 0 && client_generation == pg_atomic_read_u32(&gpuext_service->generation))
+		st = Call(SOP_RESET, 0, NULL);
+	client_generation = 0;
+	return st == GPUEXT_DEVICE_LOST ? GPUEXT_OK : st;
+}
+
+/* Device memory this backend may still be given (the pool's room on its device). */
+static GpuextStatus
+SvcMemInfo(size_t *free_bytes, size_t *total_bytes)
+{
+	GpuextStatus st = Call(SOP_MEM_INFO, 0, NULL);
+
+	if (st == GPUEXT_OK)
+	{
+		*free_bytes = client_out[0];
+		*total_bytes = client_out[1];
+	}
+	return st;
+}
+
+/* Device memory from the service's pool, waiting up to gpuext.service_wait for room. */
+static GpuextStatus
+SvcAlloc(void **dptr, size_t bytes)
+{
+	uint64		args[2] = {bytes, (uint64) (int64) gpuext_service_wait_ms};
+	GpuextStatus st = Call(SOP_ALLOC, 2, args);
+
+	*dptr = st == GPUEXT_OK ? (void *) (uintptr_t) client_out[0] : NULL;
+	return st;
+}
+
+/* Give device memory back to the pool (nothing to do for a dead service's). */
+static void
+SvcFree(void *dptr)
+{
+	uint64		arg = (uint64) (uintptr_t) dptr;
+
+	if (dptr != NULL && client_generation == pg_atomic_read_u32(&gpuext_service->generation))
+		(void) Call(SOP_FREE, 1, &arg);
+}
+
+/* Pinned memory is arena pages, waiting up to gpuext.service_wait for room. */
+static GpuextStatus
+SvcAllocPinned(void **hptr, size_t bytes)
+{
+	*hptr = GpuextArenaAlloc(bytes, gpuext_service_wait_ms);
+	if (*hptr == NULL)
+		return ClientFail(GPUEXT_OUT_OF_MEMORY,
+						  "the GPU service's arena (gpuext.service_arena) has no room for %zu bytes", bytes);
+	return GPUEXT_OK;
+}
+
+/* Arena pages back. */
+static void
+SvcFreePinned(void *hptr)
+{
+	GpuextArenaFree(hptr);
+}
+
+/* Enqueue a copy from arena pages to the device. */
+static GpuextStatus
+SvcCopyToDevice(void *dst, const void *src, size_t bytes)
+{
+	uint64		args[3] = {(uint64) (uintptr_t) dst, (uint64) (uintptr_t) src, bytes};
+
+	if (bytes > 0 && !GpuextInArena(src, bytes))
+		return ClientFail(GPUEXT_INVALID, "copy to device from memory outside the GPU service's arena");
+	return Call(SOP_COPY_TO_DEVICE, 3, args);
+}
+
+/* Enqueue a copy from the device into arena pages. */
+static GpuextStatus
+SvcCopyToHost(void *dst, const void *src, size_t bytes)
+{
+	uint64		args[3] = {(uint64) (uintptr_t) dst, (uint64) (uintptr_t) src, bytes};
+
+	if (bytes > 0 && !GpuextInArena(dst, bytes))
+		return ClientFail(GPUEXT_INVALID, "copy to host into memory outside the GPU service's arena");
+	return Call(SOP_COPY_TO_HOST, 3, args);
+}
+
+/* Record an event slot on this backend's stream in the service. */
+static GpuextStatus
+SvcMark(int slot)
+{
+	uint64		arg = (uint64) (int64) slot;
+
+	return Call(SOP_MARK, 1, &arg);
+}
+
+/* Wait in the service; a cancel reaches it through the slot rather than poll. */
+static GpuextStatus
+SvcWait(int slot, GpuextPollFn poll, void *parg)
+{
+	uint64		arg = (uint64) (int64) slot;
+
+	return Call(SOP_WAIT, 1, &arg);
+}
+
+/* Scratch of a key sort, computed by the service (it depends on the device). */
+static GpuextStatus
+SvcSortScratchBytes(GpuextSortAlgo algo, int key_bytes, size_t n, size_t *bytes, size_t *host_bytes)
+{
+	uint64		args[3] = {(uint64) algo, (uint64) key_bytes, n};
+	GpuextStatus st = Call(SOP_SORT_SCRATCH, 3, args);
+
+	*bytes = client_out[0];
+	*host_bytes = client_out[1];
+	return st;
+}
+
+/* Sort keys held in the service. */
+static GpuextStatus
+SvcSortKeys(GpuextSortAlgo algo, int key_bytes, void *keys, size_t n, void *scratch, size_t scratch_bytes,
+			void *host_scratch, size_t host_scratch_bytes, GpuextPollFn poll, void *parg)
+{
+	uint64		args[8] = {(uint64) algo, (uint64) key_bytes, (uint64) (uintptr_t) keys, n,
+		(uint64) (uintptr_t) scratch, scratch_bytes, (uint64) (uintptr_t) host_scratch, host_scratch_bytes};
+
+	return Call(SOP_SORT_KEYS, 8, args);
+}
+
+/* Scratch of a row sort. */
+static GpuextStatus
+SvcSortRowsScratchBytes(int nwords, size_t n, size_t *bytes)
+{
+	uint64		args[2] = {(uint64) nwords, n};
+	GpuextStatus st = Call(SOP_SORT_ROWS_SCRATCH, 2, args);
+
+	*bytes = client_out[0];
+	return st;
+}
+
+/* GpuSort's (key, row) sort in the service. */
+static GpuextStatus
+SvcSortRows(int nwords, int top_bits, const uint64_t *keys, uint32_t *order, uint64_t *sorted_keys, size_t n,
+			void *scratch, size_t scratch_bytes, GpuextPollFn poll, void *parg)
+{
+	uint64		args[8] = {(uint64) nwords, (uint64) top_bits, (uint64) (uintptr_t) keys,
+		(uint64) (uintptr_t) order, (uint64) (uintptr_t) sorted_keys, n, (uint64) (uintptr_t) scratch,
+	scratch_bytes};
+
+	return Call(SOP_SORT_ROWS, 8, args);
+}
+
+/* Scratch of a reduction. */
+static GpuextStatus
+SvcReduceScratchBytes(int value_bytes, int is_float, size_t n, size_t *bytes)
+{
+	uint64		args[3] = {(uint64) value_bytes, (uint64) is_float, n};
+	GpuextStatus st = Call(SOP_REDUCE_SCRATCH, 3, args);
+
+	*bytes = client_out[0];
+	return st;
+}
+
+/* A reduction in the service; its result lands in arena pages. */
+static GpuextStatus
+SvcReduce(int value_bytes, int is_float, const void *values, size_t n, void *scratch, size_t scratch_bytes,
+		  GpuextReduceResult *result)
+{
+	uint64		args[7] = {(uint64) value_bytes, (uint64) is_float, (uint64) (uintptr_t) values, n,
+		(uint64) (uintptr_t) scratch, scratch_bytes, (uint64) (uintptr_t) result};
+
+	if (!GpuextInArena(result, sizeof(GpuextReduceResult)))
+		return ClientFail(GPUEXT_INVALID, "reduction result outside the GPU service's arena");
+	return Call(SOP_REDUCE, 7, args);
+}
+
+/* A matrix product in the service. */
+static GpuextStatus
+SvcMatmul(GpuextMatmulAlgo algo, int elem_bytes, const void *a, const void *b, void *c, size_t m, size_t k,
+		  size_t n)
+{
+	uint64		args[8] = {(uint64) algo, (uint64) elem_bytes, (uint64) (uintptr_t) a, (uint64) (uintptr_t) b,
+		(uint64) (uintptr_t) c, m, k, n};
+
+	return Call(SOP_MATMUL, 8, args);
+}
+
+/* The last failure's message. */
+const char *
+GpuextServiceErrorMessage(void)
+{
+	return client_error;
+}
+
+const GpuextDeviceOps gpuext_service_ops = {
+	.open = SvcOpen,
+	.reset = SvcReset,
+	.mem_info = SvcMemInfo,
+	.alloc = SvcAlloc,
+	.free = SvcFree,
+	.alloc_pinned = SvcAllocPinned,
+	.free_pinned = SvcFreePinned,
+	.copy_to_device = SvcCopyToDevice,
+	.copy_to_host = SvcCopyToHost,
+	.mark = SvcMark,
+	.wait = SvcWait,
+	.sort_scratch_bytes = SvcSortScratchBytes,
+	.sort_keys = SvcSortKeys,
+	.sort_rows_scratch_bytes = SvcSortRowsScratchBytes,
+	.sort_rows = SvcSortRows,
+	.reduce_scratch_bytes = SvcReduceScratchBytes,
+	.reduce = SvcReduce,
+	.matmul = SvcMatmul,
+	.error_message = GpuextServiceErrorMessage,
+};
