@@ -150,6 +150,7 @@ CREATE FUNCTION gpuext_stat_service(
 	OUT devices integer,
 	OUT requests bigint,
 	OUT active_clients integer,
+	OUT running integer,
 	OUT queued integer,
 	OUT fallbacks bigint,
 	OUT cancels bigint,

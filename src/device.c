@@ -297,6 +297,8 @@ DeviceLost(void)
 	session_buffers = 0;
 	device_bytes_held = 0;
 	pinned_bytes_held = 0;
+	if (USING_SERVICE() && staging != NULL)
+		gpuext_cuda_free_pinned(staging);
 	staging = NULL;
 	staging_guard = NULL;
 }
@@ -387,7 +389,9 @@ BufferRelease(void *arg)
 		return;
 	if (buf->session != device_session)
 	{
-		/* The lost session's memory goes with its reset */
+		/* The lost session's memory goes with its reset; the service's arena pages are this backend's */
+		if (buf->pinned && USING_SERVICE())
+			gpuext_cuda_free_pinned(buf->ptr);
 		lost_buffers--;
 		buf->ptr = NULL;
 		return;

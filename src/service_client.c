@@ -259,11 +259,22 @@ SvcFree(void *dptr)
 		(void) Call(SOP_FREE, 1, &arg);
 }
 
-/* Pinned memory is arena pages, waiting up to gpuext.service_wait for room. */
+/*
+ * How long to wait for arena pages: gpuext.service_wait under auto (then the
+ * CPU does the work), at least a minute under gpu, where waiting is the only
+ * way to the device.
+ */
+static int
+ArenaWait(void)
+{
+	return gpuext_device_mode == GPUEXT_DEVICE_GPU ? Max(gpuext_service_wait_ms, 60000) : gpuext_service_wait_ms;
+}
+
+/* Pinned memory is arena pages, waiting for room (ArenaWait). */
 static GpuextStatus
 SvcAllocPinned(void **hptr, size_t bytes)
 {
-	*hptr = GpuextArenaAlloc(bytes, gpuext_service_wait_ms);
+	*hptr = GpuextArenaAlloc(bytes, ArenaWait());
 	if (*hptr == NULL)
 		return ClientFail(GPUEXT_OUT_OF_MEMORY,
 						  "the GPU service's arena (gpuext.service_arena) has no room for %zu bytes", bytes);

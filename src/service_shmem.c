@@ -191,18 +191,6 @@ GpuextServiceInit(void)
 {
 	BackgroundWorker bgw;
 
-	DefineCustomBoolVariable("gpuext.service",
-							 "Runs the GPU service when gpuext is in shared_preload_libraries.",
-							 "Off: each backend opens the device itself, as without preloading.",
-							 &gpuext_service_enabled, true, PGC_POSTMASTER, 0, NULL, NULL, NULL);
-	DefineCustomIntVariable("gpuext.service_arena",
-							"Host memory the GPU service pins for transfers, shared by all backends.",
-							NULL, &gpuext_service_arena_mb, 256, 16, INT_MAX / 2,
-							PGC_POSTMASTER, GUC_UNIT_MB, NULL, NULL, NULL);
-	DefineCustomStringVariable("gpuext.devices",
-							   "CUDA devices the GPU service opens, as a list of numbers; empty opens all.",
-							   NULL, &gpuext_service_devices, "", PGC_POSTMASTER, 0,
-							   DevicesCheck, NULL, NULL);
 	DefineCustomIntVariable("gpuext.device_memory_limit",
 							"Device memory all clients of the GPU service may hold on each device; -1 is 90%.",
 							"A request that would pass it waits up to gpuext.service_wait, then auto runs "
@@ -215,7 +203,22 @@ GpuextServiceInit(void)
 							&gpuext_service_wait_ms, 1000, 0, INT_MAX,
 							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
 
-	if (!process_shared_preload_libraries_in_progress || !gpuext_service_enabled || !gpuext_cuda_built())
+	/* Server-start settings exist only where they can take effect: when preloading */
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+	DefineCustomBoolVariable("gpuext.service",
+							 "Runs the GPU service when gpuext is in shared_preload_libraries.",
+							 "Off: each backend opens the device itself, as without preloading.",
+							 &gpuext_service_enabled, true, PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuext.service_arena",
+							"Host memory the GPU service pins for transfers, shared by all backends.",
+							NULL, &gpuext_service_arena_mb, 256, 16, INT_MAX / 2,
+							PGC_POSTMASTER, GUC_UNIT_MB, NULL, NULL, NULL);
+	DefineCustomStringVariable("gpuext.devices",
+							   "CUDA devices the GPU service opens, as a list of numbers; empty opens all.",
+							   NULL, &gpuext_service_devices, "", PGC_POSTMASTER, 0,
+							   DevicesCheck, NULL, NULL);
+	if (!gpuext_service_enabled || !gpuext_cuda_built())
 		return;
 
 	prev_shmem_request_hook = shmem_request_hook;

@@ -60,9 +60,10 @@ gpuext_stat_service(PG_FUNCTION_ARGS)
 {
 	ServiceHeader *hdr = gpuext_service;
 	TupleDesc	tupdesc;
-	Datum		values[17];
-	bool		nulls[17];
+	Datum		values[18];
+	bool		nulls[18];
 	int			active = 0,
+				running = 0,
 				queued = 0;
 	uint64		arena_used = 0,
 				arena_peak = 0;
@@ -88,6 +89,8 @@ gpuext_stat_service(PG_FUNCTION_ARGS)
 			active++;
 		if (state == SLOT_REQUEST)
 			queued++;
+		if (state == SLOT_RUNNING)
+			running++;
 	}
 	GpuextArenaUsage(&arena_used, &arena_peak);
 	values[0] = CStringGetTextDatum(ready ? "running" : hdr->service_pid != 0 ? "starting" : "stopped");
@@ -103,14 +106,15 @@ gpuext_stat_service(PG_FUNCTION_ARGS)
 	values[6] = Int32GetDatum(ready ? hdr->ndevices : 0);
 	values[7] = Int64GetDatum((int64) pg_atomic_read_u64(&hdr->requests));
 	values[8] = Int32GetDatum(active);
-	values[9] = Int32GetDatum(queued + (int) pg_atomic_read_u32(&hdr->queued));
-	values[10] = Int64GetDatum((int64) pg_atomic_read_u64(&hdr->fallbacks));
-	values[11] = Int64GetDatum((int64) pg_atomic_read_u64(&hdr->cancels));
-	values[12] = Int64GetDatum((int64) pg_atomic_read_u64(&hdr->lost));
-	values[13] = Int64GetDatum((int64) hdr->arena_bytes);
-	values[14] = Int64GetDatum((int64) arena_used);
-	values[15] = Int64GetDatum((int64) arena_peak);
-	values[16] = TimestampTzGetDatum(hdr->stats_reset);
+	values[9] = Int32GetDatum(running - (int) pg_atomic_read_u32(&hdr->queued));
+	values[10] = Int32GetDatum(queued + (int) pg_atomic_read_u32(&hdr->queued));
+	values[11] = Int64GetDatum((int64) pg_atomic_read_u64(&hdr->fallbacks));
+	values[12] = Int64GetDatum((int64) pg_atomic_read_u64(&hdr->cancels));
+	values[13] = Int64GetDatum((int64) pg_atomic_read_u64(&hdr->lost));
+	values[14] = Int64GetDatum((int64) hdr->arena_bytes);
+	values[15] = Int64GetDatum((int64) arena_used);
+	values[16] = Int64GetDatum((int64) arena_peak);
+	values[17] = TimestampTzGetDatum(hdr->stats_reset);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 

@@ -29,6 +29,7 @@
 #include "storage/pg_shmem.h"
 #include "storage/proc.h"
 #include "utils/guc.h"
+#include "utils/ps_status.h"
 #include "utils/timestamp.h"
 
 #include "service.h"
@@ -87,6 +88,7 @@ StartService(void)
 	if (pid == 0)
 	{
 		close(fds[0]);
+		init_ps_display("gpuext service");
 		LeavePostgres();
 		if (getppid() != me)
 			_exit(0);
