@@ -49,7 +49,7 @@ CREATE FUNCTION bound_top_n(q text) RETURNS bool LANGUAGE plpgsql AS $$
 DECLARE
   line text;
 BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) ' || q LOOP
     IF line ~ 'Sort Method: top-N heapsort' THEN
       RETURN true;
     END IF;
@@ -70,10 +70,10 @@ BEGIN
 END $$;
 
 -- Directly below the Limit, with an OFFSET: bound = count + offset.
-SELECT bound_explained('ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF', 'SELECT * FROM gb ORDER BY a, id LIMIT 10 OFFSET 5');
+SELECT bound_explained('ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF', 'SELECT * FROM gb ORDER BY a, id LIMIT 10 OFFSET 5');
 
 -- Through a SubqueryScan without a qual, as PostgreSQL's explain_sq_limit shows it.
-SELECT bound_explained('ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF',
+SELECT bound_explained('ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF',
                  'SELECT * FROM (SELECT pk, c2 FROM sq_limit ORDER BY c1, pk) AS x LIMIT 3');
 SELECT * FROM (SELECT pk, c2 FROM sq_limit ORDER BY c1, pk) AS x LIMIT 3;
 -- A SubqueryScan with a qual may discard rows: no bound.
@@ -102,7 +102,7 @@ SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 SET parallel_leader_participation = off;
 SELECT bound_explained('COSTS OFF', 'SELECT * FROM gb ORDER BY a, id LIMIT 10 OFFSET 5');
-SELECT bound_explained('ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF', 'SELECT * FROM gb ORDER BY a, id LIMIT 10 OFFSET 5');
+SELECT bound_explained('ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF', 'SELECT * FROM gb ORDER BY a, id LIMIT 10 OFFSET 5');
 SELECT bound_top_n('SELECT * FROM gb ORDER BY a, id LIMIT 10 OFFSET 5') AS top_n;
 SELECT bound_same('SELECT * FROM gb ORDER BY a, id LIMIT 10 OFFSET 5') AS same,
        bound_same('SELECT * FROM gb ORDER BY c DESC, a, id LIMIT 200000') AS same_large_bound;
@@ -115,14 +115,14 @@ SET max_parallel_workers_per_gather = 0;
 PREPARE lim(int, int) AS SELECT * FROM gb ORDER BY a, id LIMIT $1 OFFSET $2;
 SET plan_cache_mode = force_generic_plan;
 SELECT bound_explained('COSTS OFF', 'EXECUTE lim(5, 3)');
-SELECT bound_explained('ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF', 'EXECUTE lim(5, 3)');
+SELECT bound_explained('ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF', 'EXECUTE lim(5, 3)');
 CREATE TABLE lim_5_3 AS EXECUTE lim(5, 3);
 CREATE TABLE lim_all_29990 AS EXECUTE lim(NULL, 29990);
 EXECUTE lim(-1, 0);
 SET parallel_leader_participation = off;
 SET max_parallel_workers_per_gather = 2;
 PREPARE lim_parallel(int) AS SELECT * FROM gb ORDER BY a, id LIMIT $1;
-SELECT bound_explained('ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF', 'EXECUTE lim_parallel(12)');
+SELECT bound_explained('ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF', 'EXECUTE lim_parallel(12)');
 SELECT bound_top_n('EXECUTE lim_parallel(12)') AS top_n;
 CREATE TABLE lim_parallel_12 AS EXECUTE lim_parallel(12);
 RESET parallel_leader_participation;
