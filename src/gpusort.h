@@ -17,13 +17,15 @@
  * custom_private of a GpuSort plan: sort column numbers (IntList), ordering
  * operators, collations (OidLists), NULLS FIRST flags (IntList), key base
  * types (OidList), DESC flags (IntList), and the LIMIT bound (Integer, -1 for
- * none).
+ * none or not yet known).  custom_exprs: empty, or the LIMIT's count and
+ * offset, computed when the node starts (gpusort_plan.c says when).
  */
 #ifndef GPUEXT_GPUSORT_H
 #define GPUEXT_GPUSORT_H
 
 #include "access/htup_details.h"
 #include "access/parallel.h"
+#include "common/int.h"
 #include "commands/explain.h"
 #include "executor/tuptable.h"
 #include "nodes/execnodes.h"
@@ -212,6 +214,26 @@ ElapsedMs(instr_time start)
 	INSTR_TIME_SET_CURRENT(now);
 	INSTR_TIME_SUBTRACT(now, start);
 	return INSTR_TIME_GET_MILLISEC(now);
+}
+
+/*
+ * The rows a LIMIT's count and offset let a sort keep, or -1 for all, as
+ * nodeLimit.c computes the bound it passes down: a NULL count is none, a
+ * NULL offset 0; a negative value, which the Limit rejects, passes none.
+ */
+static inline int64
+GpuSortLimitBound(Datum count, bool count_null, Datum offset, bool offset_null)
+{
+	int64		bound;
+
+	if (count_null || DatumGetInt64(count) < 0)
+		return -1;
+	if (offset_null)
+		return DatumGetInt64(count);
+	if (DatumGetInt64(offset) < 0 ||
+		pg_add_s64_overflow(DatumGetInt64(count), DatumGetInt64(offset), &bound))
+		return -1;
+	return bound;
 }
 
 /* gpusort_plan.c */

@@ -68,6 +68,28 @@ GpuSortCreateState(CustomScan *cscan)
 	return (Node *) st;
 }
 
+/*
+ * The LIMIT bound of a generic plan, from the count and offset the plan keeps
+ * (constants, the statement's parameters and immutable functions of them):
+ * they give the same value for the whole execution, rescans included, as
+ * the Limit computes it.
+ */
+static int64
+ComputeBound(GpuSortState *st, List *exprs)
+{
+	ExprContext *econtext = st->css.ss.ps.ps_ExprContext;
+	Datum		value[2];
+	bool		isnull[2];
+
+	for (int i = 0; i < 2; i++)
+	{
+		ExprState  *state = ExecInitExpr(list_nth(exprs, i), &st->css.ss.ps);
+
+		value[i] = ExecEvalExprSwitchContext(state, econtext, &isnull[i]);
+	}
+	return GpuSortLimitBound(value[0], isnull[0], value[1], isnull[1]);
+}
+
 /* Read the sort specification from the plan, lay the keys out, and start the input or the Sort inside. */
 static void
 GpuSortBegin(CustomScanState *node, EState *estate, int eflags)
@@ -97,6 +119,9 @@ GpuSortBegin(CustomScanState *node, EState *estate, int eflags)
 			elog(ERROR, "GpuSort key %d has an unsupported type", i + 1);
 	}
 	st->spec.bound = intVal(list_nth(priv, 6));
+	/* Under plain EXPLAIN, parameters may have no values (GENERIC_PLAN): the bound stays unknown */
+	if (cscan->custom_exprs != NIL && (eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0)
+		st->spec.bound = ComputeBound(st, cscan->custom_exprs);
 	GpuSortLayoutKeys(st, desc);
 
 	/* Where the sort will run, when that is known now: then PostgreSQL's Sort does it. */

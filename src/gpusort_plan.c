@@ -9,16 +9,24 @@
  * path hook sees them all.  The finished plan holds every Sort, including
  * those in subplans, and GpuSort is a drop-in replacement for one: the same
  * input, output, keys and order, with backward scan and mark/restore, so the
- * planner's choices stay valid.  A LIMIT directly above is read here as the
- * bound, since the executor passes bounds only to its own Sort nodes.
+ * planner's choices stay valid.
+ *
+ * A LIMIT's bound reaches a Sort at run time through ExecSetTupleBound, which
+ * passes it down through Append, MergeAppend, Result, SubqueryScan without a
+ * qual, Gather and Gather Merge (and from there to every worker), and ignores
+ * CustomScan.  So the walk here carries each Limit down the same nodes and
+ * gives its bound to the GpuSorts that PostgreSQL's Sorts would have been
+ * given it: as a number when the Limit's count and offset are constants, as
+ * their expressions (custom_exprs) when they are parameters of a generic
+ * plan, computed again when the node starts.
  */
 #include "postgres.h"
 
-#include "common/int.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
 #include "optimizer/planner.h"
 #include "parser/parsetree.h"
 #include "utils/builtins.h"
@@ -32,7 +40,7 @@ int			gpuext_sort_min_rows = GPUEXT_SORT_MIN_ROWS_DEFAULT;
 
 static planner_hook_type prev_planner_hook = NULL;
 
-static Plan *ReplaceSorts(Plan *plan, Plan *parent, bool under_gather);
+static Plan *ReplaceSorts(Plan *plan, Limit *limit, bool under_gather);
 
 static const CustomScanMethods gpusort_plan_methods = {
 	.CustomName = "GpuSort",
@@ -72,33 +80,56 @@ SortRefusal(Sort *sort, Oid *keytypes, bool *descending)
 	return NULL;
 }
 
-/* The LIMIT count (plus offset) a Limit parent asks of this Sort, or -1. */
-static int64
-SortBound(Plan *parent)
+/*
+ * Whether a LIMIT expression may be computed again when GpuSort starts and
+ * give the Limit's value: constants, the statement's parameters and
+ * immutable functions of them, never columns, executor parameters (set by
+ * subplans, possibly after GpuSort starts) or subplans.
+ */
+static bool
+BoundExprUnfit(Node *node, void *context)
 {
-	Limit	   *limit;
-	Const	   *count,
-			   *offset;
-	int64		bound;
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var) || IsA(node, SubPlan) || IsA(node, AlternativeSubPlan) ||
+		(IsA(node, Param) && ((Param *) node)->paramkind != PARAM_EXTERN))
+		return true;
+	return expression_tree_walker(node, BoundExprUnfit, context);
+}
 
-	if (parent == NULL || !IsA(parent, Limit))
-		return -1;
-	limit = (Limit *) parent;
-	count = (Const *) limit->limitCount;
-	offset = (Const *) limit->limitOffset;
-	if (limit->limitOption != LIMIT_OPTION_COUNT || count == NULL || !IsA(count, Const) ||
-		count->constisnull || count->consttype != INT8OID)
-		return -1;
-	if (offset != NULL && (!IsA(offset, Const) || offset->consttype != INT8OID))
-		return -1;
-	if (DatumGetInt64(count->constvalue) < 0)
-		return -1;
-	if (offset == NULL || offset->constisnull)
-		return DatumGetInt64(count->constvalue);
-	if (pg_add_s64_overflow(DatumGetInt64(count->constvalue),
-							Max(DatumGetInt64(offset->constvalue), 0), &bound))
-		return -1;
-	return bound;
+/*
+ * The bound limit passes to the Sort below it: set in *bound when the
+ * count and offset are constants (-1: none), else their expressions in
+ * *exprs, to be computed when the node starts; both empty when the Limit
+ * passes no bound, or passes one GpuSort cannot compute.
+ */
+static void
+SortBound(Limit *limit, int64 *bound, List **exprs)
+{
+	Node	   *count,
+			   *offset;
+
+	*bound = -1;
+	*exprs = NIL;
+	/* WITH TIES and a missing count pass no bound (compute_tuples_needed in nodeLimit.c) */
+	if (limit == NULL || limit->limitOption != LIMIT_OPTION_COUNT || limit->limitCount == NULL)
+		return;
+	count = limit->limitCount;
+	offset = limit->limitOffset ? limit->limitOffset :
+		(Node *) makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(0), false, FLOAT8PASSBYVAL);
+	if (exprType(count) != INT8OID || exprType(offset) != INT8OID)
+		return;
+	if (IsA(count, Const) && IsA(offset, Const))
+	{
+		*bound = GpuSortLimitBound(((Const *) count)->constvalue, ((Const *) count)->constisnull,
+								   ((Const *) offset)->constvalue, ((Const *) offset)->constisnull);
+		return;
+	}
+	if (BoundExprUnfit(count, NULL) || BoundExprUnfit(offset, NULL) ||
+		contain_mutable_functions(count) || contain_mutable_functions(offset))
+		return;
+	/* The expressions went through setrefs with the Limit and refer to no columns: they stand as they are. */
+	*exprs = list_make2(copyObject(count), copyObject(offset));
 }
 
 /*
@@ -107,7 +138,7 @@ SortBound(Plan *parent)
  * workers' figures back to EXPLAIN (gpusort_explain.c).
  */
 static Plan *
-MakeGpuSort(Sort *sort, Plan *parent, bool under_gather)
+MakeGpuSort(Sort *sort, Limit *limit, bool under_gather)
 {
 	Oid		   *keytypes = palloc(sizeof(Oid) * sort->numCols);
 	bool	   *descending = palloc(sizeof(bool) * sort->numCols);
@@ -120,7 +151,8 @@ MakeGpuSort(Sort *sort, Plan *parent, bool under_gather)
 			   *types = NIL,
 			   *desc = NIL;
 	ListCell   *lc;
-	int64		bound = SortBound(parent);
+	int64		bound;
+	List	   *bound_exprs;
 
 	if (refusal != NULL)
 	{
@@ -137,6 +169,8 @@ MakeGpuSort(Sort *sort, Plan *parent, bool under_gather)
 	cscan->scan.scanrelid = 0;
 	cscan->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN | CUSTOMPATH_SUPPORT_MARK_RESTORE;
 	cscan->methods = &gpusort_plan_methods;
+	SortBound(limit, &bound, &bound_exprs);
+	cscan->custom_exprs = bound_exprs;
 
 	/* The scan tuple is the input row; the output references it column for column. */
 	cscan->custom_scan_tlist = sort->plan.targetlist;
@@ -168,44 +202,75 @@ MakeGpuSort(Sort *sort, Plan *parent, bool under_gather)
 	return (Plan *) cscan;
 }
 
+/*
+ * The Limit whose bound the children of plan are given at run time, or
+ * NULL: ExecSetTupleBound's rules (execProcnode.c), the same in 15 to 18.
+ */
+static Limit *
+ChildBound(Plan *plan, Limit *limit)
+{
+	switch (nodeTag(plan))
+	{
+		case T_Limit:
+			return (Limit *) plan;
+		case T_Append:
+		case T_MergeAppend:
+		case T_Result:
+		case T_Gather:
+		case T_GatherMerge:
+			return limit;
+		case T_SubqueryScan:
+			/* A qual may discard rows */
+			return plan->qual == NIL ? limit : NULL;
+		default:
+			return NULL;
+	}
+}
+
 /* Replace the Sorts in a list of plans. */
 static List *
-ReplaceSortsInList(List *plans, Plan *parent, bool under_gather)
+ReplaceSortsInList(List *plans, Limit *limit, bool under_gather)
 {
 	ListCell   *lc;
 
 	foreach(lc, plans)
-		lfirst(lc) = ReplaceSorts((Plan *) lfirst(lc), parent, under_gather);
+		lfirst(lc) = ReplaceSorts((Plan *) lfirst(lc), limit, under_gather);
 	return plans;
 }
 
-/* Walk a plan tree bottom-up, replacing every Sort GpuSort can take (under_gather: run by parallel workers). */
+/*
+ * Walk a plan tree bottom-up, replacing every Sort GpuSort can take (limit:
+ * the Limit whose bound reaches plan; under_gather: run by parallel workers).
+ */
 static Plan *
-ReplaceSorts(Plan *plan, Plan *parent, bool under_gather)
+ReplaceSorts(Plan *plan, Limit *limit, bool under_gather)
 {
+	Limit	   *child_limit;
+
 	if (plan == NULL)
 		return NULL;
 	check_stack_depth();
 
 	under_gather |= IsA(plan, Gather) || IsA(plan, GatherMerge);
-	plan->lefttree = ReplaceSorts(plan->lefttree, plan, under_gather);
-	plan->righttree = ReplaceSorts(plan->righttree, plan, under_gather);
+	child_limit = ChildBound(plan, limit);
+	plan->lefttree = ReplaceSorts(plan->lefttree, child_limit, under_gather);
+	plan->righttree = ReplaceSorts(plan->righttree, child_limit, under_gather);
 	switch (nodeTag(plan))
 	{
 		case T_Append:
-			ReplaceSortsInList(((Append *) plan)->appendplans, plan, under_gather);
+			ReplaceSortsInList(((Append *) plan)->appendplans, child_limit, under_gather);
 			break;
 		case T_MergeAppend:
-			ReplaceSortsInList(((MergeAppend *) plan)->mergeplans, plan, under_gather);
+			ReplaceSortsInList(((MergeAppend *) plan)->mergeplans, child_limit, under_gather);
 			break;
 		case T_SubqueryScan:
-			((SubqueryScan *) plan)->subplan = ReplaceSorts(((SubqueryScan *) plan)->subplan, plan, under_gather);
+			((SubqueryScan *) plan)->subplan = ReplaceSorts(((SubqueryScan *) plan)->subplan, child_limit, under_gather);
 			break;
 		case T_CustomScan:
-			ReplaceSortsInList(((CustomScan *) plan)->custom_plans, plan, under_gather);
+			ReplaceSortsInList(((CustomScan *) plan)->custom_plans, child_limit, under_gather);
 			break;
 		case T_Sort:
-			return MakeGpuSort((Sort *) plan, parent, under_gather);
+			return MakeGpuSort((Sort *) plan, limit, under_gather);
 		default:
 			break;
 	}
