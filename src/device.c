@@ -439,7 +439,8 @@ BufferAlloc(size_t bytes, bool pinned, bool missing_ok)
 				 errhint("Raise gpuext.max_device_memory, or set gpuext.device to \"auto\" to run on the CPU instead.")));
 	}
 	status = pinned ? gpuext_cuda_alloc_pinned(&ptr, bytes) : gpuext_cuda_alloc(&ptr, bytes);
-	if (status == GPUEXT_OUT_OF_MEMORY && missing_ok)
+	/* Short of memory is an answer for device memory, and for pinned memory only as the arena's back-pressure */
+	if (status == GPUEXT_OUT_OF_MEMORY && missing_ok && (!pinned || (USING_SERVICE() && !fault_fired)))
 	{
 		elog(DEBUG1, "gpuext: %s", DeviceErrorMessage());
 		return NULL;

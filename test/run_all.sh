@@ -3,7 +3,8 @@
 # and 18 built with assertions from Debian's source packages (test/pg_from_source.sh, cached).
 # As root on Debian 12 it installs what is missing.  Each variant (CPU-only; the fake device, which
 # takes every device path in host memory; the CUDA build where nvcc is present) is built in a private
-# copy of the tree and installed into a private copy of the server, where the regression suite and
+# copy of the tree and installed into a private copy of the server, where the regression suite (the
+# fake device's twice: in each backend, and preloaded, through the GPU service) and
 # the TAP tests run as an unprivileged user: nothing is written into the checkout or the system's
 # servers.  Last, as root, the Debian package is built, installed and tried (test/debian_package.sh),
 # which leaves the system with the build a user wants.  GPUEXT_PG_VERSIONS picks the servers.
@@ -69,18 +70,26 @@ count() {
 # private server $2, and run the regression suite there on a temporary instance.
 suite() {
 	local pgc=$1 priv=$2 variant=$3 build=$work/build-${3:-cuda} stage=$work/stage
-	echo "== PostgreSQL $major, ${variant:-cuda} build: regression suite${SUITE_PGOPTIONS:+ ($SUITE_PGOPTIONS)}"
-	[ -d "$build" ] || copy_tree "$build"
-	# The device objects do not depend on the server: only the C side is rebuilt for each.
-	rm -f "$build"/src/*.o "$build"/cuda/nocuda.o "$build"/cuda/fakedev.o "$build"/*.so
-	as_user make -s -C "$build" -j"$(nproc)" PG_CONFIG="$pgc" ${variant:+WITH_CUDA=$variant}
-	rm -rf "$stage"
-	as_user make -s -C "$build" install PG_CONFIG="$pgc" ${variant:+WITH_CUDA=$variant} DESTDIR="$stage" >/dev/null
-	rm -f "$priv$("$pgc" --pkglibdir)"/gpuext.so "$priv$("$pgc" --sharedir)"/extension/gpuext*
-	as_user cp -a "$stage/." "$priv/"
-	local rc=0
+	echo "== PostgreSQL $major, ${variant:-cuda} build: regression suite${SUITE_PGOPTIONS:+ ($SUITE_PGOPTIONS)}${SUITE_SERVICE:+, through the GPU service}"
+	if [ -z "${SUITE_SERVICE:-}" ]; then
+		[ -d "$build" ] || copy_tree "$build"
+		# The device objects do not depend on the server: only the C side is rebuilt for each.
+		rm -f "$build"/src/*.o "$build"/cuda/nocuda.o "$build"/cuda/fakedev.o "$build"/*.so
+		as_user make -s -C "$build" -j"$(nproc)" PG_CONFIG="$pgc" ${variant:+WITH_CUDA=$variant}
+		rm -rf "$stage"
+		as_user make -s -C "$build" install PG_CONFIG="$pgc" ${variant:+WITH_CUDA=$variant} DESTDIR="$stage" >/dev/null
+		rm -f "$priv$("$pgc" --pkglibdir)"/gpuext.so "$priv$("$pgc" --sharedir)"/extension/gpuext*
+		as_user cp -a "$stage/." "$priv/"
+	fi
+	# SUITE_SERVICE: the build just installed, preloaded, so that every device call goes to the service.
+	local rc=0 conf=""
+	if [ -n "${SUITE_SERVICE:-}" ]; then
+		conf=$work/service.conf
+		printf "shared_preload_libraries = 'gpuext'\ngpuext.service_arena = '256MB'\n" >"$conf"
+		chown "$user" "$conf"
+	fi
 	as_user env PGOPTIONS="${SUITE_PGOPTIONS:-}" make -s -C "$build" installcheck PG_CONFIG="$ppgc" \
-		EXTRA_REGRESS_OPTS="--temp-instance=$work/tmp_check --no-locale" >"$log" 2>&1 || rc=$?
+		EXTRA_REGRESS_OPTS="--temp-instance=$work/tmp_check --no-locale${conf:+ --temp-config=$conf}" >"$log" 2>&1 || rc=$?
 	cat "$log"
 	[ $rc = 0 ] || { [ -f "$build/regression.diffs" ] && cat "$build/regression.diffs"; }
 	count '^(ok|test) .* \.\.\. ok|^ok ' '^not ok|FAILED|failed \(ignored\)' $rc
@@ -107,6 +116,7 @@ for major in $versions; do
 	suite "$pgc" "$priv" no
 	tap auto no
 	SUITE_PGOPTIONS="-c gpuext.device=gpu -c gpuext.sort_min_rows=0" suite "$pgc" "$priv" fake
+	SUITE_SERVICE=1 SUITE_PGOPTIONS="-c gpuext.device=gpu -c gpuext.sort_min_rows=0" suite "$pgc" "$priv" fake
 	tap gpu fake
 	if [ $have_nvcc = yes ]; then
 		# Without a GPU here the CUDA build's suite takes the no-device paths; its kernels run on a GPU host.
