@@ -5,7 +5,10 @@
 #          (gpuext.device = gpu, gpuext.sort_min_rows = 0) and the TAP tests likewise
 #          (test/tap.sh; IPC::Run carried as .gpu/perl5 where the host lacks it);
 #   bench: kernel benchmark, gpu_sort end to end, the ORDER BY and aggregate benchmarks, the demo;
-#   final: check, then the ORDER BY benchmark alone.
+#   final: check, then the ORDER BY benchmark alone;
+#   service: the GPU service (gpuext preloaded): memcheck of the harness, the regression suite with
+#          the GPU forced in each backend and through the service, the TAP tests through the
+#          service, and bench/service.sh.
 # Expects .gpu/ prepared on the build machine (see doc/development.md, the GPU host):
 #   .gpu/postgres.tar.xz + .gpu/with-postgres (pack-postgres), .gpu/stage (make install DESTDIR),
 #   .gpu/kernel_harness (make CUDA_ARCH=90 harness); test/kernel_harness and bench/reduce_bench
@@ -41,6 +44,27 @@ if [ "$part" = check ] || [ "$part" = final ]; then
 		grep -E "^test|tests (passed|failed)|of .* tests" "$out/installcheck.txt"
 		echo "== TAP tests (gpuext.device = gpu)"
 		grep -E "^\[|Failed test|cancel latency|concurrency|leak check|^Result" "$out/tap.txt"
+	} | tee -a "$out/summary.txt"
+fi
+if [ "$part" = service ]; then
+	preload=(--conf "shared_preload_libraries = 'gpuext'" --conf "gpuext.service_arena = '1GB'"
+		--conf "max_connections = 200" --conf "max_worker_processes = 24" --conf "max_parallel_workers = 16")
+	compute-sanitizer --tool memcheck $harness --quick > "$out/memcheck.log" 2>&1
+	pg --conf gpuext.device=gpu --conf gpuext.sort_min_rows=0 -- bash -c "
+		make -s installcheck > '$out/installcheck.txt' 2>&1"
+	pg "${preload[@]}" --conf gpuext.device=gpu --conf gpuext.sort_min_rows=0 -- bash -c "
+		make -s installcheck > '$out/installcheck_service.txt' 2>&1
+		tar czf '$out/regress_service.tgz' results \$(ls regression.out regression.diffs 2>/dev/null)"
+	pg -- env GPUEXT_TEST_DEVICE=gpu GPUEXT_TAP_DURATION=20 bash test/tap.sh > "$out/tap.txt" 2>&1
+	pg "${preload[@]}" -- bash bench/service.sh > "$out/service_bench.txt" 2>&1
+	cp bench/results/service.csv "$out/" 2>/dev/null
+	{
+		echo "== memcheck --quick"; grep -E "passed, .* failed|ERROR SUMMARY" "$out/memcheck.log"
+		echo "== regression, GPU forced in each backend"; grep -E "tests (passed|failed)|of .* tests|FAILED" "$out/installcheck.txt"
+		echo "== regression, GPU forced, through the service"; grep -E "tests (passed|failed)|of .* tests|FAILED" "$out/installcheck_service.txt"
+		echo "== TAP tests (gpuext.device = gpu)"
+		grep -E "^\[|Failed test|cancel latency|concurrency|leak check|GPU service pid|requests, peak|^Result" "$out/tap.txt"
+		echo "== service benchmark"; grep -vE "^(DROP|CREATE|VACUUM|SELECT)" "$out/service_bench.txt" | tail -60
 	} | tee -a "$out/summary.txt"
 fi
 if [ "$part" = final ]; then

@@ -1,0 +1,107 @@
+#!/bin/bash
+# GPU service benchmark: gpuext through the service against PostgreSQL in the same server and run.
+# The server (PGHOST/PGPORT/PGUSER/PGDATABASE) must have gpuext in shared_preload_libraries.
+#   bash bench/service.sh
+# Cases, each side timed in the same run:
+#   first    first GPU statement of a fresh backend against its second run (gpuext_info's open time)
+#   connect  pgbench -C, 8 clients, a 50,000-element gpu_sort: device=gpu against device=cpu
+#   clients  16, 64 and 128 clients, EXPLAIN ANALYZE SELECT * FROM t1m ORDER BY f8: GpuSort on against
+#            off, both with work_mem = $CLIENT_WORK_MEM; the service's device memory peak for each
+#   parallel PostgreSQL's defaults (work_mem 4MB), 2 and 8 workers per Gather: ORDER BY ... LIMIT on
+#            t10m, GpuSort on against off; five gpu_* aggregates against PostgreSQL's five
+# Environment: ROWS (10000000), SECS (pgbench seconds, 10), RUNS (3, median), CLIENT_WORK_MEM (256MB),
+# OUT (the CSV goes to $OUT/service.csv, else bench/results/service.csv).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rows=${ROWS:-10000000}
+secs=${SECS:-10}
+runs=${RUNS:-3}
+client_mem=${CLIENT_WORK_MEM:-256MB}
+outdir=${OUT:-$PWD/bench/results}
+mkdir -p "$outdir"
+csv=$outdir/service.csv
+work=$(mktemp -d)
+chmod 755 "$work"
+trap 'rm -rf "$work"' EXIT
+q() { psql -XAtq -v ON_ERROR_STOP=1 "$@"; }
+
+[ "$(q -c "SELECT setting FROM pg_settings WHERE name = 'shared_preload_libraries'")" = gpuext ] ||
+	{ echo "service.sh: the server must preload gpuext (shared_preload_libraries = 'gpuext')" >&2; exit 2; }
+q -c 'CREATE EXTENSION IF NOT EXISTS gpuext'
+echo "case,load,gpuext,postgresql,ratio,unit,note" >"$csv"
+# One CSV line and its echo: case, load, gpuext's figure, PostgreSQL's, ratio (higher is better for gpuext), unit, note.
+row() {
+	echo "$1,$2,$3,$4,$5,$6,$7" >>"$csv"
+	printf '%-9s %-44s gpuext %10s  postgresql %10s  ratio %6s %s %s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7"
+}
+ratio() { python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(f'{a / b:.3f}' if b else 'nan')" "$1" "$2"; }
+median() { python3 -c "import statistics, sys; print(f'{statistics.median(map(float, sys.argv[1:])):.3f}')" "$@"; }
+
+echo "== tables: t1m (1,000,000 rows), t10m ($rows rows)"
+q -c "DROP TABLE IF EXISTS t1m, t10m, arr50k" -c "
+CREATE TABLE t10m AS SELECT i AS i8, (i % 1000003)::int AS i4, random() AS f8, md5(i::text) AS pad
+FROM generate_series(1, $rows::int8) i;
+CREATE TABLE t1m AS SELECT * FROM t10m WHERE i8 <= 1000000;
+CREATE TABLE arr50k AS SELECT array_agg((random() * 1e9)::int) AS a FROM generate_series(1, 50000);
+VACUUM ANALYZE t10m; VACUUM ANALYZE t1m; VACUUM ANALYZE arr50k;"
+gpu=$(q -c 'SELECT name FROM gpuext_devices ORDER BY device LIMIT 1')
+echo "== devices: $(q -c 'SELECT count(*) FROM gpuext_devices') ($gpu); service: $(q -c 'SELECT state FROM gpuext_stat_service')"
+
+echo "== first GPU statement of a fresh backend (gpu_sort of 50,000 ints, device=gpu), $runs backends"
+first=() second=() opens=()
+for _ in $(seq "$runs"); do
+	out=$(PGOPTIONS='-c gpuext.device=gpu' q -c '\timing on' -c 'SELECT count(gpu_sort(a)) FROM arr50k' \
+		-c 'SELECT count(gpu_sort(a)) FROM arr50k' -c 'SELECT open_time_ms FROM gpuext_info()' | grep -E '^Time|^[0-9.]+$')
+	mapfile -t t < <(grep '^Time' <<<"$out" | awk '{print $2}')
+	first+=("${t[0]}")
+	second+=("${t[1]}")
+	opens+=("$(grep -E '^[0-9.]+$' <<<"$out" | grep -v '^1$' | tail -1)")
+done
+f=$(median "${first[@]}")
+s=$(median "${second[@]}")
+row first "fresh backend: first run against second" "$f" "$s" "$(ratio "$s" "$f")" ms \
+	"open_time_ms $(median "${opens[@]}"); first minus second $(python3 -c "print(f'{$f - $s:.2f}')") ms"
+
+echo "== pgbench -C, 8 clients, $secs s: gpu_sort of 50,000 ints"
+echo 'SELECT count(gpu_sort(a)) FROM arr50k;' >"$work/small.sql"
+tps() { pgbench -n "$@" 2>/dev/null | awk '/^tps/ {print $3; exit}'; }
+g=$(PGOPTIONS='-c gpuext.device=gpu' tps -C -c 8 -j 8 -T "$secs" -f "$work/small.sql")
+c=$(PGOPTIONS='-c gpuext.device=cpu' tps -C -c 8 -j 8 -T "$secs" -f "$work/small.sql")
+row connect "pgbench -C 8 clients, gpu_sort 50k ints" "$g" "$c" "$(ratio "$g" "$c")" tps "device=gpu against device=cpu"
+
+echo "== clients sorting 1,000,000 rows (work_mem = $client_mem on both sides), $secs s each"
+echo 'EXPLAIN ANALYZE SELECT * FROM t1m ORDER BY f8;' >"$work/sort1m.sql"
+for n in 16 64 128; do
+	q -c 'SELECT gpuext_stat_service_reset()' >/dev/null
+	g=$(PGOPTIONS="-c work_mem=$client_mem -c gpuext.device=gpu -c gpuext.enable_sort=on" tps -c "$n" -j 16 -T "$secs" -f "$work/sort1m.sql")
+	peak=$(q -c 'SELECT sum(memory_peak) >> 20 FROM gpuext_devices')
+	fb=$(q -c 'SELECT fallbacks FROM gpuext_stat_service')
+	p=$(PGOPTIONS="-c work_mem=$client_mem -c gpuext.enable_sort=off" tps -c "$n" -j 16 -T "$secs" -f "$work/sort1m.sql")
+	row clients "$n clients, EXPLAIN ANALYZE ORDER BY f8, 1M rows" "$g" "$p" "$(ratio "$g" "$p")" tps \
+		"device memory peak ${peak} MB; fallbacks $fb"
+done
+
+echo "== parallel plans at PostgreSQL's defaults, median of $runs"
+# Execution Time of EXPLAIN ANALYZE for a query under settings, median of runs after one warm-up.
+exec_ms() {
+	local settings=$1 sql=$2 t=()
+	for i in $(seq 0 "$runs"); do
+		ms=$(q -c "$settings" -c "EXPLAIN (ANALYZE, FORMAT JSON) $sql" |
+			python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["Execution Time"])')
+		[ "$i" = 0 ] || t+=("$ms")
+	done
+	median "${t[@]}"
+}
+for w in 2 8; do
+	base="SET max_parallel_workers_per_gather = $w; SET max_parallel_workers = 16"
+	for sql in 'SELECT * FROM t10m ORDER BY f8 LIMIT 100' 'SELECT * FROM t10m ORDER BY i8 LIMIT 10000'; do
+		g=$(exec_ms "$base; SET gpuext.enable_sort = on" "$sql")
+		p=$(exec_ms "$base; SET gpuext.enable_sort = off" "$sql")
+		row parallel "$w workers: $sql" "$g" "$p" "$(ratio "$p" "$g")" ms "ratio: PostgreSQL time over gpuext time"
+	done
+	g=$(exec_ms "$base" 'SELECT gpu_sum(i8), gpu_avg(f8), gpu_min(i4), gpu_max(f8), gpu_count(i8) FROM t10m')
+	p=$(exec_ms "$base" 'SELECT sum(i8), avg(f8), min(i4), max(f8), count(i8) FROM t10m')
+	row parallel "$w workers: five aggregates over t10m" "$g" "$p" "$(ratio "$p" "$g")" ms "gpu_* against PostgreSQL's"
+done
+q -x -c 'SELECT * FROM gpuext_stat_service' -c 'SELECT * FROM gpuext_devices'
+echo "== written $csv"
