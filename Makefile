@@ -19,7 +19,7 @@ PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare -Wno-m
 REGRESS = device upgrade gpu_sort gpu_sort_large bad_input sort_node sort_node_random sort_stream gpu_agg gpu_query agg_device gpusort_explain gpusort_bound reliability fuzz errors matmul
 REGRESS_OPTS = --load-extension=gpuext
 
-EXTRA_CLEAN = sql/$(EXTENSION)--$(EXTVERSION).sql cuda/*.o test/kernel_harness test/matmul_harness bench/reduce_bench bench/sort_bench bench/matmul_bench results regression.diffs regression.out
+EXTRA_CLEAN = sql/$(EXTENSION)--$(EXTVERSION).sql cuda/*.o test/kernel_harness test/matmul_harness bench/reduce_bench bench/sort_bench bench/matmul_bench bench/arena_bw results regression.diffs regression.out
 
 # CUDA: CUDA_HOME, else /usr/local/cuda, else nvcc on PATH; WITH_CUDA=no forces the CPU-only build,
 # WITH_CUDA=fake the host-memory fake device (cuda/fakedev.c) that runs the device paths without a GPU.
@@ -108,4 +108,9 @@ bench/matmul_bench: bench/matmul_bench.cu bench/bench_common.cuh cuda/matmul_cpu
 	$(NVCC) $(NVCCFLAGS) -Icuda -o $@ $< cuda/matmul_cpu.o $(CUDA_OBJS) -cudart static \
 		-L$(CUDA_LIBDIR) -lcublas -Xlinker -rpath=$(CUDA_LIBDIR)
 
-.PHONY: harness bench-reduce bench-sort bench-matmul
+# The GPU service's arena (shared memory it pins) against cudaMallocHost memory: transfer rates.
+bench-arena: bench/arena_bw
+bench/arena_bw: bench/arena_bw.cu
+	$(NVCC) $(NVCCFLAGS) -o $@ $< -cudart static
+
+.PHONY: harness bench-reduce bench-sort bench-matmul bench-arena

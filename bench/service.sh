@@ -28,11 +28,11 @@ q() { psql -XAtq -v ON_ERROR_STOP=1 "$@"; }
 [ "$(q -c "SELECT setting FROM pg_settings WHERE name = 'shared_preload_libraries'")" = gpuext ] ||
 	{ echo "service.sh: the server must preload gpuext (shared_preload_libraries = 'gpuext')" >&2; exit 2; }
 q -c 'CREATE EXTENSION IF NOT EXISTS gpuext'
-echo "case,load,gpuext,postgresql,ratio,unit,note" >"$csv"
-# One CSV line and its echo: case, load, gpuext's figure, PostgreSQL's, ratio (higher is better for gpuext), unit, note.
+echo "case,load,gpuext,baseline,ratio,unit,note" >"$csv"
+# One CSV line and its echo: case, load, gpuext's figure, the baseline's (PostgreSQL, or the second run), ratio (higher is better for gpuext), unit, note.
 row() {
 	echo "$1,$2,$3,$4,$5,$6,$7" >>"$csv"
-	printf '%-9s %-44s gpuext %10s  postgresql %10s  ratio %6s %s %s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7"
+	printf '%-9s %-44s gpuext %10s  baseline %10s  ratio %6s %s %s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7"
 }
 ratio() { python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(f'{a / b:.3f}' if b else 'nan')" "$1" "$2"; }
 median() { python3 -c "import statistics, sys; print(f'{statistics.median(map(float, sys.argv[1:])):.3f}')" "$@"; }
@@ -42,8 +42,8 @@ q -c "DROP TABLE IF EXISTS t1m, t10m, arr50k" -c "
 CREATE TABLE t10m AS SELECT i AS i8, (i % 1000003)::int AS i4, random() AS f8, md5(i::text) AS pad
 FROM generate_series(1, $rows::int8) i;
 CREATE TABLE t1m AS SELECT * FROM t10m WHERE i8 <= 1000000;
-CREATE TABLE arr50k AS SELECT array_agg((random() * 1e9)::int) AS a FROM generate_series(1, 50000);
-VACUUM ANALYZE t10m; VACUUM ANALYZE t1m; VACUUM ANALYZE arr50k;"
+CREATE TABLE arr50k AS SELECT array_agg((random() * 1e9)::int) AS a FROM generate_series(1, 50000);" \
+	-c 'VACUUM ANALYZE t10m' -c 'VACUUM ANALYZE t1m' -c 'VACUUM ANALYZE arr50k'
 gpu=$(q -c 'SELECT name FROM gpuext_devices ORDER BY device LIMIT 1')
 echo "== devices: $(q -c 'SELECT count(*) FROM gpuext_devices') ($gpu); service: $(q -c 'SELECT state FROM gpuext_stat_service')"
 
@@ -74,7 +74,7 @@ echo 'EXPLAIN ANALYZE SELECT * FROM t1m ORDER BY f8;' >"$work/sort1m.sql"
 for n in 16 64 128; do
 	q -c 'SELECT gpuext_stat_service_reset()' >/dev/null
 	g=$(PGOPTIONS="-c work_mem=$client_mem -c gpuext.device=gpu -c gpuext.enable_sort=on" tps -c "$n" -j 16 -T "$secs" -f "$work/sort1m.sql")
-	peak=$(q -c 'SELECT sum(memory_peak) >> 20 FROM gpuext_devices')
+	peak=$(q -c 'SELECT (sum(memory_peak) / 1048576)::int8 FROM gpuext_devices')
 	fb=$(q -c 'SELECT fallbacks FROM gpuext_stat_service')
 	p=$(PGOPTIONS="-c work_mem=$client_mem -c gpuext.enable_sort=off" tps -c "$n" -j 16 -T "$secs" -f "$work/sort1m.sql")
 	row clients "$n clients, EXPLAIN ANALYZE ORDER BY f8, 1M rows" "$g" "$p" "$(ratio "$g" "$p")" tps \

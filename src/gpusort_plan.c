@@ -159,6 +159,13 @@ MakeGpuSort(Sort *sort, Limit *limit, bool under_gather)
 		ereport(DEBUG1, (errmsg("gpuext: keeping PostgreSQL's Sort: %s", refusal)));
 		return (Plan *) sort;
 	}
+	/* A bound known now and small enough for the top-N heap: PostgreSQL's Sort is that heap */
+	SortBound(limit, &bound, &bound_exprs);
+	if (bound >= 0 && bound <= HEAP_BOUND_MAX)
+	{
+		ereport(DEBUG1, (errmsg("gpuext: keeping PostgreSQL's Sort: LIMIT %lld is a top-N heap", (long long) bound)));
+		return (Plan *) sort;
+	}
 
 	cscan = makeNode(CustomScan);
 	memcpy(&cscan->scan.plan, &sort->plan, sizeof(Plan));
@@ -169,7 +176,6 @@ MakeGpuSort(Sort *sort, Limit *limit, bool under_gather)
 	cscan->scan.scanrelid = 0;
 	cscan->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN | CUSTOMPATH_SUPPORT_MARK_RESTORE;
 	cscan->methods = &gpusort_plan_methods;
-	SortBound(limit, &bound, &bound_exprs);
 	cscan->custom_exprs = bound_exprs;
 
 	/* The scan tuple is the input row; the output references it column for column. */

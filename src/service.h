@@ -115,6 +115,7 @@ typedef struct ServiceHeader
 	char		start_error[SERVICE_MESSAGE];
 	/* settings, published by the supervisor */
 	int64		memory_limit_kb;	/* -1: 90% of each device */
+	int32		device_clients;	/* clients holding memory at once on a device */
 	int32		devices_wanted[GPUEXT_MAX_DEVICES];
 	int32		ndevices_wanted;	/* 0: every visible device */
 	/* the devices the running service opened */
@@ -139,6 +140,7 @@ extern bool gpuext_service_enabled;
 extern int	gpuext_service_arena_mb;
 extern int	gpuext_service_wait_ms;
 extern int	gpuext_device_memory_limit;
+extern int	gpuext_device_clients;
 extern char *gpuext_service_devices;
 
 extern void GpuextServiceInit(void);

@@ -238,11 +238,22 @@ SvcMemInfo(size_t *free_bytes, size_t *total_bytes)
 	return st;
 }
 
-/* Device memory from the service's pool, waiting up to gpuext.service_wait for room. */
+/*
+ * How long to wait for device memory or arena pages: gpuext.service_wait
+ * under auto (then the CPU does the work), at least a minute under gpu,
+ * where waiting is the only way to the device.
+ */
+static int
+ServiceWait(void)
+{
+	return gpuext_device_mode == GPUEXT_DEVICE_GPU ? Max(gpuext_service_wait_ms, 60000) : gpuext_service_wait_ms;
+}
+
+/* Device memory from the service's pool, waiting for room (ServiceWait). */
 static GpuextStatus
 SvcAlloc(void **dptr, size_t bytes)
 {
-	uint64		args[2] = {bytes, (uint64) (int64) gpuext_service_wait_ms};
+	uint64		args[2] = {bytes, (uint64) (int64) ServiceWait()};
 	GpuextStatus st = Call(SOP_ALLOC, 2, args);
 
 	*dptr = st == GPUEXT_OK ? (void *) (uintptr_t) client_out[0] : NULL;
@@ -259,22 +270,11 @@ SvcFree(void *dptr)
 		(void) Call(SOP_FREE, 1, &arg);
 }
 
-/*
- * How long to wait for arena pages: gpuext.service_wait under auto (then the
- * CPU does the work), at least a minute under gpu, where waiting is the only
- * way to the device.
- */
-static int
-ArenaWait(void)
-{
-	return gpuext_device_mode == GPUEXT_DEVICE_GPU ? Max(gpuext_service_wait_ms, 60000) : gpuext_service_wait_ms;
-}
-
-/* Pinned memory is arena pages, waiting for room (ArenaWait). */
+/* Pinned memory is arena pages, waiting for room (ServiceWait). */
 static GpuextStatus
 SvcAllocPinned(void **hptr, size_t bytes)
 {
-	*hptr = GpuextArenaAlloc(bytes, ArenaWait());
+	*hptr = GpuextArenaAlloc(bytes, ServiceWait());
 	if (*hptr == NULL)
 		return ClientFail(GPUEXT_OUT_OF_MEMORY,
 						  "the GPU service's arena (gpuext.service_arena) has no room for %zu bytes", bytes);

@@ -89,7 +89,7 @@ DeviceLimit(int d)
 	return Min((uint64) hdr->memory_limit_kb * 1024, total);
 }
 
-/* Least busy device with room for bytes (fewest clients, then least memory used), or -1. */
+/* Least busy device with room for bytes and a client more (fewest clients, then least memory used), or -1. */
 static int
 PickDevice(size_t bytes)
 {
@@ -100,7 +100,8 @@ PickDevice(size_t bytes)
 		ServiceDevice *dev = &hdr->devices[d];
 		uint64		used = pg_atomic_read_u64(&dev->used);
 
-		if (used + bytes > DeviceLimit(d))
+		if (used + bytes > DeviceLimit(d) ||
+			pg_atomic_read_u32(&dev->sessions) >= (uint32) Max(hdr->device_clients, 1))
 			continue;
 		if (best < 0 ||
 			pg_atomic_read_u32(&dev->sessions) < pg_atomic_read_u32(&hdr->devices[best].sessions) ||
@@ -128,8 +129,9 @@ Fail(Client *c, GpuextStatus st, const char *fmt,...)
 
 /*
  * Admission: reserve bytes on the client's device (placing it first if it
- * holds nothing), waiting up to wait_ms (-1: until cancelled) for others to
- * free memory, a cancel ending the wait.
+ * holds nothing, once fewer than gpuext.device_clients hold memory there),
+ * waiting up to wait_ms (-1: until cancelled) for others to free memory or
+ * leave, a cancel ending the wait.
  */
 static GpuextStatus
 Admit(Client *c, size_t bytes, int wait_ms)
@@ -167,7 +169,8 @@ Admit(Client *c, size_t bytes, int wait_ms)
 		{
 			pg_atomic_fetch_add_u64(&hdr->devices[c->device >= 0 ? c->device : 0].refusals, 1);
 			st = Fail(c, GPUEXT_OUT_OF_MEMORY,
-					  "%zu bytes of device memory would pass gpuext.device_memory_limit on every device", bytes);
+					  "no device had room for %zu bytes (gpuext.device_memory_limit) or a client more "
+					  "(gpuext.device_clients) within gpuext.service_wait", bytes);
 			break;
 		}
 		if (!waited)

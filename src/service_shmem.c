@@ -38,6 +38,7 @@ bool		gpuext_service_enabled = true;
 int			gpuext_service_arena_mb = 256;
 int			gpuext_service_wait_ms = 1000;
 int			gpuext_device_memory_limit = -1;
+int			gpuext_device_clients = 16;
 char	   *gpuext_service_devices = NULL;
 
 /* Which backend holds which arena pages: run[i] pages from page i belong to owner[i]. */
@@ -164,6 +165,7 @@ GpuextServicePublishSettings(void)
 	if (hdr == NULL)
 		return;
 	hdr->memory_limit_kb = gpuext_device_memory_limit;
+	hdr->device_clients = gpuext_device_clients;
 	hdr->ndevices_wanted = 0;
 	list = pstrdup(gpuext_service_devices ? gpuext_service_devices : "");
 	for (tok = strtok_r(list, ", ", &save); tok != NULL && hdr->ndevices_wanted < GPUEXT_MAX_DEVICES;
@@ -197,6 +199,11 @@ GpuextServiceInit(void)
 							"it on the CPU and gpu raises an error.",
 							&gpuext_device_memory_limit, -1, -1, MAX_KILOBYTES,
 							PGC_SIGHUP, GUC_UNIT_KB, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuext.device_clients",
+							"Clients that may hold memory on one device at once; the others wait their turn.",
+							"It bounds the device memory in use whatever the number of connections.",
+							&gpuext_device_clients, 16, 1, 10000,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuext.service_wait",
 							"How long a request waits for device memory or arena pages before giving up.",
 							"Under auto the work then runs on the CPU.",
