@@ -50,7 +50,8 @@ typedef enum ServiceOp
 	SOP_SORT_ROWS,
 	SOP_REDUCE_SCRATCH,
 	SOP_REDUCE,
-	SOP_MATMUL
+	SOP_MATMUL,
+	SOP_DRAIN					/* wait for the client's stream, not interruptible */
 } ServiceOp;
 
 typedef enum SlotState

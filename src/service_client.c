@@ -87,39 +87,24 @@ ClaimSlot(ServiceSlot *s, uint32 generation)
 	}
 }
 
+/* Whether a request only enqueues work, so that its answer can be read with the next request's. */
+static bool
+EnqueueOnly(ServiceOp op)
+{
+	return op == SOP_COPY_TO_DEVICE || op == SOP_COPY_TO_HOST || op == SOP_MARK || op == SOP_FREE;
+}
+
 /*
- * Send one request and wait for its answer; the answer's outputs land in
- * client_out (and client_info).  Interrupts are not served here.
+ * Wait for the answer to the request in the slot and read it; outputs land
+ * in client_out (and client_info).  Interrupts are not served here: a
+ * cancel is passed on to the service.
  */
 static GpuextStatus
-Call(ServiceOp op, int nargs, const uint64 *args)
+Answer(ServiceSlot *s, ServiceOp op, uint32 generation)
 {
 	ServiceHeader *hdr = gpuext_service;
-	ServiceSlot *s = my_slot;
-	uint32		generation = pg_atomic_read_u32(&hdr->generation);
 	bool		cancelled = false;
 	GpuextStatus status;
-
-	if (!pg_atomic_read_u32(&hdr->ready))
-		return op == SOP_OPEN ?
-			ClientFail(GPUEXT_NO_DEVICE, "the GPU service is not running%s%s",
-					   hdr->last_exit[0] ? ": " : "", hdr->last_exit) :
-			ClientFail(GPUEXT_DEVICE_LOST, "the GPU service stopped");
-	if (op != SOP_OPEN && generation != client_generation)
-		return ClientFail(GPUEXT_DEVICE_LOST, "the GPU service restarted");
-	if (!ClaimSlot(s, generation))
-		return ClientFail(GPUEXT_DEVICE_LOST, "the GPU service restarted");
-
-	s->pid = MyProcPid;
-	s->procno = GpuextMyProcNumber();
-	s->generation = generation;
-	s->op = op;
-	memcpy(s->arg, args, sizeof(uint64) * nargs);
-	pg_atomic_write_u32(&s->cancel, 0);
-	pg_write_barrier();
-	pg_atomic_write_u32(&s->state, SLOT_REQUEST);
-	Wake(s, generation);
-	pg_atomic_fetch_add_u64(&hdr->requests, 1);
 
 	for (;;)
 	{
@@ -152,23 +137,71 @@ Call(ServiceOp op, int nargs, const uint64 *args)
 	return status;
 }
 
-/* At backend exit: the service frees this backend's device memory, the arena its pages. */
+/* The request whose answer is still to be read (EnqueueOnly), if any. */
+static bool pending;
+static ServiceOp pending_op;
+static uint32 pending_generation;
+
+/*
+ * Send one request.  One that only enqueues work returns at once; its
+ * answer is read before the next request, and a failure in it becomes that
+ * request's answer (a free is still sent, so that nothing is left held).
+ * Every other request waits for its answer.
+ */
+static GpuextStatus
+Call(ServiceOp op, int nargs, const uint64 *args)
+{
+	ServiceHeader *hdr = gpuext_service;
+	ServiceSlot *s = my_slot;
+	uint32		generation;
+
+	if (pending)
+	{
+		GpuextStatus st;
+
+		pending = false;
+		st = Answer(s, pending_op, pending_generation);
+		if (st != GPUEXT_OK && op != SOP_FREE && op != SOP_RESET && op != SOP_CLOSE)
+			return st;
+	}
+	generation = pg_atomic_read_u32(&hdr->generation);
+	if (!pg_atomic_read_u32(&hdr->ready))
+		return op == SOP_OPEN ?
+			ClientFail(GPUEXT_NO_DEVICE, "the GPU service is not running%s%s",
+					   hdr->last_exit[0] ? ": " : "", hdr->last_exit) :
+			ClientFail(GPUEXT_DEVICE_LOST, "the GPU service stopped");
+	if (op != SOP_OPEN && generation != client_generation)
+		return ClientFail(GPUEXT_DEVICE_LOST, "the GPU service restarted");
+	if (!ClaimSlot(s, generation))
+		return ClientFail(GPUEXT_DEVICE_LOST, "the GPU service restarted");
+
+	s->pid = MyProcPid;
+	s->procno = GpuextMyProcNumber();
+	s->generation = generation;
+	s->op = op;
+	memcpy(s->arg, args, sizeof(uint64) * nargs);
+	pg_atomic_write_u32(&s->cancel, 0);
+	pg_write_barrier();
+	pg_atomic_write_u32(&s->state, SLOT_REQUEST);
+	Wake(s, generation);
+	pg_atomic_fetch_add_u64(&hdr->requests, 1);
+	if (EnqueueOnly(op))
+	{
+		pending = true;
+		pending_op = op;
+		pending_generation = generation;
+		return GPUEXT_OK;
+	}
+	return Answer(s, op, generation);
+}
+
+/* At backend exit: the service frees this backend's device memory, then the arena takes its pages. */
 static void
 ClientExit(int code, Datum arg)
 {
-	ServiceSlot *s = my_slot;
-	uint32		generation = pg_atomic_read_u32(&gpuext_service->generation);
-	uint32		state = pg_atomic_read_u32(&s->state);
-
-	if (client_generation == generation && (state == SLOT_IDLE || state == SLOT_DONE) &&
-		pg_atomic_compare_exchange_u32(&s->state, &state, SLOT_FILLING))
-	{
-		s->op = SOP_CLOSE;
-		s->generation = generation;
-		pg_write_barrier();
-		pg_atomic_write_u32(&s->state, SLOT_REQUEST);
-		Wake(s, generation);
-	}
+	/* The close drains the stream, so no copy is in flight to the pages given back after it */
+	if (client_generation != 0 && client_generation == pg_atomic_read_u32(&gpuext_service->generation))
+		(void) Call(SOP_CLOSE, 0, NULL);
 	GpuextArenaReleasePid(MyProcPid);
 }
 
@@ -281,10 +314,12 @@ SvcAllocPinned(void **hptr, size_t bytes)
 	return GPUEXT_OK;
 }
 
-/* Arena pages back. */
+/* Arena pages back, once no copy of this backend's can still be writing into them. */
 static void
 SvcFreePinned(void *hptr)
 {
+	if (client_generation != 0 && client_generation == pg_atomic_read_u32(&gpuext_service->generation))
+		(void) Call(SOP_DRAIN, 0, NULL);
 	GpuextArenaFree(hptr);
 }
 

@@ -341,6 +341,12 @@ Execute(Client *c)
 					return GPUEXT_OK;
 				}
 			return Fail(c, GPUEXT_INVALID, "free of a pointer this client does not hold");
+		case SOP_DRAIN:
+			if (c->device < 0)
+				return GPUEXT_OK;
+			if ((st = gpuext_cuda_use_device(hdr->devices[c->device].ordinal)) != GPUEXT_OK)
+				return st;
+			return gpuext_cuda_wait(-1, NULL, NULL);
 		case SOP_MEM_INFO:
 			s->out[1] = DeviceLimit(d);
 			s->out[0] = s->out[1] - Min(s->out[1], pg_atomic_read_u64(&hdr->devices[d].used));
