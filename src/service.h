@@ -161,7 +161,7 @@ extern void GpuextFutexWait(pg_atomic_uint32 *word, uint32 seen, int timeout_ms)
 extern PGDLLEXPORT void GpuextServiceSupervisorMain(Datum arg);
 
 /* service_process.c: the service itself (no PostgreSQL calls once started) */
-extern void GpuextServiceProcessMain(ServiceHeader *hdr, int notify_fd, uint32 generation) pg_attribute_noreturn();
+extern void GpuextServiceProcessMain(ServiceHeader *hdr, int notify_fd, uint32 generation);
 
 /* service_client.c: the backend's side */
 extern bool GpuextServiceAvailable(void);
