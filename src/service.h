@@ -135,6 +135,17 @@ typedef struct ServiceHeader
 	ServiceSlot slots[FLEXIBLE_ARRAY_MEMBER];
 } ServiceHeader;
 
+/* Bytes clients may hold on device d: gpuext.device_memory_limit, or 90% of it (-1). */
+static inline uint64
+ServiceDeviceLimit(const ServiceHeader *hdr, int d)
+{
+	uint64		total = hdr->devices[d].info.memory_total;
+
+	if (hdr->memory_limit_kb < 0)
+		return total / 10 * 9;
+	return Min((uint64) hdr->memory_limit_kb * 1024, total);
+}
+
 /* service_shmem.c: the segment, the arena, settings */
 extern ServiceHeader *gpuext_service;
 extern bool gpuext_service_enabled;

@@ -78,15 +78,11 @@ Log(const char *fmt,...)
 		return;
 }
 
-/* Bytes clients may hold on device d: gpuext.device_memory_limit, or 90% of it. */
+/* The limit of device d (ServiceDeviceLimit). */
 static uint64
 DeviceLimit(int d)
 {
-	uint64		total = hdr->devices[d].info.memory_total;
-
-	if (hdr->memory_limit_kb < 0)
-		return total / 10 * 9;
-	return Min((uint64) hdr->memory_limit_kb * 1024, total);
+	return ServiceDeviceLimit(hdr, d);
 }
 
 /* Least busy device with room for bytes and a client more (fewest clients, then least memory used), or -1. */

@@ -32,8 +32,7 @@ gpuext_devices(PG_FUNCTION_ARGS)
 		ServiceDevice *dev = &hdr->devices[d];
 		Datum		values[14];
 		bool		nulls[14] = {0};
-		uint64		limit = hdr->memory_limit_kb < 0 ? dev->info.memory_total / 10 * 9 :
-			Min((uint64) hdr->memory_limit_kb * 1024, dev->info.memory_total);
+		uint64		limit = ServiceDeviceLimit(hdr, d);
 
 		values[0] = Int32GetDatum(dev->ordinal);
 		values[1] = CStringGetTextDatum(dev->info.name);
