@@ -168,7 +168,6 @@ typedef struct GpuSortStats
 	double		keys_ms;
 	double		transfer_ms;
 	double		sort_ms;
-	double		emit_ms;
 	double		rows_sorted;
 } GpuSortStats;
 

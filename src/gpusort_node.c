@@ -185,8 +185,6 @@ GpuSortExec(CustomScanState *node)
 	GpuSortState *st = (GpuSortState *) node;
 	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
 	bool		forward = ScanDirectionIsForward(node->ss.ps.state->es_direction);
-	bool		timed;
-	instr_time	start;
 
 	if (st->cpu.sortstate)
 		return ExecProcNode(st->cpu.sortstate);
@@ -195,10 +193,6 @@ GpuSortExec(CustomScanState *node)
 	if (st->cpu.tuplesort)
 		return GpuSortTuplesortNext(st, slot, forward);
 
-	/* Per-row clock reads only when EXPLAIN ANALYZE times nodes: they cost more than the row. */
-	timed = node->ss.ps.instrument && node->ss.ps.instrument->need_timer;
-	if (timed)
-		INSTR_TIME_SET_CURRENT(start);
 	if (forward)
 	{
 		if (st->store.current < st->store.nrows)
@@ -233,8 +227,6 @@ GpuSortExec(CustomScanState *node)
 				StoreRow(st, slot, st->store.current - 1);
 		}
 	}
-	if (timed)
-		st->stats.emit_ms += ElapsedMs(start);
 	return slot;
 }
 
