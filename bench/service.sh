@@ -9,13 +9,14 @@
 #            off, both with work_mem = $CLIENT_WORK_MEM; the service's device memory peak for each
 #   parallel PostgreSQL's defaults (work_mem 4MB), 2 and 8 workers per Gather: ORDER BY ... LIMIT on
 #            t10m, GpuSort on against off; five gpu_* aggregates against PostgreSQL's five
-# Environment: ROWS (10000000), SECS (pgbench seconds, 10), RUNS (3, median), CLIENT_WORK_MEM (256MB),
+# Environment: ROWS (10000000), SECS (pgbench seconds, 10), RUNS (5, median), CONNECT_RUNS (3), CLIENT_WORK_MEM (256MB),
 # OUT (the CSV goes to $OUT/service.csv, else bench/results/service.csv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=${ROWS:-10000000}
 secs=${SECS:-10}
-runs=${RUNS:-3}
+runs=${RUNS:-5}
+connect_runs=${CONNECT_RUNS:-3}
 client_mem=${CLIENT_WORK_MEM:-256MB}
 outdir=${OUT:-$PWD/bench/results}
 mkdir -p "$outdir"
@@ -62,12 +63,18 @@ s=$(median "${second[@]}")
 row first "fresh backend: first run against second" "$f" "$s" "$(ratio "$s" "$f")" ms \
 	"open_time_ms $(median "${opens[@]}"); first minus second $(python3 -c "print(f'{$f - $s:.2f}')") ms"
 
-echo "== pgbench -C, 8 clients, $secs s: gpu_sort of 50,000 ints"
+echo "== pgbench -C, 8 clients, $secs s a run: gpu_sort of 50,000 ints, $connect_runs runs of each side alternating, median"
 echo 'SELECT count(gpu_sort(a)) FROM arr50k;' >"$work/small.sql"
 tps() { pgbench -n "$@" 2>/dev/null | awk '/^tps/ {print $3; exit}'; }
-g=$(PGOPTIONS='-c gpuext.device=gpu' tps -C -c 8 -j 8 -T "$secs" -f "$work/small.sql")
-c=$(PGOPTIONS='-c gpuext.device=cpu' tps -C -c 8 -j 8 -T "$secs" -f "$work/small.sql")
-row connect "pgbench -C 8 clients, gpu_sort 50k ints" "$g" "$c" "$(ratio "$g" "$c")" tps "device=gpu against device=cpu"
+gs=() cs=()
+for _ in $(seq "$connect_runs"); do
+	gs+=("$(PGOPTIONS='-c gpuext.device=gpu' tps -C -c 8 -j 8 -T "$secs" -f "$work/small.sql")")
+	cs+=("$(PGOPTIONS='-c gpuext.device=cpu' tps -C -c 8 -j 8 -T "$secs" -f "$work/small.sql")")
+done
+g=$(median "${gs[@]}")
+c=$(median "${cs[@]}")
+row connect "pgbench -C 8 clients, gpu_sort 50k ints" "$g" "$c" "$(ratio "$g" "$c")" tps \
+	"device=gpu against device=cpu; runs gpu ${gs[*]}; cpu ${cs[*]}"
 
 echo "== clients sorting 1,000,000 rows (work_mem = $client_mem on both sides), $secs s each"
 echo 'EXPLAIN ANALYZE SELECT * FROM t1m ORDER BY f8;' >"$work/sort1m.sql"
@@ -81,27 +88,34 @@ for n in 16 64 128; do
 		"device memory peak ${peak} MB; fallbacks $fb"
 done
 
-echo "== parallel plans at PostgreSQL's defaults, median of $runs"
-# Execution Time of EXPLAIN ANALYZE for a query under settings, median of runs after one warm-up.
+echo "== parallel plans at PostgreSQL's defaults, median of $runs, the two sides alternating"
+# Execution Time of EXPLAIN ANALYZE in ms.
 exec_ms() {
-	local settings=$1 sql=$2 t=()
-	for i in $(seq 0 "$runs"); do
-		ms=$(q -c "$settings" -c "EXPLAIN (ANALYZE, FORMAT JSON) $sql" |
-			python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["Execution Time"])')
-		[ "$i" = 0 ] || t+=("$ms")
+	q -c "$1" -c "EXPLAIN (ANALYZE, FORMAT JSON) $2" |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["Execution Time"])'
+}
+# Both sides of a case, one warm-up each, then runs alternating; a CSV row of their medians.
+pair() {
+	local label=$1 gset=$2 gsql=$3 pset=$4 psql=$5 note=$6 gt=() pt=()
+	exec_ms "$gset" "$gsql" >/dev/null
+	exec_ms "$pset" "$psql" >/dev/null
+	for _ in $(seq "$runs"); do
+		gt+=("$(exec_ms "$gset" "$gsql")")
+		pt+=("$(exec_ms "$pset" "$psql")")
 	done
-	median "${t[@]}"
+	local g p
+	g=$(median "${gt[@]}")
+	p=$(median "${pt[@]}")
+	row parallel "$label" "$g" "$p" "$(ratio "$p" "$g")" ms "$note"
 }
 for w in 2 8; do
 	base="SET max_parallel_workers_per_gather = $w; SET max_parallel_workers = 16"
 	for sql in 'SELECT * FROM t10m ORDER BY f8 LIMIT 100' 'SELECT * FROM t10m ORDER BY i8 LIMIT 10000'; do
-		g=$(exec_ms "$base; SET gpuext.enable_sort = on" "$sql")
-		p=$(exec_ms "$base; SET gpuext.enable_sort = off" "$sql")
-		row parallel "$w workers: $sql" "$g" "$p" "$(ratio "$p" "$g")" ms "ratio: PostgreSQL time over gpuext time"
+		pair "$w workers: $sql" "$base; SET gpuext.enable_sort = on" "$sql" "$base; SET gpuext.enable_sort = off" "$sql" \
+			"ratio: PostgreSQL time over gpuext time"
 	done
-	g=$(exec_ms "$base" 'SELECT gpu_sum(i8), gpu_avg(f8), gpu_min(i4), gpu_max(f8), gpu_count(i8) FROM t10m')
-	p=$(exec_ms "$base" 'SELECT sum(i8), avg(f8), min(i4), max(f8), count(i8) FROM t10m')
-	row parallel "$w workers: five aggregates over t10m" "$g" "$p" "$(ratio "$p" "$g")" ms "gpu_* against PostgreSQL's"
+	pair "$w workers: five aggregates over t10m" "$base" 'SELECT gpu_sum(i8), gpu_avg(f8), gpu_min(i4), gpu_max(f8), gpu_count(i8) FROM t10m' \
+		"$base" 'SELECT sum(i8), avg(f8), min(i4), max(f8), count(i8) FROM t10m' "gpu_* against PostgreSQL's"
 done
 q -x -c 'SELECT * FROM gpuext_stat_service' -c 'SELECT * FROM gpuext_devices'
 echo "== written $csv"
