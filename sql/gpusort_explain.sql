@@ -61,6 +61,11 @@ END $$;
 SELECT jsonb_object_keys(plan_json('SELECT * FROM ge ORDER BY a, c DESC') -> 'Stage Timing') AS stage;
 SELECT plan_json('SELECT * FROM ge ORDER BY a, c DESC') ? 'Stage Timing' AS timed,
        plan_json('SELECT * FROM ge ORDER BY a LIMIT 5') ? 'Stage Timing' AS timed_sort_inside;
+-- The stages add up to the node's own time: Emit is the time spent beyond the others.
+SELECT abs((SELECT sum(v::float8) FROM jsonb_each_text(p -> 'Stage Timing') AS s(k, v)) -
+           (p ->> 'Actual Total Time')::float8) < 0.01 AS stages_add_up,
+       (p -> 'Stage Timing' ->> 'Emit')::float8 > 0 AS emit_timed
+FROM plan_json('SELECT * FROM ge ORDER BY a, c DESC') AS p;
 
 -- Under Gather Merge: the leader's sort, then one "Worker N:" line per worker (in JSON a "Workers" list).
 SET parallel_setup_cost = 0;
