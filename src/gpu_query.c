@@ -34,9 +34,9 @@
 /* Rows fetched from the cursor at a time. */
 #define FETCH_BATCH 10000
 
-/* Open a cursor on query (as the caller) and check its first column; returns its type. */
+/* Open a cursor on query (as the caller) and check its first column (aggregates also take numeric); returns its type. */
 static Portal
-OpenQuery(const char *query, const char *fname, Oid *typid)
+OpenQuery(const char *query, const char *fname, bool aggregate, Oid *typid)
 {
 	SPIPlanPtr	plan;
 	Portal		portal;
@@ -56,11 +56,11 @@ OpenQuery(const char *query, const char *fname, Oid *typid)
 				(errcode(ERRCODE_INVALID_CURSOR_DEFINITION),
 				 errmsg("%s: the query returns no columns", fname)));
 	*typid = TupleDescAttr(desc, 0)->atttypid;
-	if (GpuextSortTypeLookup(getBaseType(*typid)) == NULL)
+	if ((aggregate ? GpuextAggTypeLookup(getBaseType(*typid)) : GpuextSortTypeLookup(getBaseType(*typid))) == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("%s does not support columns of type %s", fname, format_type_be(*typid)),
-				 errdetail("Supported types: %s.", GpuextSortTypeNames)));
+				 errdetail("Supported types: %s%s.", GpuextSortTypeNames, aggregate ? ", numeric" : "")));
 	return portal;
 }
 
@@ -209,6 +209,22 @@ AggregateOnDevice(QueryReader *reader, GpuextAccum *acc)
 	pfree(values[1]);
 }
 
+/* Add a numeric first column to acc: device batches of fixed-point values where placement says so. */
+static void
+AggregateNumeric(QueryReader *reader, GpuextAccum *acc)
+{
+	GpuextNumericBatch b = {acc, NULL, 0, GPUEXT_REDUCE_BATCH};
+	Datum		v;
+	bool		isnull;
+
+	b.values = MemoryContextAllocHuge(CurrentMemoryContext, b.cap * sizeof(int128));
+	while (ReadValue(reader, &v, &isnull))
+		if (!isnull)
+			GpuextNumericBatchAdd(&b, v);
+	GpuextNumericBatchFlush(&b);
+	pfree(b.values);
+}
+
 PG_FUNCTION_INFO_V1(gpu_query_agg);
 
 /* SQL: count, sum, min, max and avg of the first column of a query. */
@@ -229,9 +245,11 @@ gpu_query_agg(PG_FUNCTION_ARGS)
 		elog(ERROR, "return type must be a row type");
 
 	SPI_connect();
-	reader.portal = OpenQuery(query, "gpu_query_agg", &typid);
+	reader.portal = OpenQuery(query, "gpu_query_agg", true, &typid);
 	GpuextAccumInit(acc, getBaseType(typid));
-	if (GpuextUseDevice())
+	if (acc->typid == NUMERICOID && GpuextUseDevice())
+		AggregateNumeric(&reader, acc);
+	else if (GpuextUseDevice())
 		AggregateOnDevice(&reader, acc);
 	else
 		AggregateOnCpu(&reader, acc);
@@ -239,7 +257,8 @@ gpu_query_agg(PG_FUNCTION_ARGS)
 	SPI_finish();
 
 	/* The results of gpu_sum and friends over the same values, as numeric and text. */
-	sumtype = acc->typid == INT8OID ? NUMERICOID : GpuextAccumIsFloat(acc) ? acc->typid : INT8OID;
+	sumtype = acc->typid == INT8OID || acc->typid == NUMERICOID ? NUMERICOID :
+		GpuextAccumIsFloat(acc) ? acc->typid : INT8OID;
 	values[0] = Int64GetDatum(acc->count);
 	if (acc->count == 0)
 		nulls[1] = nulls[2] = nulls[3] = nulls[4] = true;
@@ -491,7 +510,7 @@ gpu_query_sort(PG_FUNCTION_ARGS)
 						rsinfo->setDesc->natts)));
 
 	SPI_connect();
-	reader.portal = OpenQuery(query, "gpu_query_sort", &typid);
+	reader.portal = OpenQuery(query, "gpu_query_sort", false, &typid);
 	if (TupleDescAttr(rsinfo->setDesc, 0)->atttypid != typid)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
