@@ -98,6 +98,16 @@ SELECT gpu_sum(x::num_dom)::text = sum(x::num_dom)::text AS sum,
        gpu_max(x::num_dom)::text = max(x::num_dom)::text AS max
 FROM nt WHERE g = 100;
 
+-- As window aggregates over a growing frame: a result per row while the state goes on (and
+-- replaces its min, max and big sum).
+SELECT count(*) AS rows, bool_and(s) AS sum, bool_and(a) AS avg, bool_and(mi) AS min, bool_and(ma) AS max FROM (
+  SELECT gpu_sum(x) OVER w::text IS NOT DISTINCT FROM sum(x) OVER w::text AS s,
+         gpu_avg(x) OVER w::text IS NOT DISTINCT FROM avg(x) OVER w::text AS a,
+         gpu_min(x) OVER w::text IS NOT DISTINCT FROM min(x) OVER w::text AS mi,
+         gpu_max(x) OVER w::text IS NOT DISTINCT FROM max(x) OVER w::text AS ma
+  FROM nt WHERE g IN (0, 100, 200, 207, 209, 210)
+  WINDOW w AS (PARTITION BY g ORDER BY i ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)) r;
+
 -- numeric(p, s) columns: sums exact at the column's scale.
 CREATE TABLE nt_money AS SELECT i, g, round(x, 2)::numeric(15, 2) AS x FROM nt WHERE g < 7 AND abs(x) < 1e13;
 SELECT count(*) AS groups, bool_and(s) AS sum, bool_and(a) AS avg FROM (

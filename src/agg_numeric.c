@@ -522,7 +522,11 @@ GpuextNumericCopyDatums(GpuextAccum *acc, MemoryContext cxt)
 		acc->nbig_sum = CopyNumeric(acc->nbig_sum, cxt);
 }
 
-/* sum, avg, min or max of a non-empty numeric accumulator, as PostgreSQL's numeric_sum, numeric_avg, min and max. */
+/*
+ * sum, avg, min or max of a non-empty numeric accumulator, as PostgreSQL's
+ * numeric_sum, numeric_avg, min and max; always a fresh datum, since the
+ * state may change after (window aggregates) and frees replaced winners.
+ */
 Datum
 GpuextNumericResult(GpuextAccum *acc, GpuextAggKind kind)
 {
@@ -530,9 +534,9 @@ GpuextNumericResult(GpuextAccum *acc, GpuextAggKind kind)
 	Datum		sum;
 
 	if (kind == GPUEXT_AGG_MIN)
-		return acc->min_value;
+		return CopyNumeric(acc->min_value, CurrentMemoryContext);
 	if (kind == GPUEXT_AGG_MAX)
-		return acc->max_value;
+		return CopyNumeric(acc->max_value, CurrentMemoryContext);
 	if (acc->has_nan || (acc->has_pos_inf && acc->has_neg_inf))
 		special = "NaN";
 	else if (acc->has_pos_inf)
@@ -544,7 +548,7 @@ GpuextNumericResult(GpuextAccum *acc, GpuextAggKind kind)
 								   Int32GetDatum(-1));
 	sum = SumNumeric(acc);
 	if (kind == GPUEXT_AGG_SUM)
-		return sum;
+		return acc->nbig ? CopyNumeric(sum, CurrentMemoryContext) : sum;
 	/* no NaN or infinity: count is numeric_avg's N */
 	return DirectFunctionCall2(numeric_div, sum, NumericGetDatum(int64_to_numeric(acc->count)));
 }
