@@ -17,6 +17,7 @@ SELECT setseed(0.19);
 --   209  values past 38 digits (the CPU's numeric sum)
 --   210  equal values of different display scales (min and max keep the later one, as PostgreSQL)
 --   211  tiny values of scale 30 beside integers      212  zeros of several scales
+--   213  3,000 negative values of 38 digits (a negative sum past 128 bits)
 CREATE TABLE nt (i serial, g int, x numeric);
 INSERT INTO nt (g, x)
 SELECT n % 7, CASE WHEN random() < 0.1 THEN NULL
@@ -43,6 +44,7 @@ INSERT INTO nt (g, x) VALUES (210, 1.5), (210, 1.50), (210, 2), (210, 1.500), (2
   (210, 1.50);
 INSERT INTO nt (g, x) VALUES (211, 1e-30), (211, 5), (211, -2e-30), (211, 100);
 INSERT INTO nt (g, x) VALUES (212, 0), (212, 0.00), (212, -0.000), (212, 0.0);
+INSERT INTO nt (g, x) SELECT 213, -9999999999999999999999999999.9999999999 + n FROM generate_series(1, 3000) n;
 ANALYZE nt;
 
 -- num_check: gpuext's aggregates of nt.x against PostgreSQL's as text, overall and per group,

@@ -6,9 +6,9 @@
  * Results follow PostgreSQL's sum, avg, min, max and count: sum of smallint
  * or integer is bigint, of bigint numeric, of real real, of double precision
  * double precision, of numeric numeric; avg of integers and numeric numeric,
- * of floats double precision; no rows give NULL (count gives 0).  numeric
- * is summed exactly as 128-bit fixed point (agg_numeric.c), never as a double.  Sums are exact (see agg_accum.c), so float
- * results are deterministic and at least as accurate as PostgreSQL's.
+ * of floats double precision; no rows give NULL (count gives 0).  Sums are
+ * exact (see agg_accum.c; numeric as 128-bit fixed point, agg_numeric.c), so
+ * float results are deterministic and at least as accurate as PostgreSQL's.
  *
  * With a device, an array's values go up in one batch; a column aggregate
  * gathers its group's values in a bounded batch, reduced on the device each
