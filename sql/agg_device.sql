@@ -135,6 +135,13 @@ SELECT a.count = p.count AS count, a.sum = p.sum::float8::numeric AS sum, a.min 
        a.max = p.max::text AS max
 FROM gpu_query_agg('SELECT f8 FROM big') a, (SELECT count(f8), sum(f8::numeric), min(f8), max(f8) FROM big) p;
 SELECT count, sum, max FROM gpu_query_agg('SELECT s8 FROM big');
+-- numeric: a larger display scale in the second batch, while the first is on the device (the
+-- batches merged, then the sum rescaled), and another in the third.
+SELECT a.count = p.count AS count, a.sum::text = p.sum::text AS sum, a.min = p.min::text AS min,
+       a.max = p.max::text AS max, a.avg::text = p.avg::text AS avg
+FROM gpu_query_agg('SELECT CASE WHEN i = 1500000 THEN 0.5 WHEN i = 2300000 THEN 0.000001 ELSE i4::numeric END FROM big') a,
+     (SELECT count(n), sum(n), min(n), max(n), avg(n)
+      FROM (SELECT CASE WHEN i = 1500000 THEN 0.5 WHEN i = 2300000 THEN 0.000001 ELSE i4::numeric END AS n FROM big) b) p;
 SELECT a.count = p.count AS count, a.sum = p.sum AS sum, a.min = p.min::text AS min, a.max = p.max::text AS max
 FROM gpu_query_agg('SELECT i4 FROM big ORDER BY i DESC') a, (SELECT count(i4), sum(i4), min(i4), max(i4) FROM big) p;
 

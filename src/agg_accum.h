@@ -88,7 +88,7 @@ extern size_t GpuextNumericSerialSize(const GpuextAccum *acc);
 extern void GpuextNumericSerialWrite(const GpuextAccum *acc, char *dst);
 extern void GpuextNumericSerialRead(GpuextAccum *acc, const char *src, size_t len);
 
-/* A batch of fixed-point numerics reduced whole when full (arrays, gpu_query_agg). */
+/* A batch of fixed-point numerics reduced whole when full (arrays). */
 typedef struct GpuextNumericBatch
 {
 	GpuextAccum *acc;

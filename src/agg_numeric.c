@@ -612,7 +612,7 @@ GpuextNumericSerialRead(GpuextAccum *acc, const char *src, size_t len)
 		elog(ERROR, "gpuext partial aggregate has %zu bytes left over", len);
 }
 
-/* Add one value to a synchronous batch (arrays, gpu_query_agg), or to the accumulator. */
+/* Add one value to a synchronous batch (arrays), or to the accumulator. */
 void
 GpuextNumericBatchAdd(GpuextNumericBatch *b, Datum value)
 {
