@@ -290,6 +290,8 @@ gpu_query_agg(PG_FUNCTION_ARGS)
 	SPI_connect();
 	reader.portal = OpenQuery(query, "gpu_query_agg", true, &typid);
 	GpuextAccumInit(acc, getBaseType(typid));
+	/* numeric min, max and big sums outlive SPI_finish, in the caller's context */
+	acc->cxt = GetMemoryChunkContext(acc);
 	if (GpuextUseDevice())
 		AggregateOnDevice(&reader, acc);
 	else
