@@ -484,27 +484,22 @@ MergeWinner(GpuextAccum *dst, Datum value)
 void
 GpuextNumericMerge(GpuextAccum *dst, const GpuextAccum *src)
 {
+	int128		v = src->isum;
+
 	if (src->count == 0)
 		return;
 	dst->has_nan |= src->has_nan;
 	dst->has_pos_inf |= src->has_pos_inf;
 	dst->has_neg_inf |= src->has_neg_inf;
 	dst->count += src->count;
+	/* both sums at the larger scale, or dst's big sum plus src's as numeric */
 	if (!src->nbig && src->nscale > dst->nscale)
 		Rescale(dst, src->nscale);
-	if (!src->nbig && !dst->nbig)
-	{
-		int128		v = src->isum;
-
-		if (MulPow10(&v, dst->nscale - src->nscale))
-		{
-			FoldFixed(dst, v, true);
-			goto winners;
-		}
-	}
-	BigAdd(dst, SumNumeric(src), true);
-winners:
-	/* min and max: UpdateMinMax alone would pass over src's tie with dst */
+	if (!src->nbig && !dst->nbig && MulPow10(&v, dst->nscale - src->nscale))
+		FoldFixed(dst, v, true);
+	else
+		BigAdd(dst, SumNumeric(src), true);
+	/* src's winners against dst's; src wins ties, as numeric_smaller(dst, src) */
 	MergeWinner(dst, src->min_value);
 	MergeWinner(dst, src->max_value);
 }
