@@ -7,7 +7,7 @@
 #   RUNS=5                timed runs per side (median reported), after one warm-up per side
 #   GPUEXT_DEVICE=gpu     gpuext.device for the run (auto|gpu|cpu; gpu fails where no GPU can be used)
 #   OUT=                  the CSV goes to $OUT/agg.csv, else bench/results/agg.csv
-# Tables live in schema gpuext_bench (agg_t with ROWS rows, agg_arr with three ROWS-element arrays;
+# Tables live in schema gpuext_bench (agg_t with ROWS rows, agg_arr with four ROWS-element arrays;
 # replaced each run).  bench/agg.sql says how queries are timed and what the bars are.
 set -euo pipefail
 cd "$(dirname "$0")/.."

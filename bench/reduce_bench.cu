@@ -7,7 +7,8 @@
  *
  *	reduce_bench [--runs N] [--quick]
  *
- * Everything runs on gpuext's own stream and is timed with CUDA events
+ * 16-byte values (numeric as fixed point) get gpuext_reduce and the copy
+ * only.  Everything runs on gpuext's own stream and is timed with CUDA events
  * around the enqueued work only (the data already lies on the device):
  * warm-up first, then the median of --runs (default 25).  GB/s is bytes of
  * input read per second, for the copy too (which also writes as many).
@@ -214,6 +215,37 @@ void bench_type(const char *type, int is_float, size_t n, void *d_in, void *d_co
 	row(type, n, "gpuext_reduce", bytes, ours, d2d, cub_s, note);
 	printf("\n");
 	bars.push_back({type, 100.0 * d2d / ours, ours / cub_s});
+	gpuext_cuda_free(scratch);
+}
+
+/* Random signed 128-bit values below 10^36 in magnitude (the fixed-point numerics). */
+__global__ void fill_i128_kernel(__int128 *v, size_t n, uint64_t seed)
+{
+	for (size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t) gridDim.x * blockDim.x)
+		v[i] = ((__int128) (mix(i, seed) >> 1) << 55 | (__int128) (mix(i, seed + 1) >> 9)) *
+			(mix(i, seed + 2) & 1 ? 1 : -1);
+}
+
+/* gpuext_reduce of n 16-byte values (numeric as fixed point) beside a copy; no CUB row (the harness checks the sum). */
+void bench_int128(size_t n, void *d_in, void *d_copy, GpuextReduceResult *result)
+{
+	cudaStream_t stream = gpuext::device_stream();
+	const size_t bytes = n * 16;
+	void	   *scratch = nullptr;
+	size_t		scratch_bytes = 0;
+	double		d2d,
+				ours;
+
+	fill_i128_kernel<<<1024, 256, 0, stream>>>(static_cast<__int128 *>(d_in), n, 4242 + n);
+	check(cudaGetLastError(), "fill_i128_kernel");
+	must(gpuext_reduce_scratch_bytes(16, 0, n, &scratch_bytes), "gpuext_reduce_scratch_bytes");
+	must(gpuext_cuda_alloc(&scratch, scratch_bytes), "scratch allocation");
+	d2d = time_ms([&] { check(cudaMemcpyAsync(d_copy, d_in, bytes, cudaMemcpyDeviceToDevice, stream), "copy"); });
+	ours = time_ms([&] { must(gpuext_reduce(16, 0, d_in, n, scratch, scratch_bytes, result), "gpuext_reduce"); });
+	check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+	row("int128", n, "D2D copy", bytes, d2d, d2d, 0, "");
+	row("int128", n, "gpuext_reduce", bytes, ours, d2d, 0, result->count == n ? "count agrees" : "COUNT WRONG");
+	printf("\n");
 	gpuext_cuda_free(scratch);
 }
 
@@ -556,6 +588,7 @@ int main(int argc, char **argv)
 	bench_type<int16_t>("int2", 0, big / 2, d_in, d_copy, d_temp, temp_bytes, result);
 	bench_type<int64_t>("int8", 0, big / 8, d_in, d_copy, d_temp, temp_bytes, result);
 	bench_type<float>("float4", 1, big / 4, d_in, d_copy, d_temp, temp_bytes, result);
+	bench_int128(big / 16, d_in, d_copy, result);
 	gpuext_cuda_free(d_in);
 	gpuext_cuda_free(d_copy);
 

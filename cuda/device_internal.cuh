@@ -1,7 +1,8 @@
 /*
  * device_internal.cuh
- *		What the sort files share with device.cu: the process stream, error
- *		reporting into gpuext_cuda_error_message(), and the polling wait.
+ *		What the device files share with device.cu: the process stream, error
+ *		reporting into gpuext_cuda_error_message(), and the polling wait; and
+ *		the 128-bit reduction reduce.cu hands 16-byte values to.
  */
 #ifndef GPUEXT_DEVICE_INTERNAL_CUH
 #define GPUEXT_DEVICE_INTERNAL_CUH
@@ -38,6 +39,11 @@ GpuextStatus check_launch(const char *what);
 
 /* Wait for everything enqueued on the stream so far, polling poll between queries. */
 GpuextStatus stream_wait(GpuextPollFn poll, void *arg);
+
+/* gpuext_reduce of 16-byte (128-bit fixed-point) values: cuda/reduce_fixed.cu. */
+GpuextStatus reduce_i128_scratch_bytes(size_t n, size_t *bytes);
+GpuextStatus reduce_i128(const void *values, size_t n, void *scratch, size_t scratch_bytes,
+						 GpuextReduceResult *result);
 
 }								/* namespace gpuext */
 

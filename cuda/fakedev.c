@@ -554,7 +554,7 @@ gpuext_reduce_scratch_bytes(int value_bytes, int is_float, size_t n, size_t *byt
 {
 	(void) n;
 	if (is_float ? (value_bytes != 4 && value_bytes != 8)
-		: (value_bytes != 2 && value_bytes != 4 && value_bytes != 8))
+		: (value_bytes != 2 && value_bytes != 4 && value_bytes != 8 && value_bytes != 16))
 		return Fail(GPUEXT_INVALID, "unsupported value width for a reduction");
 	*bytes = 0;
 	return GPUEXT_OK;
@@ -595,6 +595,33 @@ FloatKey(float f)
 	return (u >> 31) ? (uint32_t) ~u : u | UINT32_C(0x80000000);
 }
 
+/* 16-byte values (fixed-point numerics): the count and the 192-bit sum, as cuda/reduce_fixed.cu. */
+static GpuextStatus
+ReduceInt128(const void *values, size_t n, GpuextReduceResult *result)
+{
+	unsigned __int128 low = 0;
+	int64_t		top = 0;
+
+	if (n > 0 && ((uintptr_t) values % 16) != 0)
+		return Fail(GPUEXT_INVALID, "16-byte reduction values must be 16-byte aligned");
+	memset(result, 0, sizeof(*result));
+	result->count = n;
+	for (size_t i = 0; i < n; i++)
+	{
+		__int128	v;
+		unsigned __int128 nl;
+
+		memcpy(&v, (const char *) values + i * 16, sizeof(v));
+		nl = low + (unsigned __int128) v;
+		top += (int64_t) (nl < low) - (int64_t) (v < 0);
+		low = nl;
+	}
+	result->isum_lo = (uint64_t) low;
+	result->isum_hi = (int64_t) (uint64_t) (low >> 64);
+	result->isum_top = top;
+	return GPUEXT_OK;
+}
+
 /* Reduce n values at once: count, min and max keys, exact integer or float sum. */
 GpuextStatus
 gpuext_reduce(int value_bytes, int is_float, const void *values, size_t n,
@@ -611,6 +638,8 @@ gpuext_reduce(int value_bytes, int is_float, const void *values, size_t n,
 	(void) scratch;
 	if (scratch_bytes < need)
 		return Fail(GPUEXT_INVALID, "reduction scratch too small");
+	if (value_bytes == 16)
+		return ReduceInt128(values, n, result);
 	memset(result, 0, sizeof(*result));
 	result->count = n;
 	for (size_t i = 0; i < n; i++, p += value_bytes)

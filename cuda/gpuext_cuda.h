@@ -168,7 +168,11 @@ extern GpuextStatus gpuext_sort_rows(int nwords, int top_bits, const uint64_t *k
 /*
  * Reductions (cuda/reduce.cu) over n dense values in device memory (NULLs
  * already left out): value_bytes 2, 4 or 8 signed integers (date, timestamp
- * and timestamptz are these), or is_float with value_bytes 4 or 8.
+ * and timestamptz are these), or is_float with value_bytes 4 or 8.  With
+ * value_bytes 16 (not float) the values are signed 128-bit integers (the
+ * fixed-point numerics, cuda/reduce_fixed.cu), 16-byte aligned: only count
+ * and the exact sum, in 192 bits (isum_lo, isum_hi, isum_top), are set, the
+ * keys and flags are 0.
  */
 typedef struct GpuextReduceResult
 {
@@ -177,6 +181,7 @@ typedef struct GpuextReduceResult
 	uint64_t	max_key;		/* both valid when count > 0 */
 	uint64_t	isum_lo;		/* integers: the exact sum, two's complement in 128 bits */
 	int64_t		isum_hi;
+	int64_t		isum_top;		/* 16-byte values: bits 128..191 of the sum (isum_hi then unsigned); else 0 */
 	int32_t		has_nan;		/* floats: NaN and infinities, left out of digits */
 	int32_t		has_pos_inf;
 	int32_t		has_neg_inf;

@@ -661,6 +661,7 @@ reduce_final_kernel(const BlockPartial *__restrict__ partials, unsigned nblocks,
 	out->max_key = n > 0 ? s.max_key : 0;
 	out->isum_lo = (uint64_t) s.isum;
 	out->isum_hi = (int64_t) (s.isum >> 64);
+	out->isum_top = 0;
 	out->has_nan = (s.flags & FLAG_NAN) != 0;
 	out->has_pos_inf = (s.flags & FLAG_POS_INF) != 0;
 	out->has_neg_inf = (s.flags & FLAG_NEG_INF) != 0;
@@ -807,6 +808,8 @@ GpuextStatus gpuext_reduce_scratch_bytes(int value_bytes, int is_float, size_t n
 	if (bytes == nullptr)
 		return gpuext::set_error(GPUEXT_INVALID, "gpuext_reduce_scratch_bytes: null result pointer");
 	*bytes = 0;
+	if (value_bytes == 16 && !is_float)
+		return gpuext::reduce_i128_scratch_bytes(n, bytes);
 	if ((st = gpuext::check_reduce_arguments(value_bytes, is_float)) != GPUEXT_OK)
 		return st;
 	if ((st = gpuext::layout_for(value_bytes, is_float, n, &layout)) != GPUEXT_OK)
@@ -823,6 +826,8 @@ GpuextStatus gpuext_reduce(int value_bytes, int is_float, const void *values, si
 	char	   *s = static_cast<char *>(scratch);
 	GpuextStatus st;
 
+	if (value_bytes == 16 && !is_float)
+		return gpuext::reduce_i128(values, n, scratch, scratch_bytes, result);
 	if ((st = gpuext::check_reduce_arguments(value_bytes, is_float)) != GPUEXT_OK)
 		return st;
 	if (result == nullptr)

@@ -51,6 +51,15 @@ SELECT gpu_sum(s8) AS sum, gpu_avg(s8) AS avg, gpu_min(s8) = min(s8) AS min, gpu
        gpu_count(s8) = count(s8) AS count
 FROM big;
 SELECT gpu_sum(s8) AS sum, gpu_max(s8) AS max FROM big WHERE i > 1500000;
+-- numeric: i4 as numeric in device batches, with larger display scales only late (the sum
+-- rescaled between batches) and, in group 2, a value past 38 digits late (the CPU's numeric sum
+-- from there on); sums, averages, min and max as text, display scale included.
+SELECT count(*) AS groups, bool_and(s) AS sum, bool_and(a) AS avg, bool_and(mi) AS min, bool_and(ma) AS max
+FROM (SELECT gpu_sum(n)::text IS NOT DISTINCT FROM sum(n)::text AS s, gpu_avg(n)::text IS NOT DISTINCT FROM avg(n)::text AS a,
+             gpu_min(n)::text IS NOT DISTINCT FROM min(n)::text AS mi, gpu_max(n)::text IS NOT DISTINCT FROM max(n)::text AS ma
+      FROM (SELECT g, CASE WHEN i = 2000000 THEN 0.5 WHEN i = 2300000 THEN 0.000001
+                           WHEN i = 2400002 THEN 1e45 ELSE i4::numeric END AS n FROM big) b
+      GROUP BY GROUPING SETS ((), (g))) r;
 -- FILTER on the big group: about 1.1 million values pass, one full batch and a rest.
 SELECT gpu_sum(i8) FILTER (WHERE i % 2 = 0) = sum(i8) FILTER (WHERE i % 2 = 0) AS sum,
        gpu_min(f8) FILTER (WHERE i % 2 = 0) = min(f8) FILTER (WHERE i % 2 = 0) AS min,
@@ -126,6 +135,13 @@ SELECT a.count = p.count AS count, a.sum = p.sum::float8::numeric AS sum, a.min 
        a.max = p.max::text AS max
 FROM gpu_query_agg('SELECT f8 FROM big') a, (SELECT count(f8), sum(f8::numeric), min(f8), max(f8) FROM big) p;
 SELECT count, sum, max FROM gpu_query_agg('SELECT s8 FROM big');
+-- numeric: a larger display scale in the second batch, while the first is on the device (the
+-- batches merged, then the sum rescaled), and another in the third.
+SELECT a.count = p.count AS count, a.sum::text = p.sum::text AS sum, a.min = p.min::text AS min,
+       a.max = p.max::text AS max, a.avg::text = p.avg::text AS avg
+FROM gpu_query_agg('SELECT CASE WHEN i = 1500000 THEN 0.5 WHEN i = 2300000 THEN 0.000001 ELSE i4::numeric END FROM big') a,
+     (SELECT count(n), sum(n), min(n), max(n), avg(n)
+      FROM (SELECT CASE WHEN i = 1500000 THEN 0.5 WHEN i = 2300000 THEN 0.000001 ELSE i4::numeric END AS n FROM big) b) p;
 SELECT a.count = p.count AS count, a.sum = p.sum AS sum, a.min = p.min::text AS min, a.max = p.max::text AS max
 FROM gpu_query_agg('SELECT i4 FROM big ORDER BY i DESC') a, (SELECT count(i4), sum(i4), min(i4), max(i4) FROM big) p;
 

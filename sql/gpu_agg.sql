@@ -387,8 +387,8 @@ SELECT gpu_max('{{{2020-01-01}}}'::date[]);
 SELECT gpu_min('{b,a}'::text[]);
 SELECT gpu_count('{t,f}'::bool[]);
 SELECT gpu_max(x) FROM unnest('{12:00}'::time[]) x;
--- numeric converts implicitly to real and to double precision: an array of numeric matches two
--- overloads, and a numeric value goes to double precision (PostgreSQL's preferred numeric type).
+-- numeric has gpu_* of its own, exact and never through double precision (gpu_agg_numeric
+-- checks them): the sum keeps the display scale, min and max are numeric.
 SELECT gpu_sum('{1.5,2.5}'::numeric[]);
 SELECT gpu_max(x), pg_typeof(gpu_max(x)) FROM unnest('{1.5}'::numeric[]) x;
 -- No sum or avg of dates, as PostgreSQL has none.

@@ -10,7 +10,9 @@
  * NaN and infinities are counted aside and decide the result as IEEE
  * arithmetic (and PostgreSQL's sum) would.  Min and max compare the same
  * raw order-preserving keys as the device (-0 just below +0, NaN above every
- * number), so both placements pick the same value bit for bit.
+ * number), so both placements pick the same value bit for bit.  numeric
+ * is summed as 128-bit fixed point, its min and max kept as datums
+ * (agg_numeric.c).
  */
 #include "postgres.h"
 
@@ -29,6 +31,7 @@ GpuextAccumInit(GpuextAccum *acc, Oid typid)
 {
 	memset(acc, 0, sizeof(GpuextAccum));
 	acc->typid = typid;
+	acc->cxt = CurrentMemoryContext;
 	GpuextAccumAttach(acc);
 }
 
@@ -36,7 +39,7 @@ GpuextAccumInit(GpuextAccum *acc, Oid typid)
 void
 GpuextAccumAttach(GpuextAccum *acc)
 {
-	acc->type = GpuextSortTypeLookup(acc->typid);
+	acc->type = GpuextAggTypeLookup(acc->typid);
 }
 
 /* Whether the type's sum is a float sum. */
@@ -51,7 +54,7 @@ bool
 GpuextAccumHasSum(const GpuextAccum *acc)
 {
 	return GpuextAccumIsFloat(acc) || acc->typid == INT2OID || acc->typid == INT4OID ||
-		acc->typid == INT8OID;
+		acc->typid == INT8OID || acc->typid == NUMERICOID;
 }
 
 /* Add a double to the exact sum, or note it as NaN or an infinity. */
@@ -101,6 +104,11 @@ AddMinMax(GpuextAccum *acc, Datum value)
 void
 GpuextAccumAdd(GpuextAccum *acc, Datum value)
 {
+	if (acc->typid == NUMERICOID)
+	{
+		GpuextNumericAdd(acc, value);
+		return;
+	}
 	AddMinMax(acc, value);
 	acc->count++;
 	switch (acc->typid)
@@ -125,11 +133,17 @@ GpuextAccumAdd(GpuextAccum *acc, Datum value)
 	}
 }
 
-/* Add n dense values of the accumulator's type, as an array stores them. */
+/* Add n dense values of the accumulator's type, as an array stores them (numeric: fixed point at nscale). */
 void
 GpuextAccumAddArray(GpuextAccum *acc, const char *values, size_t n)
 {
 	const GpuextSortType *type = acc->type;
+
+	if (acc->typid == NUMERICOID)
+	{
+		GpuextNumericAddFixed(acc, (const int128 *) values, n);
+		return;
+	}
 
 	for (size_t i = 0; i < n; i++)
 	{
@@ -165,6 +179,11 @@ GpuextAccumMergeReduce(GpuextAccum *acc, const GpuextReduceResult *r)
 
 	if (r->count == 0)
 		return;
+	if (acc->typid == NUMERICOID)
+	{
+		GpuextNumericMergeReduce(acc, r);
+		return;
+	}
 	memset(&part, 0, sizeof(part));
 	part.typid = acc->typid;
 	part.type = acc->type;
@@ -188,6 +207,11 @@ GpuextAccumMerge(GpuextAccum *dst, const GpuextAccum *src)
 {
 	if (src->count == 0)
 		return;
+	if (dst->typid == NUMERICOID)
+	{
+		GpuextNumericMerge(dst, src);
+		return;
+	}
 	if (dst->count == 0 || src->min_key < dst->min_key)
 	{
 		dst->min_key = src->min_key;

@@ -25,6 +25,17 @@ typedef struct GpuextAccum
 	Datum		min_value;
 	Datum		max_value;
 	int64		digits[GPUEXT_EXACT_DIGITS];	/* float types: the sum, least significant first */
+	/* numeric (agg_numeric.c): isum is the sum * 10^nscale, or past 128 bits nbig_sum is */
+	int32		nscale;
+	bool		nbig;
+	bool		min_fixed_ok;	/* min_value * 10^nscale is min_fixed */
+	bool		max_fixed_ok;
+	int32		min_dscale;
+	int32		max_dscale;
+	int128		min_fixed;
+	int128		max_fixed;
+	Datum		nbig_sum;		/* numeric, in cxt */
+	MemoryContext cxt;			/* where numeric min_value, max_value and nbig_sum live */
 } GpuextAccum;
 
 extern void GpuextAccumInit(GpuextAccum *acc, Oid typid);
@@ -55,6 +66,39 @@ GpuextStoreDatum(const GpuextSortType *type, Datum value, char *dst)
 }
 
 extern void GpuextAccumMergeReduce(GpuextAccum *acc, const GpuextReduceResult *r);
+
+/* agg_numeric.c: numeric as 128-bit fixed point at the largest display scale seen. */
+extern const GpuextSortType GpuextNumericFixedType;
+extern const GpuextSortType *GpuextAggTypeLookup(Oid typid);
+
+typedef enum GpuextNumericRoute
+{
+	GPUEXT_NUMERIC_BATCH,		/* into the caller's batch, as the fixed value given */
+	GPUEXT_NUMERIC_RESCALE,		/* flush the batches, then GpuextNumericAdd */
+	GPUEXT_NUMERIC_CPU			/* GpuextNumericAdd */
+} GpuextNumericRoute;
+
+extern void GpuextNumericAdd(GpuextAccum *acc, Datum value);
+extern GpuextNumericRoute GpuextNumericPrepare(GpuextAccum *acc, Datum value, int128 *fixed);
+extern void GpuextNumericAddFixed(GpuextAccum *acc, const int128 *values, size_t n);
+extern void GpuextNumericMergeReduce(GpuextAccum *acc, const GpuextReduceResult *r);
+extern void GpuextNumericMerge(GpuextAccum *dst, const GpuextAccum *src);
+extern void GpuextNumericCopyDatums(GpuextAccum *acc, MemoryContext cxt);
+extern size_t GpuextNumericSerialSize(const GpuextAccum *acc);
+extern void GpuextNumericSerialWrite(const GpuextAccum *acc, char *dst);
+extern void GpuextNumericSerialRead(GpuextAccum *acc, const char *src, size_t len);
+
+/* A batch of fixed-point numerics reduced whole when full (arrays). */
+typedef struct GpuextNumericBatch
+{
+	GpuextAccum *acc;
+	int128	   *values;
+	size_t		n;
+	size_t		cap;
+} GpuextNumericBatch;
+
+extern void GpuextNumericBatchAdd(GpuextNumericBatch *b, Datum value);
+extern void GpuextNumericBatchFlush(GpuextNumericBatch *b);
 
 /* agg_device.c: count, sum, min and max of dense values on the device, or on the CPU. */
 typedef struct GpuextReducer GpuextReducer;
@@ -105,5 +149,6 @@ typedef enum GpuextAggKind
 } GpuextAggKind;
 
 extern Datum GpuextAccumResult(GpuextAccum *acc, GpuextAggKind kind, bool *isnull);
+extern Datum GpuextNumericResult(GpuextAccum *acc, GpuextAggKind kind);
 
 #endif							/* GPUEXT_AGG_ACCUM_H */

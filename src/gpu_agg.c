@@ -5,9 +5,10 @@
  *
  * Results follow PostgreSQL's sum, avg, min, max and count: sum of smallint
  * or integer is bigint, of bigint numeric, of real real, of double precision
- * double precision; avg of integers numeric, of floats double precision; no
- * rows give NULL (count gives 0).  Sums are exact (see agg_accum.c), so float
- * results are deterministic and at least as accurate as PostgreSQL's.
+ * double precision, of numeric numeric; avg of integers and numeric numeric,
+ * of floats double precision; no rows give NULL (count gives 0).  Sums are
+ * exact (see agg_accum.c; numeric as 128-bit fixed point, agg_numeric.c), so
+ * float results are deterministic and at least as accurate as PostgreSQL's.
  *
  * With a device, an array's values go up in one batch; a column aggregate
  * gathers its group's values in a bounded batch, reduced on the device each
@@ -21,6 +22,7 @@
 
 #include "catalog/pg_type.h"
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/float.h"
@@ -130,6 +132,8 @@ GpuextAccumResult(GpuextAccum *acc, GpuextAggKind kind, bool *isnull)
 		*isnull = true;
 		return (Datum) 0;
 	}
+	if (acc->typid == NUMERICOID)
+		return GpuextNumericResult(acc, kind);
 	switch (kind)
 	{
 		case GPUEXT_AGG_SUM:
@@ -143,20 +147,59 @@ GpuextAccumResult(GpuextAccum *acc, GpuextAggKind kind, bool *isnull)
 	}
 }
 
+/* Add a one-dimensional numeric array's non-NULL elements to acc, in device batches where placement says so. */
+static void
+AddNumericArray(GpuextAccum *acc, ArrayType *arr, const char *fname)
+{
+	ArrayIterator it;
+	GpuextNumericBatch b = {acc, NULL, 0, 0};
+	Datum		value;
+	bool		isnull;
+	size_t		i = 0;
+
+	if (ARR_NDIM(arr) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("%s accepts only one-dimensional arrays", fname),
+				 errdetail("The array has %d dimensions.", ARR_NDIM(arr))));
+	b.cap = Min((size_t) ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr)), GPUEXT_REDUCE_BATCH);
+	b.values = MemoryContextAllocHuge(CurrentMemoryContext, Max(b.cap, 1) * sizeof(int128));
+	it = array_create_iterator(arr, 0, NULL);
+	while (array_iterate(it, &value, &isnull))
+	{
+		if ((i++ & GPUEXT_CFI_MASK) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (!isnull)
+			GpuextNumericBatchAdd(&b, value);
+	}
+	array_free_iterator(it);
+	GpuextNumericBatchFlush(&b);
+	pfree(b.values);
+}
+
 /* An aggregate over the non-NULL elements of a one-dimensional array. */
 static Datum
 ArrayAggregate(FunctionCallInfo fcinfo, GpuextAggKind kind, const char *fname)
 {
 	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(0);
-	int			nitems,
-				nnulls;
-	const GpuextSortType *type = GpuextArrayValues(arr, fname, &nitems, &nnulls);
 	GpuextAccum *acc = palloc(sizeof(GpuextAccum));
 	bool		isnull;
 	Datum		result;
 
-	GpuextAccumInit(acc, type->typid);
-	GpuextAccumAddValues(acc, ARR_DATA_PTR(arr), (size_t) (nitems - nnulls));
+	if (getBaseType(ARR_ELEMTYPE(arr)) == NUMERICOID)
+	{
+		GpuextAccumInit(acc, NUMERICOID);
+		AddNumericArray(acc, arr, fname);
+	}
+	else
+	{
+		int			nitems,
+					nnulls;
+		const GpuextSortType *type = GpuextArrayValues(arr, fname, &nitems, &nnulls);
+
+		GpuextAccumInit(acc, type->typid);
+		GpuextAccumAddValues(acc, ARR_DATA_PTR(arr), (size_t) (nitems - nnulls));
+	}
 	result = GpuextAccumResult(acc, kind, &isnull);
 	if (isnull)
 		PG_RETURN_NULL();
@@ -221,6 +264,9 @@ StateCreate(MemoryContext aggcxt, Oid typid, const GpuextAccum *src)
 		memcpy(&state->acc, src, sizeof(GpuextAccum));
 	else
 		GpuextAccumInit(&state->acc, typid);
+	state->acc.cxt = aggcxt;
+	if (src && src->typid == NUMERICOID)
+		GpuextNumericCopyDatums(&state->acc, aggcxt);
 	state->value_bytes = state->acc.type->value_bytes;
 	/* Batch only where a batch could go to the device. */
 	state->batching = GpuextUseDevice() &&
@@ -314,10 +360,47 @@ StateGrow(GpuextAggState *state)
 		state->batch = repalloc(state->batch, state->capacity * state->value_bytes);
 }
 
+/* Add one non-NULL numeric to a state: its fixed-point integer into the batch, or to the accumulator. */
+static void
+StateAddNumeric(GpuextAggState *state, Datum value)
+{
+	int128		v;
+
+	switch (GpuextNumericPrepare(&state->acc, value, &v))
+	{
+		case GPUEXT_NUMERIC_BATCH:
+			break;
+		case GPUEXT_NUMERIC_RESCALE:
+			StateFlush(state);	/* everything batched is merged at the old scale */
+			/* FALLTHROUGH */
+		case GPUEXT_NUMERIC_CPU:
+			GpuextAccumAdd(&state->acc, value);
+			/* a sum past 128 bits is added on the CPU from now on; batches still merge */
+			if (state->acc.nbig)
+				state->batching = false;
+			return;
+	}
+	if (unlikely(state->nbatch == state->capacity))
+	{
+		StateGrow(state);
+		if (!state->batching)
+		{
+			GpuextNumericAddFixed(&state->acc, &v, 1);	/* its min and max are taken */
+			return;
+		}
+	}
+	memcpy(state->batch + state->nbatch++ * sizeof(int128), &v, sizeof(int128));
+}
+
 /* Add one non-NULL value to a state. */
 static inline void
 StateAdd(GpuextAggState *state, Datum value)
 {
+	if (state->acc.typid == NUMERICOID && state->batching)
+	{
+		StateAddNumeric(state, value);
+		return;
+	}
 	if (!state->batching)
 	{
 		GpuextAccumAdd(&state->acc, value);
@@ -354,11 +437,11 @@ StateStart(FunctionCallInfo fcinfo)
 	MemoryContext aggcxt = AggContext(fcinfo);
 	Oid			argtype = get_fn_expr_argtype(fcinfo->flinfo, 1);
 
-	if (GpuextSortTypeLookup(getBaseType(argtype)) == NULL)
+	if (GpuextAggTypeLookup(getBaseType(argtype)) == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("gpuext aggregates do not support type %s", format_type_be(argtype)),
-				 errdetail("Supported types: %s.", GpuextSortTypeNames)));
+				 errdetail("Supported types: %s, numeric.", GpuextSortTypeNames)));
 	return StateCreate(aggcxt, getBaseType(argtype), NULL);
 }
 
@@ -389,6 +472,18 @@ gpu_agg_combine(PG_FUNCTION_ARGS)
 
 	if (src == NULL)
 		PG_RETURN_POINTER(dst);
+	if (src->acc.typid == NUMERICOID)
+	{
+		/* batches are at their state's scale: merge accumulators only */
+		StateFlush(src);
+		if (dst == NULL)
+			PG_RETURN_POINTER(StateCreate(aggcxt, NUMERICOID, &src->acc));
+		StateFlush(dst);
+		GpuextAccumMerge(&dst->acc, &src->acc);
+		if (dst->acc.nbig)
+			dst->batching = false;
+		PG_RETURN_POINTER(dst);
+	}
 	if (src->reducer != NULL)
 		StateFlush(src);		/* its batches may be the reducer's own */
 	if (dst == NULL)
@@ -424,12 +519,15 @@ gpu_agg_serialize(PG_FUNCTION_ARGS)
 {
 	GpuextAggState *state = (GpuextAggState *) PG_GETARG_POINTER(0);
 	bytea	   *result;
+	size_t		extra;
 
 	(void) AggContext(fcinfo);
 	StateFlush(state);
-	result = palloc(VARHDRSZ + sizeof(GpuextAccum));
-	SET_VARSIZE(result, VARHDRSZ + sizeof(GpuextAccum));
+	extra = GpuextNumericSerialSize(&state->acc);
+	result = palloc(VARHDRSZ + sizeof(GpuextAccum) + extra);
+	SET_VARSIZE(result, VARHDRSZ + sizeof(GpuextAccum) + extra);
 	memcpy(VARDATA(result), &state->acc, sizeof(GpuextAccum));
+	GpuextNumericSerialWrite(&state->acc, VARDATA(result) + sizeof(GpuextAccum));
 	PG_RETURN_BYTEA_P(result);
 }
 
@@ -443,11 +541,13 @@ gpu_agg_deserialize(PG_FUNCTION_ARGS)
 	GpuextAggState *state;
 
 	(void) AggContext(fcinfo);
-	if (VARSIZE_ANY_EXHDR(data) != sizeof(GpuextAccum))
-		elog(ERROR, "gpuext partial aggregate has %zu bytes, expected %zu",
+	if (VARSIZE_ANY_EXHDR(data) < sizeof(GpuextAccum))
+		elog(ERROR, "gpuext partial aggregate has %zu bytes, expected at least %zu",
 			 (size_t) VARSIZE_ANY_EXHDR(data), sizeof(GpuextAccum));
 	state = palloc0(sizeof(GpuextAggState));
 	memcpy(&state->acc, VARDATA_ANY(data), sizeof(GpuextAccum));
+	GpuextNumericSerialRead(&state->acc, VARDATA_ANY(data) + sizeof(GpuextAccum),
+							VARSIZE_ANY_EXHDR(data) - sizeof(GpuextAccum));
 	GpuextAccumAttach(&state->acc);
 	state->value_bytes = state->acc.type->value_bytes;
 	PG_RETURN_POINTER(state);

@@ -34,9 +34,9 @@
 /* Rows fetched from the cursor at a time. */
 #define FETCH_BATCH 10000
 
-/* Open a cursor on query (as the caller) and check its first column; returns its type. */
+/* Open a cursor on query (as the caller) and check its first column (aggregates also take numeric); returns its type. */
 static Portal
-OpenQuery(const char *query, const char *fname, Oid *typid)
+OpenQuery(const char *query, const char *fname, bool aggregate, Oid *typid)
 {
 	SPIPlanPtr	plan;
 	Portal		portal;
@@ -56,11 +56,11 @@ OpenQuery(const char *query, const char *fname, Oid *typid)
 				(errcode(ERRCODE_INVALID_CURSOR_DEFINITION),
 				 errmsg("%s: the query returns no columns", fname)));
 	*typid = TupleDescAttr(desc, 0)->atttypid;
-	if (GpuextSortTypeLookup(getBaseType(*typid)) == NULL)
+	if ((aggregate ? GpuextAggTypeLookup(getBaseType(*typid)) : GpuextSortTypeLookup(getBaseType(*typid))) == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("%s does not support columns of type %s", fname, format_type_be(*typid)),
-				 errdetail("Supported types: %s.", GpuextSortTypeNames)));
+				 errdetail("Supported types: %s%s.", GpuextSortTypeNames, aggregate ? ", numeric" : "")));
 	return portal;
 }
 
@@ -146,16 +146,56 @@ FetchValues(QueryReader *reader, const GpuextSortType *type, char *values, size_
 }
 
 /*
+ * Read up to cap numerics of the first column into values as fixed point at
+ * acc's scale; NaN, infinities and values past 128 bits go to acc directly.
+ * A value of a larger scale stops the batch: *held is set to it, to be added
+ * once everything batched so far is merged (it rescales acc).
+ */
+static size_t
+FetchNumeric(QueryReader *reader, GpuextAccum *acc, char *values, size_t cap, Datum *held, bool *has_held)
+{
+	size_t		n = 0;
+	Datum		v;
+	bool		isnull;
+
+	*has_held = false;
+	while (n < cap && ReadValue(reader, &v, &isnull))
+	{
+		int128		fixed;
+
+		if (isnull)
+			continue;
+		switch (GpuextNumericPrepare(acc, v, &fixed))
+		{
+			case GPUEXT_NUMERIC_BATCH:
+				memcpy(values + n++ * sizeof(int128), &fixed, sizeof(int128));
+				break;
+			case GPUEXT_NUMERIC_CPU:
+				GpuextNumericAdd(acc, v);	/* leaves the scale as it is */
+				break;
+			case GPUEXT_NUMERIC_RESCALE:
+				*held = v;
+				*has_held = true;
+				return n;
+		}
+	}
+	return n;
+}
+
+/*
  * Add the first column to acc in device batches: batch k is reduced on the
  * device while batch k + 1 is fetched into the other buffer; small batches
  * (auto) and a device short of memory leave the batch to the CPU.  Under
  * auto, once the device fails, the batch it held and all later ones are
  * added on the CPU: a batch is merged into acc exactly once either way.
+ * numeric goes as fixed point; a value of a larger scale waits until the
+ * batches before it are merged, then rescales acc.
  */
 static void
 AggregateOnDevice(QueryReader *reader, GpuextAccum *acc)
 {
 	const GpuextSortType *type = acc->type;
+	bool		is_numeric = acc->typid == NUMERICOID;
 	char	   *values[2];
 	GpuextReduceJob job = {NULL, CurrentMemoryContext, type, acc, NULL, 0};
 	bool		pending = false;
@@ -166,7 +206,11 @@ AggregateOnDevice(QueryReader *reader, GpuextAccum *acc)
 		values[b] = MemoryContextAllocHuge(CurrentMemoryContext, GPUEXT_REDUCE_BATCH * type->value_bytes);
 	for (int cur = 0;; cur ^= 1)
 	{
-		size_t		n = FetchValues(reader, type, values[cur], GPUEXT_REDUCE_BATCH, &nnulls);
+		Datum		held = (Datum) 0;
+		bool		has_held = false;
+		size_t		n = is_numeric
+			? FetchNumeric(reader, acc, values[cur], GPUEXT_REDUCE_BATCH, &held, &has_held)
+			: FetchValues(reader, type, values[cur], GPUEXT_REDUCE_BATCH, &nnulls);
 		GpuextDeviceOutcome submitted = GPUEXT_DEVICE_SHORT;
 
 		if (pending && GpuextReduceFinish(&job) != GPUEXT_DEVICE_DONE)
@@ -180,23 +224,38 @@ AggregateOnDevice(QueryReader *reader, GpuextAccum *acc)
 			GpuextReducerDiscard(job.reducer);
 			job.reducer = NULL;
 		}
-		if (n == 0)
+		if (n == 0 && !has_held)
 			break;
-		job.values = values[cur];
-		job.n = n;
-		if (!failed && GpuextUseDeviceFor(n))
+		if (n > 0)
 		{
-			submitted = GpuextReduceSubmit(&job);
-			failed = submitted == GPUEXT_DEVICE_FAILED;
+			job.values = values[cur];
+			job.n = n;
+			if (!failed && GpuextUseDeviceFor(n))
+			{
+				submitted = GpuextReduceSubmit(&job);
+				failed = submitted == GPUEXT_DEVICE_FAILED;
+			}
+			if (submitted == GPUEXT_DEVICE_DONE)
+				pending = true;
+			else
+				GpuextAccumAddArray(acc, values[cur], n);
+			if (failed && job.reducer != NULL)
+			{
+				GpuextReducerDiscard(job.reducer);
+				job.reducer = NULL;
+			}
 		}
-		if (submitted == GPUEXT_DEVICE_DONE)
-			pending = true;
-		else
-			GpuextAccumAddArray(acc, values[cur], n);
-		if (failed && job.reducer != NULL)
+		if (has_held)
 		{
-			GpuextReducerDiscard(job.reducer);
-			job.reducer = NULL;
+			/* merge the batch just sent, then let the value of a larger scale rescale acc */
+			if (pending && GpuextReduceFinish(&job) != GPUEXT_DEVICE_DONE)
+			{
+				failed = true;
+				GpuextAccumAddArray(acc, job.values, job.n);
+			}
+			pending = false;
+			GpuextAccumAdd(acc, held);
+			continue;
 		}
 		if (n < GPUEXT_REDUCE_BATCH)
 			break;
@@ -229,8 +288,10 @@ gpu_query_agg(PG_FUNCTION_ARGS)
 		elog(ERROR, "return type must be a row type");
 
 	SPI_connect();
-	reader.portal = OpenQuery(query, "gpu_query_agg", &typid);
+	reader.portal = OpenQuery(query, "gpu_query_agg", true, &typid);
 	GpuextAccumInit(acc, getBaseType(typid));
+	/* numeric min, max and big sums outlive SPI_finish, in the caller's context */
+	acc->cxt = GetMemoryChunkContext(acc);
 	if (GpuextUseDevice())
 		AggregateOnDevice(&reader, acc);
 	else
@@ -239,7 +300,8 @@ gpu_query_agg(PG_FUNCTION_ARGS)
 	SPI_finish();
 
 	/* The results of gpu_sum and friends over the same values, as numeric and text. */
-	sumtype = acc->typid == INT8OID ? NUMERICOID : GpuextAccumIsFloat(acc) ? acc->typid : INT8OID;
+	sumtype = acc->typid == INT8OID || acc->typid == NUMERICOID ? NUMERICOID :
+		GpuextAccumIsFloat(acc) ? acc->typid : INT8OID;
 	values[0] = Int64GetDatum(acc->count);
 	if (acc->count == 0)
 		nulls[1] = nulls[2] = nulls[3] = nulls[4] = true;
@@ -491,7 +553,7 @@ gpu_query_sort(PG_FUNCTION_ARGS)
 						rsinfo->setDesc->natts)));
 
 	SPI_connect();
-	reader.portal = OpenQuery(query, "gpu_query_sort", &typid);
+	reader.portal = OpenQuery(query, "gpu_query_sort", false, &typid);
 	if (TupleDescAttr(rsinfo->setDesc, 0)->atttypid != typid)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),

@@ -22,12 +22,14 @@ compute-sanitizer --tool racecheck $harness --only reduce --quick --max-n 70000 
 	> "$out/racecheck.log" 2>&1
 compute-sanitizer --tool racecheck $harness --only reduce --quick --max-n 70000 --pattern special-floats \
 	--seed "$seed" >> "$out/racecheck.log" 2>&1
+compute-sanitizer --tool racecheck $harness --only reduce --quick --max-n 70000 --pattern random-38-digits \
+	--seed "$seed" >> "$out/racecheck.log" 2>&1
 $bench > "$out/reduce_bench.txt" 2>&1
 compute-sanitizer --tool racecheck $bench --quick --runs 1 > "$out/bench_racecheck.log" 2>&1
 {
 	echo "== harness --only reduce (seed $seed)"; tail -2 "$out/harness_reduce.log"; grep FAIL "$out/harness_reduce.log" | head -20
 	echo "== memcheck --quick"; grep -E "passed, .* failed|ERROR SUMMARY" "$out/memcheck.log"
-	echo "== racecheck --quick (uniform, special-floats)"; grep -E "passed, .* failed|RACECHECK SUMMARY" "$out/racecheck.log"
+	echo "== racecheck --quick (uniform, special-floats, random-38-digits)"; grep -E "passed, .* failed|RACECHECK SUMMARY" "$out/racecheck.log"
 	echo "== racecheck of the bench ladder (--quick)"; grep -E "RACECHECK SUMMARY|fatal" "$out/bench_racecheck.log"
 	echo "== reduce_bench"; cat "$out/reduce_bench.txt"
 } | tee -a "$out/summary.txt"

@@ -19,7 +19,8 @@
  * pattern x size, at an aligned and a one-element-off address, field by
  * field against a CPU reference (128-bit integer sums; for floats the exact
  * digits of agg_accum.c), with the result and scratch poisoned first and
- * the bytes past the scratch intact after.  --only picks one family (sort
+ * the bytes past the scratch intact after; 16-byte values (128-bit
+ * integers) in harness_reduce_fixed.cuh.  --only picks one family (sort
  * includes the pair sorts, pairs is them alone).  The last line is
  * "N passed, M failed".  Every bitonic shape (sort_keys.cuh:
  * tile shapes, the cluster kernel at each cluster size, the pair tiles) is
@@ -1549,7 +1550,6 @@ void check_reduce_arguments()
 	GpuextStatus st;
 
 	expect_invalid("reduce: 3-byte values are refused", gpuext_reduce_scratch_bytes(3, 0, n, &bytes));
-	expect_invalid("reduce: 16-byte values are refused", gpuext_reduce_scratch_bytes(16, 0, n, &bytes));
 	expect_invalid("reduce: 2-byte floats are refused", gpuext_reduce_scratch_bytes(2, 1, n, &bytes));
 	expect_invalid("reduce: null scratch size pointer is refused", gpuext_reduce_scratch_bytes(4, 0, n, nullptr));
 	must(gpuext_reduce_scratch_bytes(4, 0, n, &bytes), "reduce scratch size query");
@@ -1580,6 +1580,8 @@ void check_reduce_arguments()
 	gpuext_cuda_free(d_values);
 	gpuext_cuda_free(d_scratch);
 }
+
+#include "harness_reduce_fixed.cuh"
 
 /* Reduction correctness over every type, pattern, size and alignment. */
 void run_reduce_checks(bool quick, uint64_t seed)
@@ -1616,6 +1618,7 @@ void run_reduce_checks(bool quick, uint64_t seed)
 					check_reduce(t, p, n, offset, bits, want);
 			}
 		}
+	run_fixed_reduce_checks(quick, seed);
 }
 
 /* Whether the checks of family name run: all of them without --only. */
@@ -1665,6 +1668,9 @@ int main(int argc, char **argv)
 					only_pattern = name;
 			for (int p = 0; p < NUM_REDUCE_PATTERNS; p++)
 				if (strcmp(name, REDUCE_PATTERN_NAMES[p]) == 0)
+					only_pattern = name;
+			for (int p = 0; p < NUM_FIXED_PATTERNS; p++)
+				if (strcmp(name, FIXED_PATTERN_NAMES[p]) == 0)
 					only_pattern = name;
 			if (only_pattern == nullptr)
 			{

@@ -1,0 +1,639 @@
+/*
+ * agg_numeric.c
+ *		numeric in the gpu_* accumulators: values as 128-bit fixed-point
+ *		integers at one scale, exact sums, PostgreSQL's answers bit for bit.
+ *
+ * A finite numeric becomes the integer value * 10^nscale, where nscale is the
+ * largest display scale among the values seen so far, as long as it has at
+ * most 38 digits at that scale (|integer| < 10^38).  Batches of such integers
+ * are summed on the device (cuda/reduce_fixed.cu, exactly in 192 bits) or on
+ * the CPU, into the accumulator's 128-bit sum.  When a value of a larger
+ * scale comes, the sum (and anything batched) is brought to it by
+ * multiplying by 10^k, which is exact: so the sum at the end is the exact
+ * sum at the largest display scale, as PostgreSQL's sum keeps it.  Batches
+ * are flushed before the scale changes, so everything merged is at nscale.
+ *
+ * Past 128 bits (a value of more than 38 digits at the scale, a sum or a
+ * rescale that would overflow) the accumulator goes "big": its sum becomes a
+ * numeric, and from then on values are added with PostgreSQL's numeric_add
+ * on the CPU (nscale stays, so batches still in flight merge as before).
+ * Never a wrong answer, never a double.
+ *
+ * NaN and the infinities are counted aside, as PostgreSQL's numeric
+ * aggregates count them.  min and max keep the winning datum itself (copied
+ * into the accumulator's context): a numeric's display scale is part of its
+ * value, so the fixed-point integer alone could not give it back.  They
+ * compare fixed-point integers where both sides have one, else numeric_cmp,
+ * and a later equal value wins, as numeric_smaller and numeric_larger do.
+ * The decoding below reads the numeric on-disk format (numeric.c), which is
+ * fixed by pg_upgrade compatibility.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/numeric.h"
+
+#include "agg_accum.h"
+
+/* The numeric format's header bits (numeric.c). */
+#define NUM_SIGN_MASK		0xC000
+#define NUM_NEG				0x4000
+#define NUM_SHORT			0x8000
+#define NUM_SPECIAL			0xC000
+#define NUM_NAN				0xC000
+#define NUM_PINF			0xD000
+#define NUM_NINF			0xF000
+#define NUM_SHORT_SIGN		0x2000
+#define NUM_SHORT_DSCALE_MASK	0x1F80
+#define NUM_SHORT_DSCALE_SHIFT	7
+#define NUM_SHORT_WEIGHT_SIGN	0x0040
+#define NUM_SHORT_WEIGHT_MASK	0x003F
+#define NUM_DSCALE_MASK		0x3FFF
+
+/* Largest number of decimal digits a fixed-point value may have. */
+#define FIXED_MAX_DIGITS 38
+
+/* The table entry the reducers use for numeric: 16-byte fixed-point values, no keys. */
+const GpuextSortType GpuextNumericFixedType = {NUMERICOID, 16, 16, NULL, NULL, NULL, NULL, NULL, NULL};
+
+/* A numeric as read from its bytes. */
+typedef enum NumKind
+{
+	NUM_FINITE,
+	NUM_IS_NAN,
+	NUM_IS_PINF,
+	NUM_IS_NINF
+} NumKind;
+
+typedef struct NumParts
+{
+	NumKind		kind;
+	bool		negative;
+	int			weight;			/* of the first base-10000 digit */
+	int			dscale;
+	int			ndigits;
+	const char *digits;			/* int16 each, maybe unaligned */
+} NumParts;
+
+/* The type-table entry of an aggregate's element type: sortable types' own, or numeric's. */
+const GpuextSortType *
+GpuextAggTypeLookup(Oid typid)
+{
+	return typid == NUMERICOID ? &GpuextNumericFixedType : GpuextSortTypeLookup(typid);
+}
+
+/* 10^e as an unsigned 128-bit integer, 0 <= e <= 38. */
+static uint128
+Pow10(int e)
+{
+	static uint128 table[FIXED_MAX_DIGITS + 1];
+
+	if (table[0] == 0)
+	{
+		table[0] = 1;
+		for (int i = 1; i <= FIXED_MAX_DIGITS; i++)
+			table[i] = table[i - 1] * 10;
+	}
+	return table[e];
+}
+
+/* Read a numeric's header and digits without copying it (it may have a short varlena header). */
+static void
+Decode(Datum value, NumParts *p)
+{
+	struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
+	const char *data = VARDATA_ANY(v);
+	size_t		len = VARSIZE_ANY_EXHDR(v);
+	uint16		header;
+	int			hdr;
+
+	memcpy(&header, data, sizeof(header));
+	p->kind = NUM_FINITE;
+	if ((header & NUM_SIGN_MASK) == NUM_SPECIAL)
+	{
+		p->kind = (header & 0xF000) == NUM_PINF ? NUM_IS_PINF :
+			(header & 0xF000) == NUM_NINF ? NUM_IS_NINF : NUM_IS_NAN;
+		p->negative = false;
+		p->weight = p->dscale = p->ndigits = 0;
+		p->digits = NULL;
+		return;
+	}
+	if ((header & NUM_SIGN_MASK) == NUM_SHORT)
+	{
+		p->negative = (header & NUM_SHORT_SIGN) != 0;
+		p->dscale = (header & NUM_SHORT_DSCALE_MASK) >> NUM_SHORT_DSCALE_SHIFT;
+		p->weight = (header & NUM_SHORT_WEIGHT_SIGN ? ~NUM_SHORT_WEIGHT_MASK : 0) |
+			(header & NUM_SHORT_WEIGHT_MASK);
+		hdr = sizeof(uint16);
+	}
+	else
+	{
+		int16		weight;
+
+		memcpy(&weight, data + sizeof(uint16), sizeof(weight));
+		p->negative = (header & NUM_SIGN_MASK) == NUM_NEG;
+		p->dscale = header & NUM_DSCALE_MASK;
+		p->weight = weight;
+		hdr = sizeof(uint16) + sizeof(int16);
+	}
+	p->ndigits = (int) ((len - hdr) / sizeof(int16));
+	p->digits = data + hdr;
+}
+
+/* The finite value as an integer at scale: false if it has more than 38 digits there, or digits below it. */
+static bool
+ToFixed(const NumParts *p, int scale, int128 *out)
+{
+	uint128		mag = 0;
+
+	for (int i = 0; i < p->ndigits; i++)
+	{
+		int16		d;
+		int			e = 4 * (p->weight - i) + scale;
+		uint128		term;
+
+		memcpy(&d, p->digits + i * sizeof(int16), sizeof(d));
+		if (d == 0)
+			continue;
+		if (e < 0)
+		{
+			if (e <= -4 || d % (int) Pow10(-e) != 0)
+				return false;
+			d /= (int) Pow10(-e);
+			e = 0;
+		}
+		if (e > FIXED_MAX_DIGITS || __builtin_mul_overflow((uint128) d, Pow10(e), &term) ||
+			__builtin_add_overflow(mag, term, &mag))
+			return false;
+	}
+	if (mag >= Pow10(FIXED_MAX_DIGITS))
+		return false;
+	*out = p->negative ? -(int128) mag : (int128) mag;
+	return true;
+}
+
+/* v * 10^k, false on overflow (a zero always fits). */
+static bool
+MulPow10(int128 *v, int k)
+{
+	if (*v == 0 || k == 0)
+		return true;
+	if (k > FIXED_MAX_DIGITS)
+		return false;
+	return !__builtin_mul_overflow(*v, (int128) Pow10(k), v);
+}
+
+/* A signed 192-bit integer (top * 2^128 + low, low unsigned) at scale, as numeric of that display scale. */
+static Datum
+Fixed192ToNumeric(uint128 low, int64 top, int scale)
+{
+	bool		negative = top < 0;
+	uint64		w[3] = {(uint64) low, (uint64) (low >> 64), (uint64) top};
+	char		digits[80];
+	int			nd = 0;
+	StringInfoData s;
+
+	if (negative)
+	{
+		/* two's complement negation over the three words */
+		bool		carry = true;
+
+		for (int i = 0; i < 3; i++)
+		{
+			w[i] = ~w[i] + (carry ? 1 : 0);
+			carry = carry && w[i] == 0;
+		}
+	}
+	while (w[0] != 0 || w[1] != 0 || w[2] != 0)
+	{
+		const uint64 base = UINT64CONST(10000000000000000000);	/* 10^19 */
+		uint128		rem = 0;
+
+		for (int i = 2; i >= 0; i--)
+		{
+			uint128		cur = (rem << 64) | w[i];
+
+			w[i] = (uint64) (cur / base);
+			rem = cur % base;
+		}
+		for (int k = 0; k < 19; k++)
+		{
+			digits[nd++] = '0' + (int) (rem % 10);
+			rem /= 10;
+		}
+	}
+	while (nd > 0 && digits[nd - 1] == '0')
+		nd--;
+	initStringInfo(&s);
+	if (negative)
+		appendStringInfoChar(&s, '-');
+	/* at least one digit before the point */
+	for (int i = Max(nd, scale + 1) - 1; i >= 0; i--)
+	{
+		appendStringInfoChar(&s, i < nd ? digits[i] : '0');
+		if (i == scale && scale > 0)
+			appendStringInfoChar(&s, '.');
+	}
+	return DirectFunctionCall3(numeric_in, CStringGetDatum(s.data), ObjectIdGetDatum(InvalidOid),
+							   Int32GetDatum(-1));
+}
+
+/* A 128-bit integer at scale as numeric. */
+static Datum
+FixedToNumeric(int128 v, int scale)
+{
+	return Fixed192ToNumeric((uint128) v, v < 0 ? -1 : 0, scale);
+}
+
+/* A copy of a numeric in cxt, with a 4-byte varlena header. */
+static Datum
+CopyNumeric(Datum value, MemoryContext cxt)
+{
+	struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
+	size_t		len = VARSIZE_ANY_EXHDR(v);
+	struct varlena *c = MemoryContextAlloc(cxt, VARHDRSZ + len);
+
+	SET_VARSIZE(c, VARHDRSZ + len);
+	memcpy(VARDATA(c), VARDATA_ANY(v), len);
+	return PointerGetDatum(c);
+}
+
+/* Make the sum a numeric, from the fixed-point sum at nscale. */
+static void
+MakeBig(GpuextAccum *acc)
+{
+	if (acc->nbig)
+		return;
+	acc->nbig_sum = CopyNumeric(FixedToNumeric(acc->isum, acc->nscale), acc->cxt);
+	acc->nbig = true;
+	acc->isum = 0;
+}
+
+/* Add a numeric to the big sum; the old sum is freed unless free_old is false. */
+static void
+BigAdd(GpuextAccum *acc, Datum value, bool free_old)
+{
+	Datum		old;
+
+	MakeBig(acc);
+	old = acc->nbig_sum;
+	acc->nbig_sum = CopyNumeric(DirectFunctionCall2(numeric_add, old, value), acc->cxt);
+	if (free_old)
+		pfree(DatumGetPointer(old));
+}
+
+/* Add a fixed-point partial sum at nscale: into the 128-bit sum, or into the big sum past it. */
+static void
+FoldFixed(GpuextAccum *acc, int128 v, bool free_old)
+{
+	int128		t;
+
+	if (!acc->nbig && !__builtin_add_overflow(acc->isum, v, &t))
+	{
+		acc->isum = t;
+		return;
+	}
+	BigAdd(acc, FixedToNumeric(v, acc->nscale), free_old);
+}
+
+/* Bring the sum and the cached min and max to a larger scale; the sum goes big where it overflows. */
+static void
+Rescale(GpuextAccum *acc, int scale)
+{
+	int			k = scale - acc->nscale;
+	int128		t = acc->isum;
+
+	if (acc->nbig || k <= 0)
+		return;
+	if (!MulPow10(&t, k))
+	{
+		MakeBig(acc);			/* nscale stays: the big sum keeps every digit */
+		return;
+	}
+	acc->isum = t;
+	acc->min_fixed_ok = acc->min_fixed_ok && MulPow10(&acc->min_fixed, k);
+	acc->max_fixed_ok = acc->max_fixed_ok && MulPow10(&acc->max_fixed, k);
+	acc->nscale = scale;
+}
+
+/* Compare value (fixed v at nscale if ok) with a kept winner; numeric_cmp where either has no fixed value. */
+static int
+CmpWinner(Datum value, bool ok, int128 v, Datum winner, bool wok, int128 wv)
+{
+	if (ok && wok)
+		return v < wv ? -1 : v > wv ? 1 : 0;
+	return DatumGetInt32(DirectFunctionCall2(numeric_cmp, value, winner));
+}
+
+/* Keep value as min or max where it wins or ties (a later equal value wins, as in numeric_smaller). */
+static void
+UpdateMinMax(GpuextAccum *acc, Datum value, int dscale, bool ok, int128 v)
+{
+	int			c;
+
+	c = acc->min_value == (Datum) 0 ? -1 :
+		CmpWinner(value, ok, v, acc->min_value, acc->min_fixed_ok, acc->min_fixed);
+	/* an equal value of the same display scale prints the same: keep the copy */
+	if (c < 0 || (c == 0 && !(ok && acc->min_fixed_ok && dscale == acc->min_dscale)))
+	{
+		if (acc->min_value != (Datum) 0)
+			pfree(DatumGetPointer(acc->min_value));
+		acc->min_value = CopyNumeric(value, acc->cxt);
+		acc->min_fixed_ok = ok;
+		acc->min_fixed = v;
+		acc->min_dscale = dscale;
+	}
+	c = acc->max_value == (Datum) 0 ? 1 :
+		CmpWinner(value, ok, v, acc->max_value, acc->max_fixed_ok, acc->max_fixed);
+	if (c > 0 || (c == 0 && !(ok && acc->max_fixed_ok && dscale == acc->max_dscale)))
+	{
+		if (acc->max_value != (Datum) 0)
+			pfree(DatumGetPointer(acc->max_value));
+		acc->max_value = CopyNumeric(value, acc->cxt);
+		acc->max_fixed_ok = ok;
+		acc->max_fixed = v;
+		acc->max_dscale = dscale;
+	}
+}
+
+/* Count a NaN or an infinity aside. */
+static void
+AddSpecial(GpuextAccum *acc, Datum value, NumKind kind)
+{
+	acc->has_nan |= kind == NUM_IS_NAN;
+	acc->has_pos_inf |= kind == NUM_IS_PINF;
+	acc->has_neg_inf |= kind == NUM_IS_NINF;
+	UpdateMinMax(acc, value, 0, false, 0);
+	acc->count++;
+}
+
+/* Add one numeric on the CPU: count, min, max and the exact sum. */
+void
+GpuextNumericAdd(GpuextAccum *acc, Datum value)
+{
+	NumParts	p;
+	int128		v = 0;
+	bool		ok;
+
+	Decode(value, &p);
+	if (p.kind != NUM_FINITE)
+	{
+		AddSpecial(acc, value, p.kind);
+		return;
+	}
+	if (p.dscale > acc->nscale)
+		Rescale(acc, p.dscale);
+	ok = ToFixed(&p, acc->nscale, &v);
+	UpdateMinMax(acc, value, p.dscale, ok, v);
+	acc->count++;
+	if (ok)
+		FoldFixed(acc, v, true);
+	else
+		BigAdd(acc, value, true);
+}
+
+/*
+ * Where a value goes: GPUEXT_NUMERIC_BATCH, with its min and max taken and
+ * *fixed its integer at nscale for the caller's batch (which adds its count
+ * and sum); GPUEXT_NUMERIC_RESCALE, a larger scale: the caller flushes its
+ * batches, then adds it with GpuextNumericAdd; GPUEXT_NUMERIC_CPU: the caller
+ * adds it with GpuextNumericAdd (NaN, infinities, values past 128 bits, a big sum).
+ */
+GpuextNumericRoute
+GpuextNumericPrepare(GpuextAccum *acc, Datum value, int128 *fixed)
+{
+	NumParts	p;
+
+	Decode(value, &p);
+	if (p.kind != NUM_FINITE || acc->nbig)
+		return GPUEXT_NUMERIC_CPU;
+	if (p.dscale > acc->nscale)
+		return GPUEXT_NUMERIC_RESCALE;
+	if (!ToFixed(&p, acc->nscale, fixed))
+		return GPUEXT_NUMERIC_CPU;
+	UpdateMinMax(acc, value, p.dscale, true, *fixed);
+	return GPUEXT_NUMERIC_BATCH;
+}
+
+/* Add the count and sum of n fixed-point values at nscale (a batch added on the CPU). */
+void
+GpuextNumericAddFixed(GpuextAccum *acc, const int128 *values, size_t n)
+{
+	int128		s = 0;
+
+	acc->count += n;
+	for (size_t i = 0; i < n; i++)
+	{
+		int128		t;
+
+		if ((i & GPUEXT_CFI_MASK) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (__builtin_add_overflow(s, values[i], &t))
+		{
+			/* past 128 bits: fold what was summed, start again from this value */
+			FoldFixed(acc, s, true);
+			t = values[i];
+		}
+		s = t;
+	}
+	FoldFixed(acc, s, true);
+}
+
+/*
+ * Merge a device batch's count and 192-bit sum at nscale.  Nothing is freed:
+ * a failure after the merge puts the accumulator back as it was before.
+ */
+void
+GpuextNumericMergeReduce(GpuextAccum *acc, const GpuextReduceResult *r)
+{
+	uint128		low = ((uint128) (uint64) r->isum_hi << 64) | r->isum_lo;
+	int64		sign = (int64) r->isum_hi < 0 ? -1 : 0;
+
+	acc->count += (int64) r->count;
+	if (r->isum_top == sign)
+		FoldFixed(acc, (int128) low, false);
+	else
+		BigAdd(acc, Fixed192ToNumeric(low, r->isum_top, acc->nscale), false);
+}
+
+/* The sum as numeric: the big sum, or the fixed-point sum at nscale. */
+static Datum
+SumNumeric(const GpuextAccum *acc)
+{
+	return acc->nbig ? acc->nbig_sum : FixedToNumeric(acc->isum, acc->nscale);
+}
+
+/* Keep src's min or max in dst where it wins or ties (combine: numeric_smaller(dst, src)). */
+static void
+MergeWinner(GpuextAccum *dst, Datum value)
+{
+	NumParts	p;
+	int128		v = 0;
+	bool		ok;
+
+	Decode(value, &p);
+	ok = p.kind == NUM_FINITE && ToFixed(&p, dst->nscale, &v);
+	UpdateMinMax(dst, value, p.dscale, ok, v);
+}
+
+/* Fold src into dst (partial aggregates); dst's batches must be flushed. */
+void
+GpuextNumericMerge(GpuextAccum *dst, const GpuextAccum *src)
+{
+	int128		v = src->isum;
+
+	if (src->count == 0)
+		return;
+	dst->has_nan |= src->has_nan;
+	dst->has_pos_inf |= src->has_pos_inf;
+	dst->has_neg_inf |= src->has_neg_inf;
+	dst->count += src->count;
+	/* both sums at the larger scale, or dst's big sum plus src's as numeric */
+	if (!src->nbig && src->nscale > dst->nscale)
+		Rescale(dst, src->nscale);
+	if (!src->nbig && !dst->nbig && MulPow10(&v, dst->nscale - src->nscale))
+		FoldFixed(dst, v, true);
+	else
+		BigAdd(dst, SumNumeric(src), true);
+	/* src's winners against dst's; src wins ties, as numeric_smaller(dst, src) */
+	MergeWinner(dst, src->min_value);
+	MergeWinner(dst, src->max_value);
+}
+
+/* Copy an accumulator's numeric datums into cxt (after the struct was copied whole). */
+void
+GpuextNumericCopyDatums(GpuextAccum *acc, MemoryContext cxt)
+{
+	acc->cxt = cxt;
+	if (acc->min_value != (Datum) 0)
+		acc->min_value = CopyNumeric(acc->min_value, cxt);
+	if (acc->max_value != (Datum) 0)
+		acc->max_value = CopyNumeric(acc->max_value, cxt);
+	if (acc->nbig)
+		acc->nbig_sum = CopyNumeric(acc->nbig_sum, cxt);
+}
+
+/*
+ * sum, avg, min or max of a non-empty numeric accumulator, as PostgreSQL's
+ * numeric_sum, numeric_avg, min and max; always a fresh datum, since the
+ * state may change after (window aggregates) and frees replaced winners.
+ */
+Datum
+GpuextNumericResult(GpuextAccum *acc, GpuextAggKind kind)
+{
+	const char *special = NULL;
+	Datum		sum;
+
+	if (kind == GPUEXT_AGG_MIN)
+		return CopyNumeric(acc->min_value, CurrentMemoryContext);
+	if (kind == GPUEXT_AGG_MAX)
+		return CopyNumeric(acc->max_value, CurrentMemoryContext);
+	if (acc->has_nan || (acc->has_pos_inf && acc->has_neg_inf))
+		special = "NaN";
+	else if (acc->has_pos_inf)
+		special = "Infinity";
+	else if (acc->has_neg_inf)
+		special = "-Infinity";
+	if (special != NULL)
+		return DirectFunctionCall3(numeric_in, CStringGetDatum(special), ObjectIdGetDatum(InvalidOid),
+								   Int32GetDatum(-1));
+	sum = SumNumeric(acc);
+	if (kind == GPUEXT_AGG_SUM)
+		return acc->nbig ? CopyNumeric(sum, CurrentMemoryContext) : sum;
+	/* no NaN or infinity: count is numeric_avg's N */
+	return DirectFunctionCall2(numeric_div, sum, NumericGetDatum(int64_to_numeric(acc->count)));
+}
+
+/* Bytes the numeric datums of an accumulator add to its serialized form. */
+size_t
+GpuextNumericSerialSize(const GpuextAccum *acc)
+{
+	size_t		n = 0;
+
+	if (acc->typid != NUMERICOID)
+		return 0;
+	if (acc->min_value != (Datum) 0)
+		n += VARSIZE(DatumGetPointer(acc->min_value)) + VARSIZE(DatumGetPointer(acc->max_value));
+	if (acc->nbig)
+		n += VARSIZE(DatumGetPointer(acc->nbig_sum));
+	return n;
+}
+
+/* Write the numeric datums (min, max, big sum, those present) at dst. */
+void
+GpuextNumericSerialWrite(const GpuextAccum *acc, char *dst)
+{
+	Datum		d[3] = {acc->min_value, acc->max_value, acc->nbig ? acc->nbig_sum : (Datum) 0};
+
+	if (acc->typid != NUMERICOID)
+		return;
+	for (int i = 0; i < 3; i++)
+		if (d[i] != (Datum) 0)
+		{
+			memcpy(dst, DatumGetPointer(d[i]), VARSIZE(DatumGetPointer(d[i])));
+			dst += VARSIZE(DatumGetPointer(d[i]));
+		}
+}
+
+/* Read them back into CurrentMemoryContext (the struct was copied before); ERROR if the bytes do not match. */
+void
+GpuextNumericSerialRead(GpuextAccum *acc, const char *src, size_t len)
+{
+	Datum	   *d[3] = {&acc->min_value, &acc->max_value, &acc->nbig_sum};
+	bool		present[3] = {acc->min_value != (Datum) 0, acc->max_value != (Datum) 0, acc->nbig};
+
+	acc->cxt = CurrentMemoryContext;
+	for (int i = 0; i < 3; i++)
+	{
+		struct varlena hdr;
+
+		if (!present[i] || acc->typid != NUMERICOID)
+			continue;
+		if (len < VARHDRSZ)
+			elog(ERROR, "gpuext partial aggregate: numeric datums cut short");
+		memcpy(&hdr, src, VARHDRSZ);
+		if (VARSIZE(&hdr) < VARHDRSZ + sizeof(uint16) || VARSIZE(&hdr) > len)
+			elog(ERROR, "gpuext partial aggregate: bad numeric datum of %u bytes", (unsigned) VARSIZE(&hdr));
+		*d[i] = PointerGetDatum(palloc(VARSIZE(&hdr)));
+		memcpy(DatumGetPointer(*d[i]), src, VARSIZE(&hdr));
+		len -= VARSIZE(&hdr);
+		src += VARSIZE(&hdr);
+	}
+	if (len != 0)
+		elog(ERROR, "gpuext partial aggregate has %zu bytes left over", len);
+}
+
+/* Add one value to a synchronous batch (arrays), or to the accumulator. */
+void
+GpuextNumericBatchAdd(GpuextNumericBatch *b, Datum value)
+{
+	int128		v;
+
+	switch (GpuextNumericPrepare(b->acc, value, &v))
+	{
+		case GPUEXT_NUMERIC_BATCH:
+			b->values[b->n++] = v;
+			if (b->n == b->cap)
+				GpuextNumericBatchFlush(b);
+			return;
+		case GPUEXT_NUMERIC_RESCALE:
+			GpuextNumericBatchFlush(b);
+			/* FALLTHROUGH */
+		case GPUEXT_NUMERIC_CPU:
+			GpuextNumericAdd(b->acc, value);
+			return;
+	}
+}
+
+/* Reduce the batch into the accumulator: on the device where placement says so, else the CPU. */
+void
+GpuextNumericBatchFlush(GpuextNumericBatch *b)
+{
+	if (b->n > 0)
+		GpuextAccumAddValues(b->acc, (const char *) b->values, b->n);
+	b->n = 0;
+}
