@@ -8,6 +8,8 @@
 -- sort_device_rows.out: a device (the fake device or a GPU, with the GPU service or without);
 -- sort_device_rows_1.out: none (PostgreSQL's Sort runs inside GpuSort; faults never fire).
 LOAD 'gpuext';
+CREATE SCHEMA sort_device_rows;
+SET search_path = sort_device_rows, public;
 SET gpuext.device = auto;
 SET gpuext.sort_min_rows = 0;
 SET max_parallel_workers_per_gather = 0;
@@ -255,3 +257,6 @@ RESET client_min_messages;
 SET gpuext.debug_fail_device_calls = '';
 SELECT same('SELECT * FROM dr ORDER BY k, f DESC, i');
 SELECT * FROM held();
+RESET search_path;
+SET client_min_messages = warning;
+DROP SCHEMA sort_device_rows CASCADE;
