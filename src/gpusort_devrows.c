@@ -731,12 +731,17 @@ GpuSortDevRowsSort(GpuSortState *st, RunInput *in)
 	}
 }
 
-/* Let go of the rows on the device and everything that held them. */
+/* Let go of the rows on the device and everything that held them (a piece still on its way first). */
 void
 GpuSortDevRowsEnd(GpuSortState *st)
 {
 	GpuSortDevRows *d = &st->devrows;
 
+	if (d->sorted && (!d->ready[0] || !d->ready[1]))
+	{
+		d->ready[0] = d->ready[1] = true;
+		GpuextWait(-1);
+	}
 	if (d->cxt)
 		MemoryContextDelete(d->cxt);
 	memset(d, 0, sizeof(GpuSortDevRows));
