@@ -454,7 +454,8 @@ GPUEXT_DEVICE_WORK(StartOnDevice, GpuSortState)
 /*
  * The stored rows passed the host budget: move them, and the rest of the
  * input after them, to the device when one is usable.  NULL once they are
- * there; else why not (then tuplesort takes them from host memory).
+ * there; else why not, "" when it was not tried (then tuplesort takes them
+ * from host memory).
  */
 const char *
 GpuSortDevRowsStart(GpuSortState *st, RunInput *in)
