@@ -6,7 +6,8 @@
 -- rescans; EXPLAIN says where the rows were kept; failures at each stage (moving the rows up,
 -- sending a piece, the sort, the first piece back, a piece back with rows already out).
 -- sort_device_rows.out: a device (the fake device or a GPU, with the GPU service or without);
--- sort_device_rows_1.out: none (PostgreSQL's Sort runs inside GpuSort; faults never fire).
+-- sort_device_rows_1.out: a CPU-only build (PostgreSQL's Sort, faults never fire);
+-- sort_device_rows_2.out: a CUDA build without a GPU (PostgreSQL's Sort inside GpuSort).
 LOAD 'gpuext';
 CREATE SCHEMA sort_device_rows;
 SET search_path = sort_device_rows, public;

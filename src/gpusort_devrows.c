@@ -620,8 +620,16 @@ static int
 Reach(GpuSortState *st, size_t i, size_t *k)
 {
 	GpuSortDevRows *d = &st->devrows;
+	size_t		last = d->last_piece;
 	int			h;
 
+	/* Most rows lie in the piece of the row before them */
+	if (last != SIZE_MAX && !st->key.keys_only && last < d->nknown && d->loaded[last % 2] == last &&
+		d->ready[last % 2] && i >= d->starts[last] && i < d->starts[last + 1])
+	{
+		*k = last;
+		return last % 2;
+	}
 	*k = PieceOf(st, i);
 	h = Load(st, *k);
 	if (*k != d->last_piece)
