@@ -28,19 +28,21 @@
 bool		gpuext_sort_rows_on_device = GPUEXT_SORT_ROWS_ON_DEVICE_DEFAULT;
 int			gpuext_debug_sort_piece_size = GPUEXT_DEBUG_SORT_PIECE_SIZE_DEFAULT;
 
-/* Where the parts of half h lie while uploading: rows | offsets (half_rows + 1) | keys (half_rows). */
+/* Half h: while uploading rows | offsets (half_rows + 1) | keys (half_rows); while emitting, one piece. */
 static inline char *
 HalfRows(GpuSortDevRows *d, int h)
 {
 	return d->pinned->ptr + (size_t) h * d->half_bytes;
 }
 
+/* Where each row of half h's piece starts on the device (uploading). */
 static inline uint64 *
 HalfOffsets(GpuSortDevRows *d, int h)
 {
 	return (uint64 *) (HalfRows(d, h) + d->rows_area);
 }
 
+/* The keys of half h's piece (uploading; keys-only, the whole half). */
 static inline uint64 *
 HalfKeys(GpuSortDevRows *d, int h)
 {
@@ -185,7 +187,7 @@ ShipMore(GpuSortState *st)
 
 GPUEXT_DEVICE_WORK(ShipMore, GpuSortState)
 
-/* Start tuplesort with the rows of one piece as they lie in a half (keys-only: their keys). */
+/* Give tuplesort the rows of one piece as they lie in a half (keys-only: rebuilt from their keys). */
 static void
 PieceToTuplesort(GpuSortState *st, TupleTableSlot *slot, const char *half, size_t rows, size_t bytes)
 {
