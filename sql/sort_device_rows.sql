@@ -173,6 +173,23 @@ FROM (VALUES (1), (2)) o(x);
 RESET gpuext.enable_sort;
 SELECT * FROM held();
 
+-- Under Gather Merge each worker keeps its rows in device memory, and its figures reach the leader.
+CREATE TABLE drp AS SELECT * FROM dr, generate_series(0, 3) g;
+ANALYZE drp;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_leader_participation = off;
+SELECT count(*) > 0 AS workers_kept_rows_on_device
+FROM explained('SELECT * FROM drp ORDER BY f, i, g') line WHERE line ~ 'Rows Kept: device memory';
+SELECT same('SELECT * FROM drp ORDER BY f, i, g');
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET parallel_leader_participation;
+SET max_parallel_workers_per_gather = 0;
+
 -- Device memory short: past gpuext.max_device_memory the rows stay with tuplesort (when moving
 -- them up), or come back to it (when the device buffers would grow), and EXPLAIN says why.
 SET gpuext.max_device_memory = '1MB';
