@@ -16,10 +16,10 @@ PG_CPPFLAGS = -I$(srcdir)/cuda
 # PostgreSQL's own headers are not clean under -Wextra's sign-compare and unused-parameter.
 PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
 
-REGRESS = device upgrade gpu_sort gpu_sort_large bad_input sort_node sort_node_random sort_stream gpu_agg gpu_agg_numeric gpu_query agg_device gpusort_explain gpusort_bound reliability fuzz errors matmul
+REGRESS = device upgrade gpu_sort gpu_sort_large bad_input sort_node sort_node_random sort_stream gpu_agg gpu_agg_numeric gpu_query agg_device gpusort_explain gpusort_bound reliability fuzz errors matmul sort_device_rows
 REGRESS_OPTS = --load-extension=gpuext
 
-EXTRA_CLEAN = sql/$(EXTENSION)--$(EXTVERSION).sql cuda/*.o test/kernel_harness test/matmul_harness bench/reduce_bench bench/sort_bench bench/matmul_bench bench/arena_bw results regression.diffs regression.out
+EXTRA_CLEAN = sql/$(EXTENSION)--$(EXTVERSION).sql cuda/*.o test/kernel_harness test/matmul_harness test/gather_harness bench/reduce_bench bench/sort_bench bench/matmul_bench bench/arena_bw results regression.diffs regression.out
 
 # CUDA: CUDA_HOME, else /usr/local/cuda, else nvcc on PATH; WITH_CUDA=no forces the CPU-only build,
 # WITH_CUDA=fake the host-memory fake device (cuda/fakedev.c) that runs the device paths without a GPU.
@@ -82,13 +82,17 @@ sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
 	cp $< $@
 
 # Standalone kernel harnesses (need a GPU to run): check every kernel against a CPU reference.
-harness: test/kernel_harness test/matmul_harness
+harness: test/kernel_harness test/matmul_harness test/gather_harness
 test/kernel_harness: test/kernel_harness.cu test/harness_report.cuh test/harness_reduce_fixed.cuh $(CUDA_OBJS) $(CUDA_HDRS)
 	$(NVCC) $(NVCCFLAGS) -Icuda -o $@ $< $(CUDA_OBJS) -cudart static
 
 # The matrix product kernels against the CPU's product, bit for bit.
 test/matmul_harness: test/matmul_harness.cu test/harness_report.cuh cuda/matmul_cpu.o $(CUDA_OBJS) $(CUDA_HDRS)
 	$(NVCC) $(NVCCFLAGS) -Icuda -o $@ $< cuda/matmul_cpu.o $(CUDA_OBJS) -cudart static
+
+# gpuext_gather_rows (GpuSort's rows kept in device memory) against the CPU, piece by piece.
+test/gather_harness: test/gather_harness.cu test/harness_report.cuh $(CUDA_OBJS) $(CUDA_HDRS)
+	$(NVCC) $(NVCCFLAGS) -Icuda -o $@ $< $(CUDA_OBJS) -cudart static
 
 # Reduction benchmark (needs a GPU to run): gpuext_reduce beside CUB and a D2D copy, and the reduction ladder.
 bench-reduce: bench/reduce_bench

@@ -6,8 +6,9 @@
 --   (which configurations), large_mem (work_mem of the large configuration).
 --
 -- Memory: both sides get the same work_mem, and gpuext.sort_work_mem is -1, so GpuSort's budget is
--- that same work_mem.  Past it GpuSort hands its rows to PostgreSQL's tuplesort, which spills to
--- disk as Sort does: at work_mem = 4MB both sides sort 10M rows on disk.
+-- that same work_mem.  Past it GpuSort keeps its rows in device memory (gpuext.sort_rows_on_device,
+-- the server's setting) while Sort spills to disk: at work_mem = 4MB PostgreSQL sorts 10M rows on
+-- disk and GpuSort on the device.
 --
 -- Two timings:
 --   explain  EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, COSTS OFF, FORMAT JSON) <query>, reading

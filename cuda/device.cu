@@ -496,6 +496,12 @@ GpuextStatus gpuext_cuda_copy_to_host(void *dst, const void *src, size_t bytes)
 	return copy_async(dst, src, bytes, cudaMemcpyDeviceToHost, "copy to host");
 }
 
+/* Device to device, asynchronous. */
+GpuextStatus gpuext_cuda_copy_on_device(void *dst, const void *src, size_t bytes)
+{
+	return copy_async(dst, src, bytes, cudaMemcpyDeviceToDevice, "copy on device");
+}
+
 /* Record an event slot at the current end of the stream. */
 GpuextStatus gpuext_cuda_mark(int slot)
 {

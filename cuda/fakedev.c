@@ -260,6 +260,14 @@ gpuext_cuda_copy_to_host(void *dst, const void *src, size_t bytes)
 	return GPUEXT_OK;
 }
 
+/* Likewise between two device buffers. */
+GpuextStatus
+gpuext_cuda_copy_on_device(void *dst, const void *src, size_t bytes)
+{
+	memmove(dst, src, bytes);
+	return GPUEXT_OK;
+}
+
 /* Events complete at once; only the slot is checked. */
 GpuextStatus
 gpuext_cuda_mark(int slot)
@@ -734,5 +742,74 @@ gpuext_matmul(GpuextMatmulAlgo algo, int elem_bytes, const void *a, const void *
 		FakeMatmulFloat(a, b, c, m, k, n);
 	else
 		FakeMatmulDouble(a, b, c, m, k, n);
+	return GPUEXT_OK;
+}
+
+/* Where row i of the sorted order lies in rows, or an empty span for offsets out of range or unaligned. */
+static void
+FakeRowSpan(const uint64_t *offsets, const uint32_t *order, size_t n, size_t rows_bytes, size_t i,
+			uint64_t *start, uint64_t *len)
+{
+	uint32_t	r = order[i];
+
+	*start = *len = 0;
+	if (r >= n || offsets[r] > offsets[r + 1] || offsets[r + 1] > rows_bytes || ((offsets[r] | offsets[r + 1]) & 7))
+		return;
+	*start = offsets[r];
+	*len = offsets[r + 1] - offsets[r];
+}
+
+/* The fake gather keeps where each row ends in sorted order. */
+GpuextStatus
+gpuext_gather_rows_scratch_bytes(size_t n, size_t *bytes)
+{
+	if (n >= ((size_t) 1 << 32))
+		return Fail(GPUEXT_INVALID, "too many rows for a gather");
+	*bytes = n * sizeof(uint64_t);
+	return GPUEXT_OK;
+}
+
+/* Rows in sorted order from first, as many as fit in out after the header. */
+GpuextStatus
+gpuext_gather_rows(const char *rows, size_t rows_bytes, const uint64_t *offsets, const uint32_t *order, size_t n,
+				   size_t first, int prepare, char *out, size_t out_bytes, void *scratch, size_t scratch_bytes)
+{
+	uint64_t   *ends = (uint64_t *) scratch;
+	GpuextGatherHeader header = {0, 0};
+	size_t		budget;
+	uint64_t	base;
+
+	if (n >= ((size_t) 1 << 32) || first > n || scratch_bytes < n * sizeof(uint64_t) ||
+		out_bytes < sizeof(GpuextGatherHeader) || ((uintptr_t) out & 7))
+		return Fail(GPUEXT_INVALID, "bad arguments for a gather of rows");
+	if (prepare)
+	{
+		uint64_t	sum = 0;
+
+		for (size_t i = 0; i < n; i++)
+		{
+			uint64_t	start,
+						len;
+
+			FakeRowSpan(offsets, order, n, rows_bytes, i, &start, &len);
+			ends[i] = sum += len;
+		}
+	}
+	budget = out_bytes - sizeof(GpuextGatherHeader);
+	base = first > 0 ? ends[first - 1] : 0;
+	for (size_t i = first; i < n; i++)
+	{
+		uint64_t	start,
+					len,
+					at = (i > 0 ? ends[i - 1] : 0) - base;
+
+		FakeRowSpan(offsets, order, n, rows_bytes, i, &start, &len);
+		if (ends[i] - base > budget || at + len > budget)
+			break;
+		memcpy(out + sizeof(GpuextGatherHeader) + at, rows + start, len);
+		header.rows++;
+		header.bytes = at + len;
+	}
+	memcpy(out, &header, sizeof(header));
 	return GPUEXT_OK;
 }

@@ -105,6 +105,9 @@ extern void gpuext_cuda_free_pinned(void *hptr);
 extern GpuextStatus gpuext_cuda_copy_to_device(void *dst, const void *src, size_t bytes);
 extern GpuextStatus gpuext_cuda_copy_to_host(void *dst, const void *src, size_t bytes);
 
+/* Device to device, asynchronous (both pointers device memory). */
+extern GpuextStatus gpuext_cuda_copy_on_device(void *dst, const void *src, size_t bytes);
+
 #define GPUEXT_CUDA_EVENTS 4
 
 /* Record event slot (0 .. GPUEXT_CUDA_EVENTS-1) at the current end of the stream. */
@@ -164,6 +167,28 @@ extern GpuextStatus gpuext_sort_rows_scratch_bytes(int nwords, size_t n, size_t 
 extern GpuextStatus gpuext_sort_rows(int nwords, int top_bits, const uint64_t *keys, uint32_t *order,
 									 uint64_t *sorted_keys, size_t n, void *scratch, size_t scratch_bytes,
 									 GpuextPollFn poll, void *arg);
+
+/*
+ * Rows kept in device memory (cuda/gather_rows.cu): rows holds n rows, row r
+ * the bytes [offsets[r], offsets[r + 1]) (n + 1 offsets, 8-byte aligned, at
+ * most rows_bytes); order[0..n) the row numbers in sorted order.
+ * gpuext_gather_rows writes into out a GpuextGatherHeader and after it the
+ * rows order[first], order[first + 1], ... back to back, as many as fit in
+ * out_bytes.  With prepare (once per order, before any other gather) it first
+ * computes in scratch where each row ends in sorted order.  A row whose
+ * offsets are out of range or unaligned counts as empty.  Enqueued on the
+ * stream; returns without waiting.  n < 2^32, first <= n.
+ */
+typedef struct GpuextGatherHeader
+{
+	uint64_t	rows;			/* rows written after the header */
+	uint64_t	bytes;			/* their bytes */
+} GpuextGatherHeader;
+
+extern GpuextStatus gpuext_gather_rows_scratch_bytes(size_t n, size_t *bytes);
+extern GpuextStatus gpuext_gather_rows(const char *rows, size_t rows_bytes, const uint64_t *offsets,
+									   const uint32_t *order, size_t n, size_t first, int prepare, char *out,
+									   size_t out_bytes, void *scratch, size_t scratch_bytes);
 
 /*
  * Reductions (cuda/reduce.cu) over n dense values in device memory (NULLs

@@ -99,6 +99,16 @@ gpuext_cuda_copy_to_host(void *dst, const void *src, size_t bytes)
 	return GPUEXT_NOT_BUILT;
 }
 
+/* No device to copy on. */
+GpuextStatus
+gpuext_cuda_copy_on_device(void *dst, const void *src, size_t bytes)
+{
+	(void) dst;
+	(void) src;
+	(void) bytes;
+	return GPUEXT_NOT_BUILT;
+}
+
 /* No stream to mark. */
 GpuextStatus
 gpuext_cuda_mark(int slot)
@@ -289,5 +299,34 @@ gpuext_cuda_host_register(void *ptr, size_t bytes)
 {
 	(void) ptr;
 	(void) bytes;
+	return GPUEXT_NOT_BUILT;
+}
+
+/* No device gather, so no scratch. */
+GpuextStatus
+gpuext_gather_rows_scratch_bytes(size_t n, size_t *bytes)
+{
+	(void) n;
+	if (bytes)
+		*bytes = 0;
+	return GPUEXT_NOT_BUILT;
+}
+
+/* No device gather. */
+GpuextStatus
+gpuext_gather_rows(const char *rows, size_t rows_bytes, const uint64_t *offsets, const uint32_t *order, size_t n,
+				   size_t first, int prepare, char *out, size_t out_bytes, void *scratch, size_t scratch_bytes)
+{
+	(void) rows;
+	(void) rows_bytes;
+	(void) offsets;
+	(void) order;
+	(void) n;
+	(void) first;
+	(void) prepare;
+	(void) out;
+	(void) out_bytes;
+	(void) scratch;
+	(void) scratch_bytes;
 	return GPUEXT_NOT_BUILT;
 }

@@ -72,8 +72,10 @@ ANALYZE to_sort;
 SELECT gpusort_explain('SELECT * FROM to_sort ORDER BY a, c DESC');
 SELECT gpusort_explain('SELECT * FROM to_sort ORDER BY a LIMIT 5');
 SET gpuext.sort_work_mem = '64kB';
+SET gpuext.sort_rows_on_device = off;
 SELECT gpusort_explain('SELECT * FROM to_sort ORDER BY c NULLS FIRST, i');
 RESET gpuext.sort_work_mem;
+RESET gpuext.sort_rows_on_device;
 SELECT device_bytes FROM gpuext_info();
 
 -- gpuext.max_device_memory is superuser-only, as temp_file_limit is: an ordinary role cannot raise its share.

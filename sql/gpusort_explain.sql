@@ -44,8 +44,10 @@ SELECT explained('ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF', 'SE
 SELECT explained('ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF', 'SELECT * FROM ge ORDER BY a LIMIT 5');
 -- Past the memory budget: tuplesort takes the rows, its method and why.
 SET gpuext.sort_work_mem = '64kB';
+SET gpuext.sort_rows_on_device = off;
 SELECT explained('ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF', 'SELECT * FROM ge ORDER BY c NULLS FIRST, id');
 RESET gpuext.sort_work_mem;
+RESET gpuext.sort_rows_on_device;
 SELECT explained('ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF, FORMAT JSON', 'SELECT * FROM ge ORDER BY a, c DESC');
 
 -- ANALYZE with TIMING on: one "Stage Timing" line (in JSON an object) with every stage.

@@ -82,6 +82,25 @@ _PG_init(void)
 							GUC_UNIT_KB,
 							NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("gpuext.sort_rows_on_device",
+							 "Keeps a GpuSort's rows in device memory once they pass gpuext.sort_work_mem.",
+							 "Off: past the budget the rows go to PostgreSQL's tuplesort, which can spill to disk.",
+							 &gpuext_sort_rows_on_device,
+							 GPUEXT_SORT_ROWS_ON_DEVICE_DEFAULT,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuext.debug_sort_piece_size",
+							"Testing: the size of the pieces in which rows kept in device memory travel.",
+							NULL,
+							&gpuext_debug_sort_piece_size,
+							GPUEXT_DEBUG_SORT_PIECE_SIZE_DEFAULT,
+							16, 1024 * 1024,
+							PGC_USERSET,
+							GUC_UNIT_KB | GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
+
 	/* Superuser-only, as temp_file_limit: a role may not raise its own share of a shared device. */
 	DefineCustomIntVariable("gpuext.max_device_memory",
 							"Device memory a backend may hold; -1 is half of the device's memory.",

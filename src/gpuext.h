@@ -70,6 +70,7 @@ typedef struct GpuextDeviceOps
 	void		(*free_pinned) (void *hptr);
 	GpuextStatus (*copy_to_device) (void *dst, const void *src, size_t bytes);
 	GpuextStatus (*copy_to_host) (void *dst, const void *src, size_t bytes);
+	GpuextStatus (*copy_on_device) (void *dst, const void *src, size_t bytes);
 	GpuextStatus (*mark) (int slot);
 	GpuextStatus (*wait) (int slot, GpuextPollFn poll, void *arg);
 	GpuextStatus (*sort_scratch_bytes) (GpuextSortAlgo algo, int key_bytes, size_t n, size_t *bytes,
@@ -81,6 +82,10 @@ typedef struct GpuextDeviceOps
 	GpuextStatus (*sort_rows) (int nwords, int top_bits, const uint64_t *keys, uint32_t *order,
 							   uint64_t *sorted_keys, size_t n, void *scratch, size_t scratch_bytes,
 							   GpuextPollFn poll, void *arg);
+	GpuextStatus (*gather_rows_scratch_bytes) (size_t n, size_t *bytes);
+	GpuextStatus (*gather_rows) (const char *rows, size_t rows_bytes, const uint64_t *offsets, const uint32_t *order,
+								 size_t n, size_t first, int prepare, char *out, size_t out_bytes, void *scratch,
+								 size_t scratch_bytes);
 	GpuextStatus (*reduce_scratch_bytes) (int value_bytes, int is_float, size_t n, size_t *bytes);
 	GpuextStatus (*reduce) (int value_bytes, int is_float, const void *values, size_t n, void *scratch,
 							size_t scratch_bytes, GpuextReduceResult *result);
@@ -105,6 +110,8 @@ extern const GpuextDeviceOps *gpuext_dev;
 	GPUEXT_FAULT_CALL(GPUEXT_FAULT_COPY, GPUEXT_CUDA_ERROR, gpuext_dev->copy_to_device(dst, src, bytes))
 #define gpuext_cuda_copy_to_host(dst, src, bytes) \
 	GPUEXT_FAULT_CALL(GPUEXT_FAULT_COPY, GPUEXT_CUDA_ERROR, gpuext_dev->copy_to_host(dst, src, bytes))
+#define gpuext_cuda_copy_on_device(dst, src, bytes) \
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_COPY, GPUEXT_CUDA_ERROR, gpuext_dev->copy_on_device(dst, src, bytes))
 #define gpuext_cuda_mark(slot) \
 	GPUEXT_FAULT_CALL(GPUEXT_FAULT_SYNC, GPUEXT_CUDA_ERROR, gpuext_dev->mark(slot))
 #define gpuext_cuda_wait(slot, poll, arg) \
@@ -113,6 +120,8 @@ extern const GpuextDeviceOps *gpuext_dev;
 	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_dev->sort_keys(__VA_ARGS__))
 #define gpuext_sort_rows(...) \
 	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_dev->sort_rows(__VA_ARGS__))
+#define gpuext_gather_rows(...) \
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_dev->gather_rows(__VA_ARGS__))
 #define gpuext_reduce(...) \
 	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_dev->reduce(__VA_ARGS__))
 #define gpuext_matmul(...) \
@@ -123,6 +132,7 @@ extern const GpuextDeviceOps *gpuext_dev;
 #define gpuext_cuda_free_pinned(p) gpuext_dev->free_pinned(p)
 #define gpuext_sort_scratch_bytes(...) gpuext_dev->sort_scratch_bytes(__VA_ARGS__)
 #define gpuext_sort_rows_scratch_bytes(...) gpuext_dev->sort_rows_scratch_bytes(__VA_ARGS__)
+#define gpuext_gather_rows_scratch_bytes(...) gpuext_dev->gather_rows_scratch_bytes(__VA_ARGS__)
 #define gpuext_reduce_scratch_bytes(...) gpuext_dev->reduce_scratch_bytes(__VA_ARGS__)
 #define gpuext_cuda_error_message() gpuext_dev->error_message()
 

@@ -11,6 +11,7 @@
  *						arena, the scan's projection
  *	gpusort_device.c	the device sort, and the keys streamed through
  *						pinned memory
+ *	gpusort_devrows.c	rows past the host budget kept in device memory
  *	gpusort_fallback.c	PostgreSQL's Sort run inside, the tuplesort hand-off
  *	gpusort_explain.c	EXPLAIN, and the workers' figures under Gather
  *
@@ -41,10 +42,14 @@
 #define GPUEXT_ENABLE_SORT_DEFAULT true
 #define GPUEXT_SORT_MIN_ROWS_DEFAULT 20000
 #define GPUEXT_SORT_WORK_MEM_DEFAULT (-1)
+#define GPUEXT_SORT_ROWS_ON_DEVICE_DEFAULT true
+#define GPUEXT_DEBUG_SORT_PIECE_SIZE_DEFAULT ((int) (GPUEXT_STAGING_HALF_BYTES / 1024))
 
 extern bool gpuext_enable_sort;
 extern int	gpuext_sort_min_rows;
 extern int	gpuext_sort_work_mem;
+extern bool gpuext_sort_rows_on_device;
+extern int	gpuext_debug_sort_piece_size;
 
 /* Rows whose key columns are read before their keys are built together. */
 #define KEY_BATCH 256
@@ -150,6 +155,70 @@ typedef struct GpuSortStream
 	size_t		piece;			/* emitting: the piece of half_rows rows in its half, or SIZE_MAX */
 } GpuSortStream;
 
+/*
+ * Rows kept in device memory (past the host budget, with a usable device):
+ * rows (minimal tuples; none keys-only), their offsets and keys go up
+ * through the two halves of a pinned buffer, a piece at a time, as they are
+ * read; the device sorts the keys, and the rows come back in sorted order a
+ * piece at a time as they are emitted (gpuext_gather_rows).  Every buffer
+ * and array here belongs to cxt, which lives until the node ends or the
+ * input is read again.
+ */
+typedef struct GpuSortDevRows
+{
+	MemoryContext cxt;			/* NULL: the rows are not on the device */
+	bool		active;
+	bool		sorted;			/* the first piece came back: no fallback from here on */
+	GpuextBuffer *pinned;		/* two halves of half_bytes */
+	size_t		half_bytes;
+	size_t		half_rows;		/* rows whose keys and offsets a half holds while uploading */
+	size_t		rows_area;		/* row bytes a half holds while uploading (0 keys-only) */
+	/* uploading */
+	int			fill;			/* the half being filled */
+	size_t		piece_first;	/* its first row */
+	size_t		piece_bytes;	/* its row bytes */
+	size_t		shipped;		/* rows sent to the device */
+	size_t		shipped_bytes;
+	size_t		npieces;		/* pieces sent, and where each ends (recovery reads them back) */
+	size_t		maxpieces;
+	size_t	   *up_rows;
+	size_t	   *up_bytes;
+	GpuextBuffer *drows;
+	GpuextBuffer *doffsets;
+	GpuextBuffer *dkeys;
+	/* sorted */
+	GpuextBuffer *dsorted;		/* order | sorted keys (keys-only) | sort, then gather scratch | gather out */
+	char	   *dorder;
+	char	   *dsorted_keys;
+	char	   *dscratch;
+	size_t		scratch_bytes;
+	char	   *dout;
+	/* emitting: piece k holds rows [starts[k], starts[k + 1]) for k < nknown, after cum[k] row bytes */
+	size_t	   *starts;
+	uint64	   *cum;
+	size_t		nknown;
+	size_t		maxknown;
+	size_t		loaded[2];		/* the piece in each half, or SIZE_MAX */
+	bool		ready[2];		/* ... and its copy has been waited for */
+	uint32	   *index[2];		/* row mode: each row's offset in the half */
+	size_t		index_cap[2];
+	size_t		last_piece;		/* the piece a row was last taken from, or SIZE_MAX */
+	/* figures */
+	size_t		host_peak;
+	size_t		device_bytes;
+	size_t		device_peak;
+} GpuSortDevRows;
+
+/* What reading the input carries from row to row. */
+typedef struct RunInput
+{
+	int64		budget_kb;
+	Datum	   *values;			/* key values of the rows batched for GpuSortBuildKeys */
+	bool	   *isnull;
+	int			batched;
+	size_t		row_bytes;
+} RunInput;
+
 /* CPU paths: PostgreSQL's Sort node run inside, or a tuplesort taking over the stored rows. */
 typedef struct GpuSortCpu
 {
@@ -176,10 +245,12 @@ typedef struct GpuSortWorkerInfo
 {
 	bool		filled;			/* the worker's sort ran */
 	bool		on_device;
+	bool		rows_on_device;	/* the rows were kept in device memory */
 	TuplesortMethod method;		/* CPU: tuplesort's method */
 	TuplesortSpaceType space_type;
 	int64		space_kb;		/* host memory (or disk) */
 	int64		device_kb;
+	int64		pinned_kb;		/* rows on the device: the pinned halves they went through */
 } GpuSortWorkerInfo;
 
 /* The workers' figures under Gather, in the parallel query's shared memory. */
@@ -197,6 +268,7 @@ typedef struct GpuSortState
 	GpuSortInput input;
 	GpuSortStore store;
 	GpuSortStream stream;
+	GpuSortDevRows devrows;
 	GpuSortCpu	cpu;
 	GpuSortStats stats;
 	bool		done;			/* the input is read and sorted */
@@ -244,7 +316,8 @@ extern Node *GpuSortCreateState(CustomScan *cscan);
 /* gpusort_keys.c */
 extern void GpuSortLayoutKeys(GpuSortState *st, TupleDesc desc);
 extern void GpuSortBuildKeys(GpuSortState *st, uint64 *keys, const Datum *values, const bool *isnull, int nrows);
-extern void GpuSortDecodeBatch(GpuSortState *st, size_t first);
+extern void GpuSortDecodeBatch(GpuSortState *st, size_t first, size_t need);
+extern void GpuSortDecodeKeys(GpuSortState *st, const uint64 *keys, size_t n);
 
 /* gpusort_input.c */
 extern Plan *GpuSortUnprojectedScan(GpuSortState *st, Plan *child, EState *estate);
@@ -263,6 +336,15 @@ extern void GpuSortSortStreamed(GpuSortState *st);
 extern void GpuSortEndStream(GpuSortState *st);
 extern const uint64 *GpuSortSortedKey(GpuSortState *st, size_t i);
 extern void GpuSortRowsOrSpill(GpuSortState *st, int64 budget_kb);
+
+/* gpusort_devrows.c */
+extern const char *GpuSortDevRowsStart(GpuSortState *st, RunInput *in);
+extern char *GpuSortDevRowsPlace(GpuSortState *st, RunInput *in, size_t bytes);
+extern uint64 *GpuSortDevRowsKeySlot(GpuSortState *st, size_t first);
+extern void GpuSortDevRowsSort(GpuSortState *st, RunInput *in);
+extern MinimalTuple GpuSortDevRowsTuple(GpuSortState *st, size_t i);
+extern const uint64 *GpuSortDevRowsKeys(GpuSortState *st, size_t i, size_t *piece_first, size_t *piece_end);
+extern void GpuSortDevRowsEnd(GpuSortState *st);
 
 /* gpusort_fallback.c */
 extern void GpuSortStartSortInside(GpuSortState *st, CustomScan *cscan, EState *estate, int eflags);
@@ -289,7 +371,7 @@ StoreDecodedRow(GpuSortState *st, TupleTableSlot *slot, size_t i)
 	const bool *isnull;
 
 	if (i < st->key.dec_first || i >= st->key.dec_first + st->key.dec_n)
-		GpuSortDecodeBatch(st, i >= st->key.dec_first + st->key.dec_n ? i : (i + 1 >= KEY_BATCH ? i + 1 - KEY_BATCH : 0));
+		GpuSortDecodeBatch(st, i >= st->key.dec_first + st->key.dec_n ? i : (i + 1 >= KEY_BATCH ? i + 1 - KEY_BATCH : 0), i);
 	values = st->key.dec_values + (i - st->key.dec_first) * st->key.natts;
 	isnull = st->key.dec_isnull + (i - st->key.dec_first) * st->key.natts;
 	ExecClearTuple(slot);
@@ -305,10 +387,12 @@ StoreDecodedRow(GpuSortState *st, TupleTableSlot *slot, size_t i)
 static pg_attribute_always_inline void
 StoreRow(GpuSortState *st, TupleTableSlot *slot, size_t i)
 {
-	if (!st->key.keys_only)
-		ExecStoreMinimalTuple(st->store.rows[i], slot, false);
-	else
+	if (st->key.keys_only)
 		StoreDecodedRow(st, slot, i);
+	else if (st->devrows.active)
+		ExecStoreMinimalTuple(GpuSortDevRowsTuple(st, i), slot, false);
+	else
+		ExecStoreMinimalTuple(st->store.rows[i], slot, false);
 }
 
 #endif							/* GPUEXT_GPUSORT_H */

@@ -274,7 +274,9 @@ GpuSortFlushKeys(GpuSortState *st, const Datum *values, const bool *isnull, int 
 	instr_time	start;
 
 	INSTR_TIME_SET_CURRENT(start);
-	if (!st->stream.active)
+	if (st->devrows.active)
+		GpuSortBuildKeys(st, GpuSortDevRowsKeySlot(st, first), values, isnull, batched);
+	else if (!st->stream.active)
 		GpuSortBuildKeys(st, st->store.keys + first * st->key.nwords, values, isnull, batched);
 	else
 		GpuSortBuildKeys(st, StreamHalf(st, first / st->stream.half_rows) + (first % st->stream.half_rows) * st->key.nwords,

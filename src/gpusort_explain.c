@@ -5,7 +5,8 @@
  * Sort Key and Bound as Sort prints them; with ANALYZE, "Sort Method" and
  * its memory (Sort Method, Sort Space Used and Sort Space Type outside text)
  * with GpuSort's own figures beside them in the same style: the device
- * memory, the key layout, why the CPU sorted ("GPU Fallback") and, with
+ * memory, where rows past the budget were kept ("Rows Kept"), the key
+ * layout, why the CPU sorted ("GPU Fallback") and, with
  * TIMING, the time of each stage.  Under Gather each worker's sort comes
  * back through the parallel query's shared memory and is shown as Sort
  * shows its workers'.
@@ -76,6 +77,14 @@ FillInfo(GpuSortState *st, GpuSortWorkerInfo *info)
 	}
 	info->on_device = true;
 	info->space_type = SORT_SPACE_TYPE_MEMORY;
+	if (st->devrows.active)
+	{
+		info->rows_on_device = true;
+		info->space_kb = (int64) (st->devrows.host_peak + 1023) / 1024;
+		info->device_kb = (int64) (st->devrows.device_peak + 1023) / 1024;
+		info->pinned_kb = (int64) (2 * st->devrows.half_bytes + 1023) / 1024;
+		return;
+	}
 	info->space_kb = (int64) ((st->stream.streamed ? 2 * GPUEXT_STAGING_HALF_BYTES : st->stats.host_bytes) + 1023) / 1024;
 	info->device_kb = (int64) (st->stats.device_bytes + 1023) / 1024;
 }
@@ -94,6 +103,11 @@ ShowSortInfo(const GpuSortWorkerInfo *info, ExplainState *es)
 		if (info->on_device)
 			appendStringInfo(es->str, "  Device Memory: " INT64_FORMAT "kB", info->device_kb);
 		appendStringInfoChar(es->str, '\n');
+		if (info->rows_on_device)
+		{
+			GpuextExplainIndent(es);
+			appendStringInfo(es->str, "Rows Kept: device memory  Pinned: " INT64_FORMAT "kB\n", info->pinned_kb);
+		}
 		return;
 	}
 	ExplainPropertyText("Sort Method", method, es);
@@ -101,6 +115,11 @@ ShowSortInfo(const GpuSortWorkerInfo *info, ExplainState *es)
 	ExplainPropertyText("Sort Space Type", space, es);
 	if (info->on_device)
 		ExplainPropertyInteger("Device Space Used", "kB", info->device_kb, es);
+	if (info->rows_on_device)
+	{
+		ExplainPropertyText("Rows Kept", "device memory", es);
+		ExplainPropertyInteger("Pinned Space Used", "kB", info->pinned_kb, es);
+	}
 }
 
 /*

@@ -302,26 +302,101 @@ FixedKeys(GpuSortState *st, HeapTuple tuple, Datum *values, bool *isnull)
 	return true;
 }
 
-/* What reading the input carries from row to row. */
-typedef struct RunInput
+/* The bytes of the slot's row as a minimal tuple (heap: a heap tuple's body), and whether to free them. */
+static inline const char *
+RowBytes(TupleTableSlot *slot, HeapTuple tuple, size_t *len, bool *heap, bool *should_free)
 {
-	int64		budget_kb;
-	Datum	   *values;			/* key values of the rows batched for GpuSortBuildKeys */
-	bool	   *isnull;
-	int			batched;
-	size_t		row_bytes;
-} RunInput;
+	MinimalTuple mt;
 
-/*
- * Store one input row, from a slot or (slot NULL) a heap tuple read in place,
- * and gather its key values; past the budget everything goes to tuplesort.
- */
+	*should_free = false;
+	if (slot && !TTS_IS_BUFFERTUPLE(slot) && !TTS_IS_HEAPTUPLE(slot))
+	{
+		mt = ExecFetchSlotMinimalTuple(slot, should_free);
+		*len = mt->t_len;
+		*heap = false;
+		return (const char *) mt;
+	}
+	if (slot)
+		tuple = ExecFetchSlotHeapTuple(slot, false, NULL);
+	*len = tuple->t_len - MINIMAL_TUPLE_OFFSET;
+	*heap = true;
+	return (const char *) tuple->t_data + MINIMAL_TUPLE_OFFSET;
+}
+
+/* Gather one row's key values, from the slot or (slot NULL) the heap tuple. */
 static pg_attribute_always_inline void
-TakeRow(GpuSortState *st, RunInput *in, TupleTableSlot *slot, HeapTuple tuple, TupleDesc tupdesc)
+RowKeyValues(GpuSortState *st, RunInput *in, TupleTableSlot *slot, HeapTuple tuple, TupleDesc tupdesc)
 {
 	Datum	   *values = in->values + in->batched * st->spec.nkeys;
 	bool	   *isnull = in->isnull + in->batched * st->spec.nkeys;
 
+	if (slot || !FixedKeys(st, tuple, values, isnull))
+		for (int k = 0; k < st->spec.nkeys; k++)
+			values[k] = slot ? slot_getattr(slot, st->input.keyattno[k], &isnull[k])
+				: heap_getattr(tuple, st->input.keyattno[k], tupdesc, &isnull[k]);
+}
+
+/*
+ * Rows kept on the device: copy the row into the pinned half being filled
+ * (a new piece begun if it is full) and gather its key values; false when
+ * the rows fell back to tuplesort instead (the caller gives it this row).
+ */
+static bool
+TakeRowOnDevice(GpuSortState *st, RunInput *in, TupleTableSlot *slot, HeapTuple tuple, TupleDesc tupdesc)
+{
+	if (st->key.keys_only)
+	{
+		if (GpuSortDevRowsPlace(st, in, 0) == NULL)
+			return false;
+	}
+	else
+	{
+		size_t		len;
+		bool		heap,
+					should_free;
+		const char *src = RowBytes(slot, tuple, &len, &heap, &should_free);
+		MinimalTuple copy = (MinimalTuple) GpuSortDevRowsPlace(st, in, MAXALIGN(len));
+
+		if (copy == NULL)
+		{
+			if (should_free)
+				pfree((void *) src);
+			return false;
+		}
+		memcpy(copy, src, len);
+		if (heap)
+		{
+			memset(copy, 0, offsetof(MinimalTupleData, t_infomask2));
+			copy->t_len = len;
+		}
+		if (should_free)
+			pfree((void *) src);
+	}
+	RowKeyValues(st, in, slot, tuple, tupdesc);
+	st->store.nrows++;
+	if (++in->batched == KEY_BATCH)
+		in->batched = GpuSortFlushKeys(st, in->values, in->isnull, in->batched);
+	if (unlikely(st->store.nrows >= PG_UINT32_MAX))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("GpuSort cannot sort more than %u rows in device memory", PG_UINT32_MAX - 1),
+				 errhint("Turn gpuext.sort_rows_on_device off to sort them with tuplesort.")));
+	return true;
+}
+
+/*
+ * Store one input row, from a slot or (slot NULL) a heap tuple read in place,
+ * and gather its key values; past the budget the rows go to the device or,
+ * failing that, to tuplesort.  False when the caller must give this row to
+ * tuplesort itself.
+ */
+static pg_attribute_always_inline bool
+TakeRow(GpuSortState *st, RunInput *in, TupleTableSlot *slot, HeapTuple tuple, TupleDesc tupdesc)
+{
+	const char *why;
+
+	if (st->devrows.active)
+		return TakeRowOnDevice(st, in, slot, tuple, tupdesc);
 	if (st->store.nrows == st->store.capacity)
 	{
 		if (st->stream.active)
@@ -330,10 +405,7 @@ TakeRow(GpuSortState *st, RunInput *in, TupleTableSlot *slot, HeapTuple tuple, T
 	}
 	if (!st->key.keys_only)
 		in->row_bytes += slot ? CopyRow(st, slot) : CopyHeapTuple(st, tuple);
-	if (slot || !FixedKeys(st, tuple, values, isnull))
-		for (int k = 0; k < st->spec.nkeys; k++)
-			values[k] = slot ? slot_getattr(slot, st->input.keyattno[k], &isnull[k])
-				: heap_getattr(tuple, st->input.keyattno[k], tupdesc, &isnull[k]);
+	RowKeyValues(st, in, slot, tuple, tupdesc);
 	st->store.nrows++;
 	if (++in->batched == KEY_BATCH)
 		in->batched = GpuSortFlushKeys(st, in->values, in->isnull, in->batched);
@@ -346,9 +418,14 @@ TakeRow(GpuSortState *st, RunInput *in, TupleTableSlot *slot, HeapTuple tuple, T
 			GpuSortUnstream(st, in->batched);
 		if (in->batched > 0)
 			in->batched = GpuSortFlushKeys(st, in->values, in->isnull, in->batched);
+		why = GpuSortDevRowsStart(st, in);
+		if (why == NULL)
+			return true;
 		GpuSortSpill(st, in->budget_kb,
-						 psprintf("input passed the memory budget of %lld kB", (long long) in->budget_kb));
+					 *why ? psprintf("input passed the memory budget of %lld kB; %s", (long long) in->budget_kb, why)
+					 : psprintf("input passed the memory budget of %lld kB", (long long) in->budget_kb));
 	}
+	return true;
 }
 
 /* Read the child scan's relation page by page, as its SeqScan would, without a slot per row. */
@@ -368,13 +445,10 @@ ReadHeapDirect(GpuSortState *st, RunInput *in)
 	{
 		if ((++nread & 4095) == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (st->cpu.tuplesort)
-		{
-			ExecStoreBufferHeapTuple(tuple, child->ss_ScanTupleSlot, ((HeapScanDesc) scan)->rs_cbuf);
-			tuplesort_puttupleslot(st->cpu.tuplesort, GpuSortProjectInput(st, child->ss_ScanTupleSlot));
+		if (st->cpu.tuplesort == NULL && TakeRow(st, in, NULL, tuple, tupdesc))
 			continue;
-		}
-		TakeRow(st, in, NULL, tuple, tupdesc);
+		ExecStoreBufferHeapTuple(tuple, child->ss_ScanTupleSlot, ((HeapScanDesc) scan)->rs_cbuf);
+		tuplesort_puttupleslot(st->cpu.tuplesort, GpuSortProjectInput(st, child->ss_ScanTupleSlot));
 	}
 	ExecClearTuple(child->ss_ScanTupleSlot);
 	table_endscan(scan);
@@ -418,10 +492,8 @@ GpuSortRun(GpuSortState *st)
 			if (TupIsNull(slot))
 				break;
 			st->stats.rows_sorted++;
-			if (st->cpu.tuplesort)
+			if (st->cpu.tuplesort || !TakeRow(st, &in, slot, NULL, NULL))
 				tuplesort_puttupleslot(st->cpu.tuplesort, GpuSortProjectInput(st, slot));
-			else
-				TakeRow(st, &in, slot, NULL, NULL);
 		}
 	}
 	if (in.batched > 0)
@@ -430,7 +502,9 @@ GpuSortRun(GpuSortState *st)
 
 	if (st->stream.active && st->store.nrows < 2)
 		GpuSortUnstream(st, 0);
-	if (st->stream.active)
+	if (st->devrows.active)
+		GpuSortDevRowsSort(st, &in);
+	else if (st->stream.active)
 		GpuSortSortStreamed(st);
 	else if (st->cpu.tuplesort == NULL && st->store.nrows > 1)
 		GpuSortRowsOrSpill(st, in.budget_kb);

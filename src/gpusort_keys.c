@@ -152,21 +152,48 @@ KeyWord(GpuSortState *st, const uint64 *keys, int lo)
 }
 
 /*
- * Decode the keys of up to KEY_BATCH rows from first, column by column, each
+ * Decode the sorted keys of up to KEY_BATCH rows from first, all of them
+ * rows beside need (on the device: in need's piece), into the batch.
+ */
+void
+GpuSortDecodeBatch(GpuSortState *st, size_t first, size_t need)
+{
+	size_t		n = Min(KEY_BATCH, st->store.nrows - first);
+	const uint64 *keys;
+
+	if (st->devrows.active)
+	{
+		size_t		piece_first,
+					piece_end;
+		const uint64 *at = GpuSortDevRowsKeys(st, need, &piece_first, &piece_end);
+
+		first = Max(first, piece_first);
+		n = Min(KEY_BATCH, piece_end - first);
+		keys = at - (need - first) * st->key.nwords;
+	}
+	else
+	{
+		const char *next;
+
+		keys = GpuSortSortedKey(st, first);
+		next = (const char *) (keys + n * st->key.nwords);
+		/* The next batch's keys, ahead of their turn (a hint: past the end it is ignored) */
+		for (size_t off = 0; off < n * st->key.nwords * sizeof(uint64); off += 64)
+			__builtin_prefetch(next + off);
+	}
+	GpuSortDecodeKeys(st, keys, n);
+	st->key.dec_first = first;
+}
+
+/*
+ * Decode n (up to KEY_BATCH) row keys into the batch, column by column, each
  * column's values in one call.  A field lies in one word or straddles two,
  * the same way for every row.
  */
 void
-GpuSortDecodeBatch(GpuSortState *st, size_t first)
+GpuSortDecodeKeys(GpuSortState *st, const uint64 *keys, size_t n)
 {
 	uint64		colkeys[KEY_BATCH];
-	size_t		n = Min(KEY_BATCH, st->store.nrows - first);
-	const uint64 *keys = GpuSortSortedKey(st, first);
-	const char *next = (const char *) (keys + n * st->key.nwords);
-
-	/* The next batch's keys, ahead of their turn (a hint: past the end it is ignored) */
-	for (size_t off = 0; off < n * st->key.nwords * sizeof(uint64); off += 64)
-		__builtin_prefetch(next + off);
 
 	for (int a = 0; a < st->key.natts; a++)
 	{
@@ -202,6 +229,5 @@ GpuSortDecodeBatch(GpuSortState *st, size_t first)
 					values[r * st->key.natts] = l->negzero;
 		}
 	}
-	st->key.dec_first = first;
 	st->key.dec_n = n;
 }

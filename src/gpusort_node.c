@@ -19,7 +19,8 @@
  * start: then the node runs PostgreSQL's own Sort executor inside, at
  * exactly its cost.  Rows whose storage would pass the memory budget, and
  * inputs the device cannot take, go on to PostgreSQL's tuplesort, which
- * gives the same order (gpusort_fallback.c).
+ * gives the same order (gpusort_fallback.c), unless a device can keep them
+ * in its memory instead (gpusort_devrows.c).
  */
 #include "postgres.h"
 
@@ -198,7 +199,7 @@ GpuSortExec(CustomScanState *node)
 		if (st->store.current < st->store.nrows)
 		{
 			/* Tuples lie in input order in memory: fetch those about to be emitted early */
-			if (!st->key.keys_only && st->store.current + EMIT_PREFETCH < st->store.nrows)
+			if (!st->key.keys_only && !st->devrows.active && st->store.current + EMIT_PREFETCH < st->store.nrows)
 			{
 				const char *ahead = (const char *) st->store.rows[st->store.current + EMIT_PREFETCH];
 
@@ -244,6 +245,7 @@ ForgetRun(GpuSortState *st)
 	st->store.keys = NULL;
 	st->stream.pinned = st->stream.dkeys = st->stream.dsorted = NULL;
 	st->stream.active = st->stream.streamed = false;
+	GpuSortDevRowsEnd(st);
 	st->store.nrows = st->store.capacity = 0;
 	st->cpu.fallback = NULL;
 	st->stats.host_bytes = st->stats.device_bytes = 0;
@@ -262,6 +264,7 @@ GpuSortEnd(CustomScanState *node)
 	if (st->store.rowcxt)
 		MemoryContextDelete(st->store.rowcxt);
 	st->store.rowcxt = NULL;
+	GpuSortDevRowsEnd(st);
 	if (st->cpu.sortstate)
 		ExecEndNode(st->cpu.sortstate);
 	else

@@ -51,7 +51,10 @@ typedef enum ServiceOp
 	SOP_REDUCE_SCRATCH,
 	SOP_REDUCE,
 	SOP_MATMUL,
-	SOP_DRAIN					/* wait for the client's stream, not interruptible */
+	SOP_DRAIN,					/* wait for the client's stream, not interruptible */
+	SOP_COPY_ON_DEVICE,
+	SOP_GATHER_ROWS_SCRATCH,
+	SOP_GATHER_ROWS
 } ServiceOp;
 
 typedef enum SlotState

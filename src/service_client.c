@@ -345,6 +345,15 @@ SvcCopyToHost(void *dst, const void *src, size_t bytes)
 	return Call(SOP_COPY_TO_HOST, 3, args);
 }
 
+/* A copy between two of this backend's device buffers in the service. */
+static GpuextStatus
+SvcCopyOnDevice(void *dst, const void *src, size_t bytes)
+{
+	uint64		args[3] = {(uint64) (uintptr_t) dst, (uint64) (uintptr_t) src, bytes};
+
+	return Call(SOP_COPY_ON_DEVICE, 3, args);
+}
+
 /* Record an event slot on this backend's stream in the service. */
 static GpuextStatus
 SvcMark(int slot)
@@ -409,6 +418,29 @@ SvcSortRows(int nwords, int top_bits, const uint64_t *keys, uint32_t *order, uin
 	return Call(SOP_SORT_ROWS, 8, args);
 }
 
+/* Scratch of a gather of rows. */
+static GpuextStatus
+SvcGatherRowsScratchBytes(size_t n, size_t *bytes)
+{
+	uint64		args[1] = {n};
+	GpuextStatus st = Call(SOP_GATHER_ROWS_SCRATCH, 1, args);
+
+	*bytes = client_out[0];
+	return st;
+}
+
+/* GpuSort's rows kept in the service, gathered in sorted order. */
+static GpuextStatus
+SvcGatherRows(const char *rows, size_t rows_bytes, const uint64_t *offsets, const uint32_t *order, size_t n,
+			  size_t first, int prepare, char *out, size_t out_bytes, void *scratch, size_t scratch_bytes)
+{
+	uint64		args[11] = {(uint64) (uintptr_t) rows, rows_bytes, (uint64) (uintptr_t) offsets,
+		(uint64) (uintptr_t) order, n, first, (uint64) prepare, (uint64) (uintptr_t) out, out_bytes,
+	(uint64) (uintptr_t) scratch, scratch_bytes};
+
+	return Call(SOP_GATHER_ROWS, 11, args);
+}
+
 /* Scratch of a reduction. */
 static GpuextStatus
 SvcReduceScratchBytes(int value_bytes, int is_float, size_t n, size_t *bytes)
@@ -461,12 +493,15 @@ const GpuextDeviceOps gpuext_service_ops = {
 	.free_pinned = SvcFreePinned,
 	.copy_to_device = SvcCopyToDevice,
 	.copy_to_host = SvcCopyToHost,
+	.copy_on_device = SvcCopyOnDevice,
 	.mark = SvcMark,
 	.wait = SvcWait,
 	.sort_scratch_bytes = SvcSortScratchBytes,
 	.sort_keys = SvcSortKeys,
 	.sort_rows_scratch_bytes = SvcSortRowsScratchBytes,
 	.sort_rows = SvcSortRows,
+	.gather_rows_scratch_bytes = SvcGatherRowsScratchBytes,
+	.gather_rows = SvcGatherRows,
 	.reduce_scratch_bytes = SvcReduceScratchBytes,
 	.reduce = SvcReduce,
 	.matmul = SvcMatmul,

@@ -366,6 +366,10 @@ Execute(Client *c)
 				return Fail(c, GPUEXT_INVALID, "copy to host outside the client's buffers or the arena");
 			pg_atomic_fetch_add_u64(&hdr->devices[d].bytes_to_host, a[2]);
 			return gpuext_cuda_copy_to_host((void *) (uintptr_t) a[0], (void *) (uintptr_t) a[1], a[2]);
+		case SOP_COPY_ON_DEVICE:
+			if (!Holds(c, a[0], a[2]) || !Holds(c, a[1], a[2]))
+				return Fail(c, GPUEXT_INVALID, "copy on device outside the client's buffers");
+			return gpuext_cuda_copy_on_device((void *) (uintptr_t) a[0], (void *) (uintptr_t) a[1], a[2]);
 		case SOP_MARK:
 			return gpuext_cuda_mark((int) a[0]);
 		case SOP_WAIT:
@@ -402,6 +406,22 @@ Execute(Client *c)
 			return gpuext_sort_rows((int) a[0], (int) a[1], (const uint64_t *) (uintptr_t) a[2],
 									(uint32_t *) (uintptr_t) a[3], (uint64_t *) (uintptr_t) a[4], a[5],
 									(void *) (uintptr_t) a[6], a[7], CancelPoll, c);
+		case SOP_GATHER_ROWS_SCRATCH:
+			{
+				size_t		bytes = 0;
+
+				st = gpuext_gather_rows_scratch_bytes(a[0], &bytes);
+				s->out[0] = bytes;
+				return st;
+			}
+		case SOP_GATHER_ROWS:
+			/* The device checks each row's offsets against rows_bytes: the buffers named are all it touches */
+			if (a[5] > a[4] || !Holds(c, a[0], a[1]) || !Holds(c, a[2], Mul(a[4] + 1, 8)) ||
+				!Holds(c, a[3], Mul(a[4], 4)) || !Holds(c, a[7], a[8]) || !Holds(c, a[9], a[10]))
+				return Fail(c, GPUEXT_INVALID, "gather of rows outside the client's buffers");
+			return gpuext_gather_rows((const char *) (uintptr_t) a[0], a[1], (const uint64_t *) (uintptr_t) a[2],
+									  (const uint32_t *) (uintptr_t) a[3], a[4], a[5], (int) a[6],
+									  (char *) (uintptr_t) a[7], a[8], (void *) (uintptr_t) a[9], a[10]);
 		case SOP_REDUCE_SCRATCH:
 			{
 				size_t		bytes = 0;

@@ -11,7 +11,7 @@
 #          service, and bench/service.sh.
 # Expects .gpu/ prepared on the build machine (see doc/development.md, the GPU host):
 #   .gpu/postgres.tar.xz + .gpu/with-postgres (pack-postgres), .gpu/stage (make install DESTDIR),
-#   .gpu/kernel_harness (make CUDA_ARCH=90 harness); test/kernel_harness and bench/reduce_bench
+#   .gpu/kernel_harness and .gpu/gather_harness (make CUDA_ARCH=90 harness); test/kernel_harness and bench/reduce_bench
 #   (make CUDA_ARCH=90 harness bench-reduce) carried beside it for the reduction part.
 # Writes logs under $OUT (or ./gpu-check) and prints a summary last.
 set -uo pipefail
@@ -29,6 +29,9 @@ if [ "$part" = check ] || [ "$part" = final ]; then
 		echo "== memcheck --quick"; compute-sanitizer --tool memcheck $harness --quick
 		echo "== racecheck --quick --max-n 70001 --pattern random"
 		compute-sanitizer --tool racecheck $harness --quick --max-n 70001 --pattern random
+		if [ -x .gpu/gather_harness ]; then
+			echo "== gather harness"; .gpu/gather_harness --seed "${SEED:-$RANDOM}"
+		fi
 	} > "$out/harness.log" 2>&1
 	OUT="$out/reduce" bash test/gpu_host_reduce.sh > /dev/null 2>&1
 	pg --conf gpuext.device=gpu --conf gpuext.sort_min_rows=0 -- bash -c "

@@ -61,6 +61,10 @@ my %work = (
 	  q{SELECT count(*) FROM gpu_query_sort('SELECT random() * generate_series(1, 2000000000)') AS s(x float8)},
 	'GpuSort rows' => 'SELECT count(*) FROM (SELECT * FROM rows, generate_series(1, 20) ORDER BY x, i) s',
 	'GpuSort keys' => 'SELECT count(*) FROM (SELECT x, i FROM rows, generate_series(1, 20) ORDER BY x DESC, i) s',
+	# Past a 4MB budget the rows go to device memory in pieces (gpusort_devrows.c)
+	'GpuSort rows on device' => q{SET gpuext.sort_work_mem = '4MB';
+SELECT count(*) FROM (SELECT * FROM rows, generate_series(1, 20) ORDER BY x, i) s;
+RESET gpuext.sort_work_mem},
 );
 
 my $session = $node->background_psql('postgres', on_error_stop => 0);
