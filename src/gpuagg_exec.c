@@ -103,10 +103,8 @@ GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
 		st->need_scan_tuple |= in->arg != NULL || in->filter != NULL;
 		in->type = OidIsValid(type) ? GpuextSortTypeLookup(type) : NULL;
 		if (in->type)
-		{
 			in->acc = palloc(sizeof(GpuextAccum));
-			st->maxatt = Max(st->maxatt, in->argatt);
-		}
+		st->maxatt = Max(st->maxatt, in->argatt);
 	}
 
 	/* The table's columns that expressions read sit after the aggregates in the scan tuple. */

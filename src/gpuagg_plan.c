@@ -317,8 +317,14 @@ InputIndex(List **args, List **filters, List **types, Node *arg, Node *filter, O
 
 	forboth(la, *args, lf, *filters)
 	{
-		if (equal(lfirst(la), arg) && equal(lfirst(lf), filter))
-			return foreach_current_index(la);
+		int			i = foreach_current_index(la);
+
+		if (!equal(lfirst(la), arg) || !equal(lfirst(lf), filter))
+			continue;
+		/* count(x) counts what sum(x) of the same x accumulates */
+		if (OidIsValid(type))
+			lfirst_oid(list_nth_cell(*types, i)) = type;
+		return i;
 	}
 	*args = lappend(*args, arg);
 	*filters = lappend(*filters, filter);
