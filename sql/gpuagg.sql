@@ -100,6 +100,8 @@ SELECT check_agg('SELECT sum(i8) FROM gagg_limits', 'SELECT 2000 * 9223372036854
 -- Rescans: in a correlated subquery, and on the inner side of a nested loop.
 SELECT check_agg('SELECT g, (SELECT sum(i4) FROM gagg WHERE id <= g * 1000) AS s FROM generate_series(1, 5) g');
 SELECT check_agg('SELECT o.g, l.* FROM generate_series(1, 4) o(g) CROSS JOIN LATERAL (SELECT count(*), sum(i8), max(f8) FROM gagg WHERE i2 % 4 = o.g % 4) l');
+-- A correlated subquery in the WHERE clause, itself a GpuAgg run again for each row.
+SELECT check_agg('SELECT count(*), sum(i2) FROM gagg a WHERE i2 > (SELECT max(f8) FROM gagg_special s WHERE s.grp = a.id % 5) * 1000');
 -- Prepared statements, generic plans included.
 SET gpuext.enable_agg = off;
 SELECT row(sum(i4), count(*), avg(i8))::text AS ref5 FROM gagg WHERE id > 5 \gset
@@ -162,16 +164,39 @@ RESET gpuext.min_gpu_elements;
 -- The plans, EXPLAIN ANALYZE, and a device failure under gpu: only where there is device code.
 \if :has_device_code
 SET gpuext.device = gpu;
+-- The lines of EXPLAIN (opts) q, with the numbers that vary between releases (rows=1.00 in 18) as N.
+CREATE FUNCTION gagg_explained(opts text, q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE format('EXPLAIN (%s) %s', opts, q) LOOP
+    RETURN NEXT regexp_replace(line, '(rows=|loops=)[0-9.]+', '\1N', 'g');
+  END LOOP;
+END $$;
+-- EXPLAIN (FORMAT JSON) q's top node, without the keys that vary between releases.
+CREATE FUNCTION gagg_explained_json(opts text, q text) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  plan jsonb;
+BEGIN
+  EXECUTE format('EXPLAIN (FORMAT JSON, %s) %s', opts, q) INTO plan;
+  RETURN (plan->0->'Plan') - ARRAY['Disabled', 'Actual Rows', 'Actual Loops'];
+END $$;
 EXPLAIN (COSTS OFF) SELECT count(*), sum(i4), avg(i8), min(f4), max(f8), count(t) FROM gagg WHERE id % 3 = 0;
 EXPLAIN (COSTS OFF, VERBOSE) SELECT sum(i4) + 1, avg(i2)::int, count(*) FILTER (WHERE f8 < 0) FROM gagg WHERE t IS NOT NULL;
 EXPLAIN (COSTS OFF) SELECT o.g, l.* FROM generate_series(1, 4) o(g) CROSS JOIN LATERAL (SELECT count(*), sum(i8) FROM gagg WHERE i2 % 4 = o.g) l;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT sum(i4), count(*) FILTER (WHERE f8 < 0) FROM gagg WHERE id <= 20000;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) SELECT sum(i4), max(f8) FROM gagg WHERE id <= 20000;
+SELECT gagg_explained('ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF',
+  'SELECT sum(i4), count(*) FILTER (WHERE f8 < 0) FROM gagg WHERE id <= 20000');
+SELECT jsonb_pretty(gagg_explained_json('ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF',
+  'SELECT sum(i4), max(f8) FROM gagg WHERE id <= 20000'));
+-- With TIMING, the time of the scan and of the device calls.
+SELECT line ~ '^ *Stage Timing: Scan [0-9.]+ ms, Device [0-9.]+ ms$' AS stage_timing
+FROM gagg_explained('ANALYZE, COSTS OFF, SUMMARY OFF, BUFFERS OFF', 'SELECT sum(i4) FROM gagg') line
+WHERE line LIKE '%Stage Timing%';
 SET gpuext.device = auto;
 SET gpuext.min_gpu_elements = 0;
 SET client_min_messages = error;
 SET gpuext.debug_fail_device_calls = 'kernel:1';
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT sum(i4) FROM gagg;
+SELECT gagg_explained('ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF', 'SELECT sum(i4) FROM gagg');
 RESET client_min_messages;
 SET gpuext.device = gpu;
 SET gpuext.debug_fail_device_calls = 'kernel:1';
@@ -183,6 +208,7 @@ EXCEPTION WHEN OTHERS THEN
   RAISE NOTICE 'device failure under gpu: SQLSTATE %', SQLSTATE;
 END $$;
 SET gpuext.debug_fail_device_calls = '';
+DROP FUNCTION gagg_explained(text, text), gagg_explained_json(text, text);
 \endif
 
 DROP TABLE gagg, gagg_empty, gagg_nulls, gagg_special, gagg_limits, gagg_big, gagg_big_ref;

@@ -83,7 +83,8 @@ typedef struct GpuAggState
 	AttrNumber	maxatt;			/* the last column read */
 	bool		need_scan_tuple;	/* some expression reads the scan tuple */
 	TupleTableSlot *heapslot;
-	MemoryContext runcxt;		/* one run's batches, reducers and result */
+	MemoryContext nodecxt;		/* the inputs' batches and reducers, kept across rescans */
+	MemoryContext runcxt;		/* one run's result */
 	bool		done;
 	bool		timing;
 	GpuAggStats stats;

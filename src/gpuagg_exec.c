@@ -26,6 +26,9 @@
 
 #include "gpuagg.h"
 
+/* Values a host batch starts with; it doubles up to GpuextAggBatch(). */
+#define BATCH_START 1024
+
 static void GpuAggBegin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *GpuAggExec(CustomScanState *node);
 static void GpuAggEnd(CustomScanState *node);
@@ -119,6 +122,7 @@ GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
 			st->maxatt = Max(st->maxatt, st->var_att[i]);
 	}
 	st->heapslot = table_slot_create(node->ss.ss_currentRelation, &estate->es_tupleTable);
+	st->nodecxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg batches", ALLOCSET_DEFAULT_SIZES);
 	st->runcxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg run", ALLOCSET_DEFAULT_SIZES);
 }
 
@@ -137,7 +141,10 @@ NoteFallback(GpuAggState *st, const char *why)
 static bool
 StartStreaming(GpuAggState *st, GpuAggInput *in)
 {
+	MemoryContext old = MemoryContextSwitchTo(st->nodecxt);
+
 	in->reducer = GpuextReducerStart(in->type, GpuextAggBatch());
+	MemoryContextSwitchTo(old);
 	if (in->reducer == NULL)
 	{
 		NoteFallback(st, "no device memory for a batch");
@@ -146,7 +153,17 @@ StartStreaming(GpuAggState *st, GpuAggInput *in)
 	memcpy(GpuextReducerHostBatch(in->reducer), in->batch, in->nbatch * in->type->value_bytes);
 	pfree(in->batch);
 	in->batch = GpuextReducerHostBatch(in->reducer);
+	in->capacity = GpuextAggBatch();
 	return true;
+}
+
+/* The device failed the reducer (auto), which is gone: values go to the CPU for the rest of the run. */
+static void
+InputLostReducer(GpuAggInput *in)
+{
+	in->batching = false;
+	in->batch = NULL;
+	in->capacity = 0;
 }
 
 /*
@@ -176,11 +193,31 @@ SendBatch(GpuAggState *st, GpuAggInput *in)
 		/* The device failed (auto): both batches were added on the CPU; the rest follow there */
 		NoteFallback(st, "the device failed");
 		st->stats.cpu_batches++;
-		in->batching = false;
+		InputLostReducer(in);
 	}
 	in->nbatch = 0;
 	if (st->timing)
 		st->stats.device_ms += GpuAggElapsedMs(start);
+}
+
+/*
+ * Room for one more value in the input's host batch: grow it (it starts
+ * small, so that a rescan of a small table costs little), or send it once
+ * full.
+ */
+static void
+InputGrow(GpuAggState *st, GpuAggInput *in)
+{
+	if (in->reducer != NULL || in->capacity >= GpuextAggBatch())
+	{
+		SendBatch(st, in);
+		return;
+	}
+	in->capacity = in->capacity ? in->capacity * 2 : BATCH_START;
+	if (in->batch == NULL)
+		in->batch = MemoryContextAlloc(st->nodecxt, in->capacity * in->type->value_bytes);
+	else
+		in->batch = repalloc(in->batch, in->capacity * in->type->value_bytes);
 }
 
 /* Add one non-NULL value to an input. */
@@ -193,7 +230,7 @@ InputAdd(GpuAggState *st, GpuAggInput *in, Datum value)
 		return;
 	}
 	if (in->batching && unlikely(in->nbatch == in->capacity))
-		SendBatch(st, in);
+		InputGrow(st, in);
 	if (!in->batching)
 	{
 		GpuextAccumAdd(in->acc, value);
@@ -217,16 +254,19 @@ InputFinish(GpuAggState *st, GpuAggInput *in)
 		if (st->timing)
 			INSTR_TIME_SET_CURRENT(start);
 		if (!GpuextReducerStream(&in->reducer, 0, in->acc))
+		{
 			NoteFallback(st, "the device failed");
-		else
-			GpuextReducerDestroy(in->reducer);
-		in->reducer = NULL;
+			InputLostReducer(in);
+		}
 		if (st->timing)
 			st->stats.device_ms += GpuAggElapsedMs(start);
 	}
 }
 
-/* Start each input empty, batching where a batch could go to the device. */
+/*
+ * Start each input empty, batching where a batch could go to the device;
+ * a reducer and its pinned batches are kept from run to run.
+ */
 static void
 StartInputs(GpuAggState *st)
 {
@@ -245,14 +285,9 @@ StartInputs(GpuAggState *st)
 
 		in->count = 0;
 		in->nbatch = 0;
-		in->reducer = NULL;
 		in->batching = device && in->type != NULL;
-		if (in->type == NULL)
-			continue;
-		GpuextAccumInit(in->acc, in->type->typid);
-		in->capacity = GpuextAggBatch();
-		if (in->batching)
-			in->batch = palloc(in->capacity * in->type->value_bytes);
+		if (in->type != NULL)
+			GpuextAccumInit(in->acc, in->type->typid);
 	}
 }
 
@@ -383,7 +418,7 @@ GpuAggExec(CustomScanState *node)
 	return ExecProject(node->ss.ps.ps_ProjInfo);
 }
 
-/* Release the run's memory, device buffers included. */
+/* Release the node's memory, device buffers included. */
 static void
 GpuAggEnd(CustomScanState *node)
 {
@@ -391,6 +426,7 @@ GpuAggEnd(CustomScanState *node)
 
 	ExecClearTuple(node->ss.ss_ScanTupleSlot);
 	MemoryContextDelete(st->runcxt);
+	MemoryContextDelete(st->nodecxt);
 }
 
 /* Run again on the next call (parameters may have changed). */
