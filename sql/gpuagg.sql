@@ -159,7 +159,14 @@ FROM unnest(ARRAY['', 'kernel:1', 'copy:1', 'alloc:1', 'sync:1', 'kernel:1:1', '
   LATERAL (SELECT set_config('gpuext.debug_fail_device_calls', kind, false)) s;
 SET gpuext.debug_fail_device_calls = '';
 RESET client_min_messages;
+-- Under auto, batches below gpuext.min_gpu_elements are reduced on the CPU into the same accumulators.
+SET gpuext.min_gpu_elements = 2000000;
+SELECT check_agg('SELECT sum(i4), avg(i4), min(i4), max(f8), sum(f8), count(*) FROM gagg_big', 'SELECT * FROM gagg_big_ref');
 RESET gpuext.min_gpu_elements;
+-- The scan serves interrupts: a statement timeout ends it.
+SET statement_timeout = '10ms';
+SELECT sum(i4 + id), max(f8 * 2) FROM gagg_big WHERE id % 2 = 0 OR f8 > 0;
+RESET statement_timeout;
 
 -- The plans, EXPLAIN ANALYZE, and a device failure under gpu: only where there is device code.
 \if :has_device_code

@@ -244,20 +244,30 @@ CostPath(PlannerInfo *root, RelOptInfo *baserel, List *aggrefs, PathTarget *targ
 	double		per_row = 0;
 	ListCell   *lc;
 	QualCost	qc;
+	List	   *inputs = NIL;
 
 	get_tablespace_page_costs(baserel->reltablespace, NULL, &spc_seq_page_cost);
+	/* Aggregates of one argument under one FILTER share an input (GpuAggPlanPath) */
 	foreach(lc, aggrefs)
 	{
 		Aggref	   *aggref = lfirst_node(Aggref, lc);
 
-		if (aggref->aggfilter)
+		if (aggref->args != NIL || aggref->aggfilter != NULL)
+			inputs = list_append_unique(inputs, list_make2(aggref->args, aggref->aggfilter));
+	}
+	foreach(lc, inputs)
+	{
+		List	   *args = linitial(lfirst(lc));
+		Node	   *filter = lsecond(lfirst(lc));
+
+		if (filter)
 		{
-			cost_qual_eval_node(&qc, (Node *) aggref->aggfilter, root);
+			cost_qual_eval_node(&qc, filter, root);
 			per_row += qc.per_tuple;
 		}
-		if (aggref->args != NIL)
+		if (args != NIL)
 		{
-			cost_qual_eval_node(&qc, (Node *) linitial_node(TargetEntry, aggref->args)->expr, root);
+			cost_qual_eval_node(&qc, (Node *) linitial_node(TargetEntry, args)->expr, root);
 			per_row += qc.per_tuple + GPUAGG_VALUE_COST * cpu_operator_cost;
 		}
 	}
