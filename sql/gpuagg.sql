@@ -97,6 +97,18 @@ INSERT INTO gagg_limits SELECT -32768, -2147483648, -9223372036854775808 FROM ge
 ANALYZE gagg_limits;
 SELECT check_agg('SELECT sum(i2), sum(i4), sum(i8), avg(i2), avg(i4), avg(i8), min(i8), max(i8) FROM gagg_limits');
 SELECT check_agg('SELECT sum(i8) FROM gagg_limits', 'SELECT 2000 * 9223372036854775807::numeric - 1000');
+-- Rows read at fixed offsets and rows deformed: NULLs, a column of varying width first, a column
+-- added after some rows were written (their tuples are shorter).
+CREATE TABLE gagg_alter (a int4, f8 float8);
+INSERT INTO gagg_alter SELECT i, i / 4.0 FROM generate_series(1, 5000) i;
+ALTER TABLE gagg_alter ADD COLUMN b int8 DEFAULT 7;
+INSERT INTO gagg_alter SELECT i, NULL, i FROM generate_series(1, 5000) i;
+INSERT INTO gagg_alter SELECT i, i / 2.0, -i FROM generate_series(1, 5000) i;
+CREATE TABLE gagg_text (t text, a int4);
+INSERT INTO gagg_text SELECT repeat('x', i % 20), i FROM generate_series(1, 5000) i;
+ANALYZE gagg_alter, gagg_text;
+SELECT check_agg('SELECT sum(a), sum(b), count(b), max(b), sum(f8), count(*) FROM gagg_alter');
+SELECT check_agg('SELECT sum(a), count(t), count(*) FROM gagg_text');
 -- Rescans: in a correlated subquery, and on the inner side of a nested loop.
 SELECT check_agg('SELECT g, (SELECT sum(i4) FROM gagg WHERE id <= g * 1000) AS s FROM generate_series(1, 5) g');
 SELECT check_agg('SELECT o.g, l.* FROM generate_series(1, 4) o(g) CROSS JOIN LATERAL (SELECT count(*), sum(i8), max(f8) FROM gagg WHERE i2 % 4 = o.g % 4) l');
@@ -218,5 +230,5 @@ SET gpuext.debug_fail_device_calls = '';
 DROP FUNCTION gagg_explained(text, text), gagg_explained_json(text, text);
 \endif
 
-DROP TABLE gagg, gagg_empty, gagg_nulls, gagg_special, gagg_limits, gagg_big, gagg_big_ref;
+DROP TABLE gagg_alter, gagg_text, gagg, gagg_empty, gagg_nulls, gagg_special, gagg_limits, gagg_big, gagg_big_ref;
 DROP FUNCTION gpuagg_planned(text), check_agg(text, text, boolean), gagg_above(int);

@@ -45,6 +45,8 @@ typedef struct GpuAggInput
 {
 	ExprState  *arg;			/* NULL when the argument is a plain column */
 	AttrNumber	argatt;			/* ... that column of the table */
+	int			fixed_off;		/* ... its offset in a tuple without NULLs (when st->fixed) */
+	int16		fixed_len;
 	ExprState  *filter;			/* NULL without FILTER */
 	const GpuextSortType *type; /* NULL: only non-NULL values are counted */
 	int64		count;			/* ... here */
@@ -82,6 +84,7 @@ typedef struct GpuAggState
 	AttrNumber *var_att;
 	AttrNumber	maxatt;			/* the last column read */
 	bool		need_scan_tuple;	/* some expression reads the scan tuple */
+	bool		fixed;			/* heap tuples without NULLs are read at fixed offsets */
 	TupleTableSlot *heapslot;
 	MemoryContext nodecxt;		/* the inputs' batches and reducers, kept across rescans */
 	MemoryContext runcxt;		/* one run's result */

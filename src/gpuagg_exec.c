@@ -67,6 +67,44 @@ ScanColumn(CustomScan *cscan, Expr *expr)
 	return IsA(tle->expr, Var) ? ((Var *) tle->expr)->varattno : 0;
 }
 
+/*
+ * Where each input's column lies in a heap tuple without NULLs (as
+ * attcacheoff: up to the first column of varying width), and whether every
+ * row without NULLs can be read so: no WHERE, no FILTER, only plain columns
+ * passed by value.
+ */
+static void
+FixedOffsets(GpuAggState *st, TupleDesc tupdesc)
+{
+	int			off = 0;
+	int			nfixed = 0;
+	int		   *attoff = palloc(sizeof(int) * Max(tupdesc->natts, 1));
+
+	for (; nfixed < tupdesc->natts && TupleDescAttr(tupdesc, nfixed)->attlen > 0; nfixed++)
+	{
+		Form_pg_attribute att = TupleDescAttr(tupdesc, nfixed);
+
+		off = att_align_nominal(off, att->attalign);
+		attoff[nfixed] = off;
+		off += att->attlen;
+	}
+	st->fixed = st->qual == NULL;
+	for (int i = 0; i < st->ninputs; i++)
+	{
+		GpuAggInput *in = &st->inputs[i];
+
+		if (in->filter != NULL || in->arg != NULL || in->argatt > nfixed ||
+			!TupleDescAttr(tupdesc, in->argatt - 1)->attbyval)
+		{
+			st->fixed = false;
+			break;
+		}
+		in->fixed_off = attoff[in->argatt - 1];
+		in->fixed_len = TupleDescAttr(tupdesc, in->argatt - 1)->attlen;
+	}
+	pfree(attoff);
+}
+
 /* Set up the expressions, the inputs and the slot the table is read into. */
 static void
 GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
@@ -122,6 +160,7 @@ GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
 			st->maxatt = Max(st->maxatt, st->var_att[i]);
 	}
 	st->heapslot = table_slot_create(node->ss.ss_currentRelation, &estate->es_tupleTable);
+	FixedOffsets(st, RelationGetDescr(node->ss.ss_currentRelation));
 	st->nodecxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg batches", ALLOCSET_DEFAULT_SIZES);
 	st->runcxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg run", ALLOCSET_DEFAULT_SIZES);
 }
@@ -308,7 +347,66 @@ InputValue(GpuAggInput *in, TupleTableSlot *heapslot, ExprContext *econtext, Dat
 	return !isnull;
 }
 
-/* Read the table with the query's snapshot, adding each passing row's values to the inputs. */
+/* Add one row's values, from its deformed slot: WHERE, then each input's FILTER and argument. */
+static pg_attribute_always_inline void
+TakeRow(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext)
+{
+	TupleTableSlot *scanslot = st->css.ss.ss_ScanTupleSlot;
+
+	if (st->maxatt > 0)
+		slot_getsomeattrs(heapslot, st->maxatt);
+	if (st->need_scan_tuple)
+	{
+		ExecClearTuple(scanslot);
+		for (int i = 0; i < st->nvars; i++)
+		{
+			scanslot->tts_values[st->naggs + i] = heapslot->tts_values[st->var_att[i] - 1];
+			scanslot->tts_isnull[st->naggs + i] = heapslot->tts_isnull[st->var_att[i] - 1];
+		}
+		ExecStoreVirtualTuple(scanslot);
+		ResetExprContext(econtext);
+		if (st->qual && !ExecQual(st->qual, econtext))
+			return;
+	}
+	st->stats.rows_passed++;
+	for (int i = 0; i < st->ninputs; i++)
+	{
+		GpuAggInput *in = &st->inputs[i];
+		Datum		value;
+
+		if (InputValue(in, heapslot, econtext, &value))
+			InputAdd(st, in, value);
+	}
+}
+
+/*
+ * Add one row's values straight from a heap tuple, when every input is a
+ * plain column at a fixed offset and there is no WHERE or FILTER: false,
+ * having done nothing, for a tuple with NULLs or fewer columns.
+ */
+static pg_attribute_always_inline bool
+TakeFixedRow(GpuAggState *st, HeapTuple tuple)
+{
+	const char *tp;
+
+	if (HeapTupleHasNulls(tuple) || HeapTupleHeaderGetNatts(tuple->t_data) < st->maxatt)
+		return false;
+	tp = (const char *) tuple->t_data + tuple->t_data->t_hoff;
+	st->stats.rows_passed++;
+	for (int i = 0; i < st->ninputs; i++)
+	{
+		GpuAggInput *in = &st->inputs[i];
+
+		InputAdd(st, in, fetch_att(tp + in->fixed_off, true, in->fixed_len));
+	}
+	return true;
+}
+
+/*
+ * Read the table with the query's snapshot, adding each passing row's values
+ * to the inputs: a heap table page by page (heap_getnext, no slot for a row
+ * read at fixed offsets), any other table through its slots.
+ */
 static void
 ScanTable(GpuAggState *st)
 {
@@ -316,38 +414,33 @@ ScanTable(GpuAggState *st)
 	ExprContext *econtext = st->css.ss.ps.ps_ExprContext;
 	TupleTableSlot *scanslot = st->css.ss.ss_ScanTupleSlot;
 	TupleTableSlot *heapslot = st->heapslot;
-	TableScanDesc scan = table_beginscan(st->css.ss.ss_currentRelation, estate->es_snapshot, 0, NULL);
+	Relation	rel = st->css.ss.ss_currentRelation;
+	TableScanDesc scan = table_beginscan(rel, estate->es_snapshot, 0, NULL);
 
 	econtext->ecxt_scantuple = scanslot;
 	for (int i = 0; i < st->naggs; i++)
 		scanslot->tts_isnull[i] = true;
-	while (table_scan_getnextslot(scan, ForwardScanDirection, heapslot))
+	if (rel->rd_tableam == GetHeapamTableAmRoutine())
 	{
-		CHECK_FOR_INTERRUPTS();
-		st->stats.rows_read++;
-		if (st->maxatt > 0)
-			slot_getsomeattrs(heapslot, st->maxatt);
-		if (st->need_scan_tuple)
-		{
-			ExecClearTuple(scanslot);
-			for (int i = 0; i < st->nvars; i++)
-			{
-				scanslot->tts_values[st->naggs + i] = heapslot->tts_values[st->var_att[i] - 1];
-				scanslot->tts_isnull[st->naggs + i] = heapslot->tts_isnull[st->var_att[i] - 1];
-			}
-			ExecStoreVirtualTuple(scanslot);
-			ResetExprContext(econtext);
-			if (st->qual && !ExecQual(st->qual, econtext))
-				continue;
-		}
-		st->stats.rows_passed++;
-		for (int i = 0; i < st->ninputs; i++)
-		{
-			GpuAggInput *in = &st->inputs[i];
-			Datum		value;
+		HeapTuple	tuple;
 
-			if (InputValue(in, heapslot, econtext, &value))
-				InputAdd(st, in, value);
+		while ((tuple = heap_getnext(scan, ForwardScanDirection)) != NULL)
+		{
+			CHECK_FOR_INTERRUPTS();
+			st->stats.rows_read++;
+			if (st->fixed && TakeFixedRow(st, tuple))
+				continue;
+			ExecStoreBufferHeapTuple(tuple, heapslot, ((HeapScanDesc) scan)->rs_cbuf);
+			TakeRow(st, heapslot, econtext);
+		}
+	}
+	else
+	{
+		while (table_scan_getnextslot(scan, ForwardScanDirection, heapslot))
+		{
+			CHECK_FOR_INTERRUPTS();
+			st->stats.rows_read++;
+			TakeRow(st, heapslot, econtext);
 		}
 	}
 	table_endscan(scan);
