@@ -343,7 +343,7 @@ InputValue(GpuAggInput *in, TupleTableSlot *heapslot, ExprContext *econtext, Dat
 		*value = heapslot->tts_values[in->argatt - 1];
 		return !heapslot->tts_isnull[in->argatt - 1];
 	}
-	*value = ExecEvalExpr(in->arg, econtext, &isnull);
+	*value = ExecEvalExprSwitchContext(in->arg, econtext, &isnull);
 	return !isnull;
 }
 
