@@ -1,6 +1,6 @@
 /*
  * gpuext.c
- *		Module load: GUC definitions and the planner hook.  No device is touched here.
+ *		Module load: GUC definitions and the planner hooks.  No device is touched here.
  */
 #include "postgres.h"
 
@@ -9,6 +9,7 @@
 #include "fmgr.h"
 #include "utils/guc.h"
 
+#include "gpuagg.h"
 #include "gpusort.h"
 #include "service.h"
 
@@ -72,6 +73,25 @@ _PG_init(void)
 							0,
 							NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("gpuext.enable_agg",
+							 "Lets GpuAgg compute aggregates without GROUP BY over one table.",
+							 NULL,
+							 &gpuext_enable_agg,
+							 GPUEXT_ENABLE_AGG_DEFAULT,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuext.agg_min_rows",
+							"Aggregates over tables estimated to give fewer rows are left to PostgreSQL.",
+							NULL,
+							&gpuext_agg_min_rows,
+							GPUEXT_AGG_MIN_ROWS_DEFAULT,
+							0, INT_MAX,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
 	DefineCustomIntVariable("gpuext.sort_work_mem",
 							"Memory a GpuSort may use for the rows it holds; -1 uses work_mem.",
 							"Past it the rows go to PostgreSQL's tuplesort, which can spill to disk.",
@@ -126,4 +146,5 @@ _PG_init(void)
 	GpuextServiceInit();
 	MarkGUCPrefixReserved("gpuext");
 	GpuSortInit();
+	GpuAggInit();
 }

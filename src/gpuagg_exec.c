@@ -1,0 +1,534 @@
+/*
+ * gpuagg_exec.c
+ *		Custom Scan (GpuAgg) at run time: read the table, evaluate the WHERE
+ *		clause, the FILTERs and the arguments on the CPU, and reduce each
+ *		input's values in batches on the device, into exact accumulators.
+ *
+ * Each input gathers its values in a batch of GpuextAggBatch() values.  A
+ * full batch goes to the device where placement says so (agg_device.c),
+ * through a streaming reducer whose two pinned host batches are then filled
+ * in place: one is reduced while the other fills.  Small batches, or all of
+ * them when no device can be used, are added on the CPU into the same
+ * accumulator, so the result has the same bits either way.  Under auto a
+ * device failure adds the batches concerned on the CPU (a WARNING says so);
+ * under gpu it is an ERROR.
+ *
+ * The node returns one row: the aggregates in the scan tuple, projected by
+ * the plan's targetlist.  A rescan runs it all again.
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+
+#include "gpuagg.h"
+
+/* Values a host batch starts with; it doubles up to GpuextAggBatch(). */
+#define BATCH_START 1024
+
+static void GpuAggBegin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *GpuAggExec(CustomScanState *node);
+static void GpuAggEnd(CustomScanState *node);
+static void GpuAggReScan(CustomScanState *node);
+
+static const CustomExecMethods gpuagg_exec_methods = {
+	.CustomName = "GpuAgg",
+	.BeginCustomScan = GpuAggBegin,
+	.ExecCustomScan = GpuAggExec,
+	.EndCustomScan = GpuAggEnd,
+	.ReScanCustomScan = GpuAggReScan,
+	.ExplainCustomScan = GpuAggExplain,
+};
+
+/* The node's state for a GpuAgg plan. */
+Node *
+GpuAggCreateState(CustomScan *cscan)
+{
+	GpuAggState *st = palloc0(sizeof(GpuAggState));
+
+	NodeSetTag(st, T_CustomScanState);
+	st->css.methods = &gpuagg_exec_methods;
+	return (Node *) st;
+}
+
+/* The table column a scan-tuple reference stands for, or 0 if expr is not one. */
+static AttrNumber
+ScanColumn(CustomScan *cscan, Expr *expr)
+{
+	Var		   *var = (Var *) expr;
+	TargetEntry *tle;
+
+	if (!IsA(expr, Var) || var->varno != INDEX_VAR)
+		return 0;
+	tle = list_nth_node(TargetEntry, cscan->custom_scan_tlist, var->varattno - 1);
+	return IsA(tle->expr, Var) ? ((Var *) tle->expr)->varattno : 0;
+}
+
+/*
+ * Where each input's column lies in a heap tuple without NULLs (as
+ * attcacheoff: up to the first column of varying width), and whether every
+ * row without NULLs can be read so: no WHERE, no FILTER, only plain columns
+ * passed by value.
+ */
+static void
+FixedOffsets(GpuAggState *st, TupleDesc tupdesc)
+{
+	int			off = 0;
+	int			nfixed = 0;
+	int		   *attoff = palloc(sizeof(int) * Max(tupdesc->natts, 1));
+
+	for (; nfixed < tupdesc->natts && TupleDescAttr(tupdesc, nfixed)->attlen > 0; nfixed++)
+	{
+		Form_pg_attribute att = TupleDescAttr(tupdesc, nfixed);
+
+		off = att_align_nominal(off, att->attalign);
+		attoff[nfixed] = off;
+		off += att->attlen;
+	}
+	st->fixed = st->qual == NULL;
+	for (int i = 0; i < st->ninputs; i++)
+	{
+		GpuAggInput *in = &st->inputs[i];
+
+		if (in->filter != NULL || in->arg != NULL || in->argatt > nfixed ||
+			!TupleDescAttr(tupdesc, in->argatt - 1)->attbyval)
+		{
+			st->fixed = false;
+			break;
+		}
+		in->fixed_off = attoff[in->argatt - 1];
+		in->fixed_len = TupleDescAttr(tupdesc, in->argatt - 1)->attlen;
+	}
+	pfree(attoff);
+}
+
+/* Set up the expressions, the inputs and the slot the table is read into. */
+static void
+GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
+{
+	GpuAggState *st = (GpuAggState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *args = lsecond(cscan->custom_exprs);
+	List	   *filters = lthird(cscan->custom_exprs);
+	List	   *types = lthird(cscan->custom_private);
+	ListCell   *lc;
+	int			i;
+
+	st->naggs = list_length(linitial(cscan->custom_private));
+	st->kinds = palloc(sizeof(GpuextAggKind) * st->naggs);
+	st->agg_input = palloc(sizeof(int) * st->naggs);
+	foreach(lc, (List *) linitial(cscan->custom_private))
+		st->kinds[foreach_current_index(lc)] = (GpuextAggKind) lfirst_int(lc);
+	foreach(lc, (List *) lsecond(cscan->custom_private))
+		st->agg_input[foreach_current_index(lc)] = lfirst_int(lc);
+
+	st->qual = ExecInitQual((List *) linitial(cscan->custom_exprs), &node->ss.ps);
+	st->need_scan_tuple = st->qual != NULL;
+	st->ninputs = list_length(args);
+	st->inputs = palloc0(sizeof(GpuAggInput) * Max(st->ninputs, 1));
+	for (i = 0; i < st->ninputs; i++)
+	{
+		GpuAggInput *in = &st->inputs[i];
+		Expr	   *arg = list_nth(args, i);
+		Expr	   *filter = list_nth(filters, i);
+		Oid			type = list_nth_oid(types, i);
+
+		in->argatt = ScanColumn(cscan, arg);
+		if (in->argatt == 0)
+			in->arg = ExecInitExpr(arg, &node->ss.ps);
+		if (!IsA(filter, Const))
+			in->filter = ExecInitQual(list_make1(filter), &node->ss.ps);
+		st->need_scan_tuple |= in->arg != NULL || in->filter != NULL;
+		in->type = OidIsValid(type) ? GpuextSortTypeLookup(type) : NULL;
+		if (in->type)
+			in->acc = palloc(sizeof(GpuextAccum));
+		st->maxatt = Max(st->maxatt, in->argatt);
+	}
+
+	/* The table's columns that expressions read sit after the aggregates in the scan tuple. */
+	st->nvars = list_length(cscan->custom_scan_tlist) - st->naggs;
+	st->var_att = palloc(sizeof(AttrNumber) * Max(st->nvars, 1));
+	for (i = 0; i < st->nvars; i++)
+	{
+		TargetEntry *tle = list_nth_node(TargetEntry, cscan->custom_scan_tlist, st->naggs + i);
+
+		st->var_att[i] = castNode(Var, tle->expr)->varattno;
+		if (st->need_scan_tuple)
+			st->maxatt = Max(st->maxatt, st->var_att[i]);
+	}
+	st->heapslot = table_slot_create(node->ss.ss_currentRelation, &estate->es_tupleTable);
+	FixedOffsets(st, RelationGetDescr(node->ss.ss_currentRelation));
+	st->nodecxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg batches", ALLOCSET_DEFAULT_SIZES);
+	st->runcxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg run", ALLOCSET_DEFAULT_SIZES);
+}
+
+/* Note the first reason some values went to the CPU. */
+static void
+NoteFallback(GpuAggState *st, const char *why)
+{
+	if (st->stats.fallback == NULL)
+		st->stats.fallback = MemoryContextStrdup(st->css.ss.ps.state->es_query_cxt, why);
+}
+
+/*
+ * Move the input's batch into a new streaming reducer's pinned host batch;
+ * false where the device has no memory for it (or, auto, failed).
+ */
+static bool
+StartStreaming(GpuAggState *st, GpuAggInput *in)
+{
+	MemoryContext old = MemoryContextSwitchTo(st->nodecxt);
+
+	in->reducer = GpuextReducerStart(in->type, GpuextAggBatch());
+	MemoryContextSwitchTo(old);
+	if (in->reducer == NULL)
+	{
+		NoteFallback(st, "no device memory for a batch");
+		return false;
+	}
+	memcpy(GpuextReducerHostBatch(in->reducer), in->batch, in->nbatch * in->type->value_bytes);
+	pfree(in->batch);
+	in->batch = GpuextReducerHostBatch(in->reducer);
+	in->capacity = GpuextAggBatch();
+	return true;
+}
+
+/* The device failed the reducer (auto), which is gone: values go to the CPU for the rest of the run. */
+static void
+InputLostReducer(GpuAggInput *in)
+{
+	in->batching = false;
+	in->batch = NULL;
+	in->capacity = 0;
+}
+
+/*
+ * Send the input's batch to the device (the one before it is merged first)
+ * and go on filling the reducer's other host batch; a batch too small for
+ * the device, or one the device cannot take, is added on the CPU.
+ */
+static void
+SendBatch(GpuAggState *st, GpuAggInput *in)
+{
+	instr_time	start;
+
+	if (st->timing)
+		INSTR_TIME_SET_CURRENT(start);
+	if (in->reducer == NULL && (!GpuextUseDeviceFor(in->nbatch) || !StartStreaming(st, in)))
+	{
+		GpuextAccumAddArray(in->acc, in->batch, in->nbatch);
+		st->stats.cpu_batches++;
+	}
+	else if (GpuextReducerStream(&in->reducer, in->nbatch, in->acc))
+	{
+		in->batch = GpuextReducerHostBatch(in->reducer);
+		st->stats.device_batches++;
+	}
+	else
+	{
+		/* The device failed (auto): both batches were added on the CPU; the rest follow there */
+		NoteFallback(st, "the device failed");
+		st->stats.cpu_batches++;
+		InputLostReducer(in);
+	}
+	in->nbatch = 0;
+	if (st->timing)
+		st->stats.device_ms += GpuAggElapsedMs(start);
+}
+
+/*
+ * Room for one more value in the input's host batch: grow it (it starts
+ * small, so that a rescan of a small table costs little), or send it once
+ * full.
+ */
+static void
+InputGrow(GpuAggState *st, GpuAggInput *in)
+{
+	if (in->reducer != NULL || in->capacity >= GpuextAggBatch())
+	{
+		SendBatch(st, in);
+		return;
+	}
+	in->capacity = in->capacity ? in->capacity * 2 : BATCH_START;
+	if (in->batch == NULL)
+		in->batch = MemoryContextAlloc(st->nodecxt, in->capacity * in->type->value_bytes);
+	else
+		in->batch = repalloc(in->batch, in->capacity * in->type->value_bytes);
+}
+
+/* Add one non-NULL value to an input. */
+static inline void
+InputAdd(GpuAggState *st, GpuAggInput *in, Datum value)
+{
+	if (in->type == NULL)
+	{
+		in->count++;
+		return;
+	}
+	if (in->batching && unlikely(in->nbatch == in->capacity))
+		InputGrow(st, in);
+	if (!in->batching)
+	{
+		GpuextAccumAdd(in->acc, value);
+		return;
+	}
+	GpuextStoreDatum(in->type, value, in->batch + in->nbatch++ * in->type->value_bytes);
+}
+
+/* Everything pending of an input (its batch, the batch in flight) into its accumulator. */
+static void
+InputFinish(GpuAggState *st, GpuAggInput *in)
+{
+	if (in->type == NULL || !in->batching)
+		return;
+	if (in->nbatch > 0)
+		SendBatch(st, in);
+	if (in->reducer != NULL)
+	{
+		instr_time	start;
+
+		if (st->timing)
+			INSTR_TIME_SET_CURRENT(start);
+		if (!GpuextReducerStream(&in->reducer, 0, in->acc))
+		{
+			NoteFallback(st, "the device failed");
+			InputLostReducer(in);
+		}
+		if (st->timing)
+			st->stats.device_ms += GpuAggElapsedMs(start);
+	}
+}
+
+/*
+ * Start each input empty, batching where a batch could go to the device;
+ * a reducer and its pinned batches are kept from run to run.
+ */
+static void
+StartInputs(GpuAggState *st)
+{
+	bool		device = GpuextUseDevice();
+
+	if (!device)
+		NoteFallback(st, GpuextDeviceUnavailableReason());
+	else if (gpuext_device_mode == GPUEXT_DEVICE_AUTO && gpuext_min_gpu_elements > GpuextAggBatch())
+	{
+		NoteFallback(st, "gpuext.min_gpu_elements is above a batch");
+		device = false;
+	}
+	for (int i = 0; i < st->ninputs; i++)
+	{
+		GpuAggInput *in = &st->inputs[i];
+
+		in->count = 0;
+		in->nbatch = 0;
+		in->batching = device && in->type != NULL;
+		if (in->type != NULL)
+			GpuextAccumInit(in->acc, in->type->typid);
+	}
+}
+
+/* Whether the row in the scan slot passes an input's FILTER, and its value. */
+static inline bool
+InputValue(GpuAggInput *in, TupleTableSlot *heapslot, ExprContext *econtext, Datum *value)
+{
+	bool		isnull;
+
+	if (in->filter && !ExecQual(in->filter, econtext))
+		return false;
+	if (in->arg == NULL)
+	{
+		*value = heapslot->tts_values[in->argatt - 1];
+		return !heapslot->tts_isnull[in->argatt - 1];
+	}
+	*value = ExecEvalExprSwitchContext(in->arg, econtext, &isnull);
+	return !isnull;
+}
+
+/* Add one row's values, from its deformed slot: WHERE, then each input's FILTER and argument. */
+static pg_attribute_always_inline void
+TakeRow(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext)
+{
+	TupleTableSlot *scanslot = st->css.ss.ss_ScanTupleSlot;
+
+	if (st->maxatt > 0)
+		slot_getsomeattrs(heapslot, st->maxatt);
+	if (st->need_scan_tuple)
+	{
+		ExecClearTuple(scanslot);
+		for (int i = 0; i < st->nvars; i++)
+		{
+			scanslot->tts_values[st->naggs + i] = heapslot->tts_values[st->var_att[i] - 1];
+			scanslot->tts_isnull[st->naggs + i] = heapslot->tts_isnull[st->var_att[i] - 1];
+		}
+		ExecStoreVirtualTuple(scanslot);
+		ResetExprContext(econtext);
+		if (st->qual && !ExecQual(st->qual, econtext))
+			return;
+	}
+	st->stats.rows_passed++;
+	for (int i = 0; i < st->ninputs; i++)
+	{
+		GpuAggInput *in = &st->inputs[i];
+		Datum		value;
+
+		if (InputValue(in, heapslot, econtext, &value))
+			InputAdd(st, in, value);
+	}
+}
+
+/*
+ * Add one row's values straight from a heap tuple, when every input is a
+ * plain column at a fixed offset and there is no WHERE or FILTER: false,
+ * having done nothing, for a tuple with NULLs or fewer columns.
+ */
+static pg_attribute_always_inline bool
+TakeFixedRow(GpuAggState *st, HeapTuple tuple)
+{
+	const char *tp;
+
+	if (HeapTupleHasNulls(tuple) || HeapTupleHeaderGetNatts(tuple->t_data) < st->maxatt)
+		return false;
+	tp = (const char *) tuple->t_data + tuple->t_data->t_hoff;
+	st->stats.rows_passed++;
+	for (int i = 0; i < st->ninputs; i++)
+	{
+		GpuAggInput *in = &st->inputs[i];
+
+		InputAdd(st, in, fetch_att(tp + in->fixed_off, true, in->fixed_len));
+	}
+	return true;
+}
+
+/*
+ * Read the table with the query's snapshot, adding each passing row's values
+ * to the inputs: a heap table page by page (heap_getnext, no slot for a row
+ * read at fixed offsets), any other table through its slots.
+ */
+static void
+ScanTable(GpuAggState *st)
+{
+	EState	   *estate = st->css.ss.ps.state;
+	ExprContext *econtext = st->css.ss.ps.ps_ExprContext;
+	TupleTableSlot *scanslot = st->css.ss.ss_ScanTupleSlot;
+	TupleTableSlot *heapslot = st->heapslot;
+	Relation	rel = st->css.ss.ss_currentRelation;
+	TableScanDesc scan = table_beginscan(rel, estate->es_snapshot, 0, NULL);
+
+	econtext->ecxt_scantuple = scanslot;
+	for (int i = 0; i < st->naggs; i++)
+		scanslot->tts_isnull[i] = true;
+	if (rel->rd_tableam == GetHeapamTableAmRoutine())
+	{
+		HeapTuple	tuple;
+
+		while ((tuple = heap_getnext(scan, ForwardScanDirection)) != NULL)
+		{
+			CHECK_FOR_INTERRUPTS();
+			st->stats.rows_read++;
+			if (st->fixed && TakeFixedRow(st, tuple))
+				continue;
+			ExecStoreBufferHeapTuple(tuple, heapslot, ((HeapScanDesc) scan)->rs_cbuf);
+			TakeRow(st, heapslot, econtext);
+		}
+	}
+	else
+	{
+		while (table_scan_getnextslot(scan, ForwardScanDirection, heapslot))
+		{
+			CHECK_FOR_INTERRUPTS();
+			st->stats.rows_read++;
+			TakeRow(st, heapslot, econtext);
+		}
+	}
+	table_endscan(scan);
+	ExecClearTuple(heapslot);
+	ResetExprContext(econtext);
+}
+
+/* One run: scan, reduce, and put the aggregates into the scan tuple. */
+static void
+Run(GpuAggState *st)
+{
+	TupleTableSlot *scanslot = st->css.ss.ss_ScanTupleSlot;
+	MemoryContext old = MemoryContextSwitchTo(st->runcxt);
+	int64		passed_before = st->stats.rows_passed;
+	instr_time	start;
+
+	/* The instrumentation is set up after Begin */
+	st->timing = st->css.ss.ps.instrument != NULL && st->css.ss.ps.instrument->need_timer;
+	if (st->timing)
+		INSTR_TIME_SET_CURRENT(start);
+	st->stats.runs++;
+	StartInputs(st);
+	ScanTable(st);
+	for (int i = 0; i < st->ninputs; i++)
+		InputFinish(st, &st->inputs[i]);
+
+	ExecClearTuple(scanslot);
+	for (int i = 0; i < scanslot->tts_tupleDescriptor->natts; i++)
+		scanslot->tts_isnull[i] = true;
+	for (int i = 0; i < st->naggs; i++)
+	{
+		GpuAggInput *in = st->agg_input[i] >= 0 ? &st->inputs[st->agg_input[i]] : NULL;
+
+		if (in == NULL)
+		{
+			scanslot->tts_values[i] = Int64GetDatum(st->stats.rows_passed - passed_before);
+			scanslot->tts_isnull[i] = false;
+		}
+		else if (in->type == NULL)
+		{
+			scanslot->tts_values[i] = Int64GetDatum(in->count);
+			scanslot->tts_isnull[i] = false;
+		}
+		else
+			scanslot->tts_values[i] = GpuextAccumResult(in->acc, st->kinds[i], &scanslot->tts_isnull[i]);
+	}
+	ExecStoreVirtualTuple(scanslot);
+	MemoryContextSwitchTo(old);
+	if (st->timing)
+		st->stats.total_ms += GpuAggElapsedMs(start);
+}
+
+/* The one result row on the first call, then none. */
+static TupleTableSlot *
+GpuAggExec(CustomScanState *node)
+{
+	GpuAggState *st = (GpuAggState *) node;
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+
+	if (st->done)
+		return NULL;
+	Run(st);
+	st->done = true;
+	if (node->ss.ps.ps_ProjInfo == NULL)
+		return node->ss.ss_ScanTupleSlot;
+	ResetExprContext(econtext);
+	econtext->ecxt_scantuple = node->ss.ss_ScanTupleSlot;
+	return ExecProject(node->ss.ps.ps_ProjInfo);
+}
+
+/* Release the node's memory, device buffers included. */
+static void
+GpuAggEnd(CustomScanState *node)
+{
+	GpuAggState *st = (GpuAggState *) node;
+
+	ExecClearTuple(node->ss.ss_ScanTupleSlot);
+	MemoryContextDelete(st->runcxt);
+	MemoryContextDelete(st->nodecxt);
+}
+
+/* Run again on the next call (parameters may have changed). */
+static void
+GpuAggReScan(CustomScanState *node)
+{
+	GpuAggState *st = (GpuAggState *) node;
+
+	ExecClearTuple(node->ss.ss_ScanTupleSlot);
+	MemoryContextReset(st->runcxt);
+	st->done = false;
+}

@@ -1,0 +1,90 @@
+/*
+ * gpuagg_explain.c
+ *		EXPLAIN of Custom Scan (GpuAgg): the WHERE clause as a scan's Filter,
+ *		the aggregates; with ANALYZE the rows read and passed, the batches
+ *		reduced on the device and on the CPU, why values went to the CPU,
+ *		and with TIMING the time of the scan and of the device calls.
+ */
+#include "postgres.h"
+
+#include "nodes/makefuncs.h"
+#include "utils/ruleutils.h"
+
+#include "gpuagg.h"
+
+/* "Filter" as a scan shows it, and "Aggregates" as a list. */
+static void
+ExplainExprs(GpuAggState *st, List *ancestors, ExplainState *es)
+{
+	CustomScan *cscan = (CustomScan *) st->css.ss.ps.plan;
+	List	   *quals = linitial(cscan->custom_exprs);
+	List	   *context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan, ancestors);
+	bool		useprefix = GpuextExplainRtableSize(es) > 1 || es->verbose;
+	List	   *aggs = NIL;
+	ListCell   *lc;
+
+	if (quals != NIL)
+		ExplainPropertyText("Filter",
+							deparse_expression((Node *) make_ands_explicit(quals), context, useprefix, false),
+							es);
+	foreach(lc, cscan->custom_scan_tlist)
+	{
+		if (foreach_current_index(lc) >= st->naggs)
+			break;
+		aggs = lappend(aggs, deparse_expression((Node *) lfirst_node(TargetEntry, lc)->expr,
+												context, useprefix, false));
+	}
+	ExplainPropertyList("Aggregates", aggs, es);
+}
+
+/* The time of the scan (with the CPU's share of the reduction) and of the device calls. */
+static void
+ShowTiming(GpuAggState *st, ExplainState *es)
+{
+	double		scan_ms = Max(st->stats.total_ms - st->stats.device_ms, 0.0);
+
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+	{
+		GpuextExplainIndent(es);
+		appendStringInfo(es->str, "Stage Timing: Scan %.3f ms, Device %.3f ms\n", scan_ms, st->stats.device_ms);
+		return;
+	}
+	ExplainOpenGroup("Stage Timing", "Stage Timing", true, es);
+	ExplainPropertyFloat("Scan", "ms", scan_ms, 3, es);
+	ExplainPropertyFloat("Device", "ms", st->stats.device_ms, 3, es);
+	ExplainCloseGroup("Stage Timing", "Stage Timing", true, es);
+}
+
+/*
+ * EXPLAIN: the filter and the aggregates; with ANALYZE (once the node ran)
+ * its rows, batches and fallback, summed over its runs, and with TIMING the
+ * stage times.
+ */
+void
+GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	GpuAggState *st = (GpuAggState *) node;
+
+	ExplainExprs(st, ancestors, es);
+	if (!es->analyze || st->stats.runs == 0)
+		return;
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+	{
+		GpuextExplainIndent(es);
+		appendStringInfo(es->str, "Rows Read: " INT64_FORMAT "  Rows Passed: " INT64_FORMAT
+						 "  Batches: " INT64_FORMAT " on device, " INT64_FORMAT " on CPU\n",
+						 st->stats.rows_read, st->stats.rows_passed,
+						 st->stats.device_batches, st->stats.cpu_batches);
+	}
+	else
+	{
+		ExplainPropertyInteger("Rows Read", NULL, st->stats.rows_read, es);
+		ExplainPropertyInteger("Rows Passed", NULL, st->stats.rows_passed, es);
+		ExplainPropertyInteger("Device Batches", NULL, st->stats.device_batches, es);
+		ExplainPropertyInteger("CPU Batches", NULL, st->stats.cpu_batches, es);
+	}
+	if (st->stats.fallback)
+		ExplainPropertyText("GPU Fallback", st->stats.fallback, es);
+	if (es->timing)
+		ShowTiming(st, es);
+}

@@ -1,0 +1,418 @@
+/*
+ * gpuagg_plan.c
+ *		Where aggregates get offloaded: an upper-paths hook that offers
+ *		Custom Scan (GpuAgg) for UPPERREL_GROUP_AGG, beside PostgreSQL's own
+ *		aggregate paths, and the plan built from it.
+ *
+ * This slice takes count(*), count(x), sum, avg, min and max (with FILTER)
+ * over smallint, integer, bigint, real and double precision, without GROUP
+ * BY or HAVING, over one plain heap table.  The WHERE clause, the arguments
+ * and the FILTERs are evaluated on the CPU per row; the values go to the
+ * device in batches.
+ *
+ * Cost: the path is a sequential scan (its pages, cpu_tuple_cost and the
+ * WHERE clause per row, as cost_seqscan), the arguments and FILTERs per
+ * passing row, and per value going to the device a tenth of
+ * cpu_operator_cost, in place of PostgreSQL's transition functions.  The
+ * fixed costs of the device (a batch's launch and wait, pinned buffers) are
+ * not in the cost but in gpuext.agg_min_rows, the measured crossover, as
+ * gpuext.sort_min_rows is for sorts.  The path is serial: add_path weighs it
+ * against PostgreSQL's serial and parallel aggregates alike, so a parallel
+ * aggregate, whose scan cost is divided among its processes, wins where
+ * the scan dominates.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planner.h"
+#include "optimizer/restrictinfo.h"
+#include "optimizer/tlist.h"
+#include "parser/parsetree.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/spccache.h"
+
+#include "gpuagg.h"
+
+bool		gpuext_enable_agg = GPUEXT_ENABLE_AGG_DEFAULT;
+int			gpuext_agg_min_rows = GPUEXT_AGG_MIN_ROWS_DEFAULT;
+
+/* Per value sent to the device, in units of cpu_operator_cost (a transition function costs 1). */
+#define GPUAGG_VALUE_COST 0.1
+
+static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
+
+/* The argument types GpuAgg reduces, and the types of their sum and avg (PostgreSQL's). */
+typedef struct GpuAggType
+{
+	Oid			type;
+	Oid			sum_type;
+	Oid			avg_type;
+} GpuAggType;
+
+static const GpuAggType gpuagg_types[] = {
+	{INT2OID, INT8OID, NUMERICOID},
+	{INT4OID, INT8OID, NUMERICOID},
+	{INT8OID, NUMERICOID, NUMERICOID},
+	{FLOAT4OID, FLOAT4OID, FLOAT8OID},
+	{FLOAT8OID, FLOAT8OID, FLOAT8OID},
+};
+
+/* The aggregates GpuAgg computes, by their name in pg_catalog. */
+static const struct
+{
+	const char *name;
+	GpuextAggKind kind;
+}			gpuagg_funcs[] = {
+	{"count", GPUEXT_AGG_COUNT},
+	{"sum", GPUEXT_AGG_SUM},
+	{"avg", GPUEXT_AGG_AVG},
+	{"min", GPUEXT_AGG_MIN},
+	{"max", GPUEXT_AGG_MAX},
+};
+
+static Plan *GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+							List *tlist, List *clauses, List *custom_plans);
+
+static const CustomPathMethods gpuagg_path_methods = {
+	.CustomName = "GpuAgg",
+	.PlanCustomPath = GpuAggPlanPath,
+};
+
+static const CustomScanMethods gpuagg_plan_methods = {
+	.CustomName = "GpuAgg",
+	.CreateCustomScanState = GpuAggCreateState,
+};
+
+/* The table entry of an argument type, or NULL. */
+static const GpuAggType *
+AggTypeLookup(Oid type)
+{
+	for (int i = 0; i < lengthof(gpuagg_types); i++)
+		if (gpuagg_types[i].type == type)
+			return &gpuagg_types[i];
+	return NULL;
+}
+
+/* An argument or FILTER GpuAgg evaluates per row: no volatile functions, no subqueries. */
+static bool
+ExprFits(Node *expr)
+{
+	return !contain_volatile_functions(expr) && !contain_subplans(expr);
+}
+
+/*
+ * The kind of an aggregate GpuAgg computes, and the type of its values
+ * (InvalidOid for count), or NULL with why not.
+ */
+static const char *
+AggrefRefusal(Aggref *aggref, GpuextAggKind *kind, Oid *type)
+{
+	char	   *name = get_func_name(aggref->aggfnoid);
+	const GpuAggType *t;
+	Oid			result = InvalidOid;
+	int			f;
+
+	if (aggref->aggorder != NIL || aggref->aggdistinct != NIL)
+		return "an aggregate has DISTINCT or ORDER BY";
+	if (aggref->aggkind != AGGKIND_NORMAL || aggref->agglevelsup != 0 ||
+		aggref->aggsplit != AGGSPLIT_SIMPLE || aggref->aggvariadic)
+		return "an aggregate is not a plain aggregate";
+	if (get_func_namespace(aggref->aggfnoid) != PG_CATALOG_NAMESPACE || name == NULL)
+		return "an aggregate is not PostgreSQL's own";
+	for (f = 0; f < lengthof(gpuagg_funcs); f++)
+		if (strcmp(name, gpuagg_funcs[f].name) == 0)
+			break;
+	if (f == lengthof(gpuagg_funcs))
+		return psprintf("aggregate %s is not supported", name);
+	*kind = gpuagg_funcs[f].kind;
+	*type = InvalidOid;
+	if (aggref->aggfilter && !ExprFits((Node *) aggref->aggfilter))
+		return "a FILTER has volatile functions or subqueries";
+	if (aggref->aggstar)
+		return aggref->aggtype == INT8OID ? NULL : "count(*) is not bigint";
+	if (list_length(aggref->args) != 1)
+		return "an aggregate has more than one argument";
+	if (!ExprFits((Node *) linitial_node(TargetEntry, aggref->args)->expr))
+		return "an argument has volatile functions or subqueries";
+	if (*kind == GPUEXT_AGG_COUNT)
+		return aggref->aggtype == INT8OID ? NULL : "count is not bigint";
+	*type = getBaseType(exprType((Node *) linitial_node(TargetEntry, aggref->args)->expr));
+	t = AggTypeLookup(*type);
+	if (t == NULL || GpuextSortTypeLookup(*type) == NULL)
+		return psprintf("%s of type %s is not supported", name, format_type_be(*type));
+	switch (*kind)
+	{
+		case GPUEXT_AGG_SUM:
+			result = t->sum_type;
+			break;
+		case GPUEXT_AGG_AVG:
+			result = t->avg_type;
+			break;
+		default:
+			result = t->type;
+			break;
+	}
+	if (aggref->aggtype != result)
+		return psprintf("%s of %s does not return %s", name, format_type_be(*type), format_type_be(result));
+	return NULL;
+}
+
+/* The aggregates of the grouping target (each once), or NIL with why not. */
+static List *
+TargetAggrefs(PathTarget *target, const char **refusal)
+{
+	List	   *vars = pull_var_clause((Node *) target->exprs,
+									   PVC_INCLUDE_AGGREGATES | PVC_RECURSE_PLACEHOLDERS);
+	List	   *aggrefs = NIL;
+	ListCell   *lc;
+
+	foreach(lc, vars)
+	{
+		GpuextAggKind kind;
+		Oid			type;
+
+		if (!IsA(lfirst(lc), Aggref))
+		{
+			*refusal = "the output has a column outside the aggregates";
+			return NIL;
+		}
+		*refusal = AggrefRefusal(lfirst_node(Aggref, lc), &kind, &type);
+		if (*refusal != NULL)
+			return NIL;
+		aggrefs = list_append_unique(aggrefs, lfirst(lc));
+	}
+	if (aggrefs == NIL)
+		*refusal = "no aggregates";
+	return aggrefs;
+}
+
+/* The table of a one-table query GpuAgg can scan, or 0 with why not. */
+static Index
+ScanRel(PlannerInfo *root, RelOptInfo *input_rel, const char **refusal)
+{
+	Query	   *parse = root->parse;
+	RangeTblEntry *rte;
+	int			relid;
+
+	if (parse->groupClause != NIL || parse->groupingSets != NIL)
+		*refusal = "GROUP BY";
+	else if (parse->havingQual != NULL)
+		*refusal = "HAVING";
+	else if (parse->hasWindowFuncs || parse->hasTargetSRFs)
+		*refusal = "window functions or set-returning functions";
+	else if (input_rel->reloptkind != RELOPT_BASEREL || !bms_get_singleton_member(input_rel->relids, &relid))
+		*refusal = "not a scan of one table";
+	else if (IS_DUMMY_REL(input_rel))
+		*refusal = "the scan returns no rows";
+	else if (root->qual_security_level > 0)
+		*refusal = "row-level security";
+	else
+	{
+		rte = planner_rt_fetch(relid, root);
+		if (rte->rtekind != RTE_RELATION || rte->relkind != RELKIND_RELATION || rte->inh ||
+			rte->tablesample != NULL)
+			*refusal = "not a plain heap table";
+		else if (input_rel->rows < gpuext_agg_min_rows)
+			*refusal = psprintf("estimated %.0f rows is below gpuext.agg_min_rows (%d)",
+								input_rel->rows, gpuext_agg_min_rows);
+		else
+			return relid;
+	}
+	return 0;
+}
+
+/*
+ * The path's cost (see the file's head): a sequential scan with its WHERE
+ * clause, per passing row the arguments and FILTERs that are not plain
+ * columns, per value the device's share, and the output row.
+ */
+static void
+CostPath(PlannerInfo *root, RelOptInfo *baserel, List *aggrefs, PathTarget *target, Path *path)
+{
+	double		spc_seq_page_cost;
+	double		per_row = 0;
+	ListCell   *lc;
+	QualCost	qc;
+	List	   *inputs = NIL;
+
+	get_tablespace_page_costs(baserel->reltablespace, NULL, &spc_seq_page_cost);
+	/* Aggregates of one argument under one FILTER share an input (GpuAggPlanPath) */
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *aggref = lfirst_node(Aggref, lc);
+
+		if (aggref->args != NIL || aggref->aggfilter != NULL)
+			inputs = list_append_unique(inputs, list_make2(aggref->args, aggref->aggfilter));
+	}
+	foreach(lc, inputs)
+	{
+		List	   *args = linitial(lfirst(lc));
+		Node	   *filter = lsecond(lfirst(lc));
+
+		if (filter)
+		{
+			cost_qual_eval_node(&qc, filter, root);
+			per_row += qc.per_tuple;
+		}
+		if (args != NIL)
+		{
+			cost_qual_eval_node(&qc, (Node *) linitial_node(TargetEntry, args)->expr, root);
+			per_row += qc.per_tuple + GPUAGG_VALUE_COST * cpu_operator_cost;
+		}
+	}
+	path->startup_cost = baserel->baserestrictcost.startup + target->cost.startup +
+		spc_seq_page_cost * baserel->pages +
+		(cpu_tuple_cost + baserel->baserestrictcost.per_tuple) * baserel->tuples +
+		per_row * baserel->rows;
+	path->total_cost = path->startup_cost + cpu_tuple_cost + target->cost.per_tuple;
+	path->rows = 1;
+}
+
+/*
+ * Offer a GpuAgg path for the aggregates of a one-table query where it can
+ * use a GPU (not under gpuext.device = cpu, nor in a build without device
+ * code), after any earlier hook; why not at DEBUG1.
+ */
+static void
+GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_rel,
+				 RelOptInfo *output_rel, void *extra)
+{
+	const char *refusal = NULL;
+	Index		relid;
+	List	   *aggrefs;
+	CustomPath *cpath;
+
+	if (prev_create_upper_paths_hook)
+		prev_create_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+	if (stage != UPPERREL_GROUP_AGG || output_rel->reloptkind != RELOPT_UPPER_REL ||
+		!root->parse->hasAggs || !gpuext_enable_agg ||
+		gpuext_device_mode == GPUEXT_DEVICE_CPU || !gpuext_cuda_built())
+		return;
+	relid = ScanRel(root, input_rel, &refusal);
+	aggrefs = relid ? TargetAggrefs(output_rel->reltarget, &refusal) : NIL;
+	if (aggrefs == NIL)
+	{
+		ereport(DEBUG1, (errmsg("gpuext: no GpuAgg: %s", refusal)));
+		return;
+	}
+
+	cpath = makeNode(CustomPath);
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = output_rel;
+	cpath->path.pathtarget = output_rel->reltarget;
+	cpath->path.parallel_safe = false;
+	cpath->methods = &gpuagg_path_methods;
+	cpath->custom_private = list_make2(makeInteger(relid), aggrefs);
+	CostPath(root, input_rel, aggrefs, output_rel->reltarget, &cpath->path);
+	add_path(output_rel, &cpath->path);
+}
+
+/* The index of the input (argument, FILTER) in the lists, added if new. */
+static int
+InputIndex(List **args, List **filters, List **types, Node *arg, Node *filter, Oid type)
+{
+	ListCell   *la,
+			   *lf;
+
+	forboth(la, *args, lf, *filters)
+	{
+		int			i = foreach_current_index(la);
+
+		if (!equal(lfirst(la), arg) || !equal(lfirst(lf), filter))
+			continue;
+		/* count(x) counts what sum(x) of the same x accumulates */
+		if (OidIsValid(type))
+			lfirst_oid(list_nth_cell(*types, i)) = type;
+		return i;
+	}
+	*args = lappend(*args, arg);
+	*filters = lappend(*filters, filter);
+	*types = lappend_oid(*types, type);
+	return list_length(*args) - 1;
+}
+
+/*
+ * The plan (gpuagg.h has its layout): the aggregates and the columns read
+ * go into custom_scan_tlist, whose aggregates setrefs then finds in the
+ * targetlist and turns into references to the scan tuple.
+ */
+static Plan *
+GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+			   List *tlist, List *clauses, List *custom_plans)
+{
+	Index		relid = intVal(linitial(best_path->custom_private));
+	List	   *aggrefs = lsecond(best_path->custom_private);
+	RelOptInfo *baserel = root->simple_rel_array[relid];
+	CustomScan *cscan = makeNode(CustomScan);
+	List	   *quals = NIL,
+			   *args = NIL,
+			   *filters = NIL,
+			   *types = NIL,
+			   *kinds = NIL,
+			   *agg_input = NIL,
+			   *vars;
+	ListCell   *lc;
+	int			resno = 1;
+
+	foreach(lc, baserel->baserestrictinfo)
+		quals = lappend(quals, lfirst_node(RestrictInfo, lc)->clause);
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *aggref = lfirst_node(Aggref, lc);
+		GpuextAggKind kind;
+		Oid			type;
+		Node	   *filter = aggref->aggfilter ? (Node *) aggref->aggfilter : makeBoolConst(true, false);
+		Node	   *arg;
+
+		if (AggrefRefusal(aggref, &kind, &type) != NULL)
+			elog(ERROR, "gpuext: GpuAgg path with an aggregate it cannot compute");
+		kinds = lappend_int(kinds, kind);
+		if (aggref->aggstar && aggref->aggfilter == NULL)
+		{
+			agg_input = lappend_int(agg_input, -1);
+			continue;
+		}
+		/* count(*) FILTER (WHERE f) counts the non-NULL trues under f */
+		arg = aggref->aggstar ? makeBoolConst(true, false) :
+			(Node *) linitial_node(TargetEntry, aggref->args)->expr;
+		agg_input = lappend_int(agg_input, InputIndex(&args, &filters, &types, arg, filter, type));
+	}
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.scanrelid = relid;
+	cscan->flags = best_path->flags;
+	cscan->methods = &gpuagg_plan_methods;
+	foreach(lc, aggrefs)
+		cscan->custom_scan_tlist = lappend(cscan->custom_scan_tlist,
+										   makeTargetEntry(copyObject(lfirst(lc)), resno++, NULL, false));
+	vars = pull_var_clause((Node *) list_make3(quals, args, filters), PVC_RECURSE_PLACEHOLDERS);
+	foreach(lc, vars)
+	{
+		if (tlist_member(lfirst(lc), cscan->custom_scan_tlist) == NULL)
+			cscan->custom_scan_tlist = lappend(cscan->custom_scan_tlist,
+											   makeTargetEntry(copyObject(lfirst(lc)), resno++, NULL, false));
+	}
+	cscan->custom_exprs = list_make3(quals, args, filters);
+	cscan->custom_private = list_make3(kinds, agg_input, types);
+	return &cscan->scan.plan;
+}
+
+/* Install the upper-paths hook and make the node known to parallel workers. */
+void
+GpuAggInit(void)
+{
+	RegisterCustomScanMethods(&gpuagg_plan_methods);
+	prev_create_upper_paths_hook = create_upper_paths_hook;
+	create_upper_paths_hook = GpuAggUpperPaths;
+}
