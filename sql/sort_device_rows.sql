@@ -259,8 +259,17 @@ EXCEPTION WHEN OTHERS THEN
   RETURN format('%s after %s rows: %s', SQLSTATE, n, SQLERRM);
 END $$;
 SET client_min_messages = error;
--- a piece going up fails, and so does bringing the rows back
+-- a piece going up fails, and so does bringing the rows back: no row went out yet, so the input
+-- is read again into tuplesort, every row once, and EXPLAIN says so (under gpu an ERROR, below)
 SELECT error_of('copy:2:300', 0, 'SELECT * FROM dr ORDER BY k, f DESC, i');
+SET gpuext.debug_fail_device_calls = 'copy:2:300';
+SELECT same('SELECT * FROM dr ORDER BY k, f DESC, i') AS read_again_same;
+SET gpuext.debug_fail_device_calls = 'copy:2:300';
+SELECT same('SELECT * FROM dr WHERE i > 0 ORDER BY k, f DESC, i') AS read_again_from_the_scan_node_same;
+SET gpuext.debug_fail_device_calls = 'copy:2:300';
+SELECT coalesce(sort_json('SELECT * FROM dr ORDER BY k, f DESC, i') ->> 'GPU Fallback' LIKE '%read again', false)
+  AS read_again_explained;
+SET gpuext.debug_fail_device_calls = '';
 -- rows went out: a later piece back (its gather, its copy), rows and keys-only
 SELECT error_of('kernel:1', 2, 'SELECT * FROM dr ORDER BY k, f DESC, i');
 SELECT error_of('copy:1', 2, 'SELECT * FROM dr ORDER BY k, f DESC, i');

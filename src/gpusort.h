@@ -226,6 +226,7 @@ typedef struct GpuSortCpu
 	Tuplesortstate *tuplesort;
 	TupleTableSlot *minslot;	/* keys-only rows as tuplesort returns them */
 	const char *fallback;		/* why the CPU sorts (EXPLAIN ANALYZE says it) */
+	bool		rows_lost;		/* auto: the device lost the rows it kept before any went out */
 } GpuSortCpu;
 
 /* What EXPLAIN ANALYZE reports of one run. */
@@ -339,6 +340,7 @@ extern void GpuSortRowsOrSpill(GpuSortState *st, int64 budget_kb);
 
 /* gpusort_devrows.c */
 extern const char *GpuSortDevRowsStart(GpuSortState *st, RunInput *in);
+extern bool GpuSortCanReread(GpuSortState *st);
 extern char *GpuSortDevRowsPlace(GpuSortState *st, RunInput *in, size_t bytes);
 extern uint64 *GpuSortDevRowsKeySlot(GpuSortState *st, size_t first);
 extern void GpuSortDevRowsSort(GpuSortState *st, RunInput *in);

@@ -287,6 +287,16 @@ FallBack(GpuSortState *st, RunInput *in, const char *why)
 		if (st->cpu.tuplesort)
 			tuplesort_end(st->cpu.tuplesort);
 		st->cpu.tuplesort = NULL;
+		if (gpuext_device_mode == GPUEXT_DEVICE_AUTO && GpuSortCanReread(st))
+		{
+			/* No row went out yet: the input is read again, straight into tuplesort */
+			st->cpu.rows_lost = true;
+			st->cpu.fallback = psprintf("input passed the memory budget of %lld kB, kept in device memory; then %s and the rows were lost, so the input was read again",
+										(long long) in->budget_kb, why);
+			GpuSortDevRowsEnd(st);
+			st->store.nrows = 0;
+			return;
+		}
 		ereport(ERROR,
 				(errcode(ERRCODE_SYSTEM_ERROR),
 				 errmsg("GpuSort could not bring back the rows it kept in device memory"),

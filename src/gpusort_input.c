@@ -19,6 +19,7 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
 #include "parser/parsetree.h"
 #include "utils/memutils.h"
 
@@ -447,6 +448,8 @@ ReadHeapDirect(GpuSortState *st, RunInput *in)
 			CHECK_FOR_INTERRUPTS();
 		if (st->cpu.tuplesort == NULL && TakeRow(st, in, NULL, tuple, tupdesc))
 			continue;
+		if (unlikely(st->cpu.rows_lost && st->cpu.tuplesort == NULL))
+			break;
 		ExecStoreBufferHeapTuple(tuple, child->ss_ScanTupleSlot, ((HeapScanDesc) scan)->rs_cbuf);
 		tuplesort_puttupleslot(st->cpu.tuplesort, GpuSortProjectInput(st, child->ss_ScanTupleSlot));
 	}
@@ -455,6 +458,51 @@ ReadHeapDirect(GpuSortState *st, RunInput *in)
 	st->stats.rows_sorted = nread;
 	if (child->ps.instrument)
 		InstrStopNode(child->ps.instrument, (double) nread);
+}
+
+/* Whether a plan node reads in parallel: its rows cannot be read again by one process alone. */
+static bool
+ReadsInParallel(PlanState *ps, void *context)
+{
+	return ps->plan->parallel_aware || planstate_tree_walker(ps, ReadsInParallel, context);
+}
+
+/* Whether the input can be read a second time for tuplesort (no parallel scan below). */
+bool
+GpuSortCanReread(GpuSortState *st)
+{
+	return st->input.direct || !ReadsInParallel(outerPlanState(st), NULL);
+}
+
+/* The device lost the rows it kept before any went out: read the input again into tuplesort. */
+static void
+RereadIntoTuplesort(GpuSortState *st, RunInput *in)
+{
+	PlanState  *child = outerPlanState(st);
+	TupleTableSlot *slot;
+
+	MemoryContextReset(st->store.rowcxt);
+	st->store.rows = NULL;
+	st->store.arena_next = st->store.arena_end = NULL;
+	st->store.keys = NULL;
+	st->store.nrows = st->store.capacity = 0;
+	st->key.dec_n = 0;
+	st->stats.rows_sorted = 0;
+	GpuSortStartTuplesort(st, in->budget_kb);
+	if (st->input.direct)
+	{
+		ReadHeapDirect(st, in);
+		return;
+	}
+	ExecReScan(child);
+	for (;;)
+	{
+		slot = ExecProcNode(child);
+		if (TupIsNull(slot))
+			break;
+		st->stats.rows_sorted++;
+		tuplesort_puttupleslot(st->cpu.tuplesort, GpuSortProjectInput(st, slot));
+	}
 }
 
 /* Read the whole input and sort it: on the device when it can, else with tuplesort. */
@@ -476,6 +524,7 @@ GpuSortRun(GpuSortState *st)
 	INSTR_TIME_SET_CURRENT(start);
 	st->stats.rows_sorted = 0;
 	st->key.dec_n = 0;
+	st->cpu.rows_lost = false;
 	st->store.arena_chunk = ARENA_CHUNK_FIRST;
 	if (st->store.rowcxt == NULL)
 		st->store.rowcxt = GenerationContextCreate(st->css.ss.ps.state->es_query_cxt, "GpuSort rows",
@@ -493,7 +542,11 @@ GpuSortRun(GpuSortState *st)
 				break;
 			st->stats.rows_sorted++;
 			if (st->cpu.tuplesort || !TakeRow(st, &in, slot, NULL, NULL))
+			{
+				if (unlikely(st->cpu.tuplesort == NULL))
+					break;		/* the rows were lost on the device */
 				tuplesort_puttupleslot(st->cpu.tuplesort, GpuSortProjectInput(st, slot));
+			}
 		}
 	}
 	if (in.batched > 0)
@@ -506,8 +559,10 @@ GpuSortRun(GpuSortState *st)
 		GpuSortDevRowsSort(st, &in);
 	else if (st->stream.active)
 		GpuSortSortStreamed(st);
-	else if (st->cpu.tuplesort == NULL && st->store.nrows > 1)
+	else if (st->cpu.tuplesort == NULL && st->store.nrows > 1 && !st->cpu.rows_lost)
 		GpuSortRowsOrSpill(st, in.budget_kb);
+	if (st->cpu.rows_lost)
+		RereadIntoTuplesort(st, &in);
 	if (st->cpu.tuplesort)
 	{
 		INSTR_TIME_SET_CURRENT(start);
