@@ -270,8 +270,8 @@ GPUEXT_DEVICE_WORK(RowsToTuplesort, Recovery)
 
 /*
  * The device cannot go on with the rows (why): under auto, or when memory is
- * short, tuplesort takes them back; if the device cannot give them back the
- * statement fails.
+ * short, tuplesort takes them back; if the device cannot give them back,
+ * auto reads the input again where it can, else the statement fails.
  */
 static void
 FallBack(GpuSortState *st, RunInput *in, const char *why)
