@@ -5,6 +5,7 @@
 -- device code it never is, so the checks print the same there; the plans themselves are shown
 -- only where there is device code.
 SELECT gpu_kernels AS has_device_code FROM gpuext_info(open_device => false) \gset
+SELECT device_state = 'ready' AS has_device FROM gpuext_info() \gset
 LOAD 'gpuext';
 SET gpuext.agg_min_rows = 0;
 SET max_parallel_workers_per_gather = 0;
@@ -180,8 +181,8 @@ SET statement_timeout = '10ms';
 SELECT sum(i4 + id), max(f8 * 2) FROM gagg_big WHERE id % 2 = 0 OR f8 > 0;
 RESET statement_timeout;
 
--- The plans, EXPLAIN ANALYZE, and a device failure under gpu: only where there is device code.
-\if :has_device_code
+-- The plans, EXPLAIN ANALYZE, and a device failure under gpu: only where a device can be used.
+\if :has_device
 SET gpuext.device = gpu;
 -- The lines of EXPLAIN (opts) q, with the numbers that vary between releases (rows=1.00 in 18) as N.
 CREATE FUNCTION gagg_explained(opts text, q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
