@@ -251,6 +251,74 @@ extern GpuextStatus gpuext_reduce(int value_bytes, int is_float, const void *val
 								  void *scratch, size_t scratch_bytes, GpuextReduceResult *result);
 
 /*
+ * Grouped reduction (cuda/reduce_groups.cu): count, exact sum, min and max
+ * of values per group, each group's state kept in device memory for a whole
+ * run.  Values are as gpuext_reduce's (value_bytes 2, 4 or 8 integers, or
+ * is_float with 4 or 8; no 16-byte values), each with its group number.  A
+ * group's state is GPUEXT_GROUP_STATE_BYTES(is_float) bytes, the states of
+ * groups 0 .. n-1 one after another; the caller clears new ones, adds
+ * batches (any order, any number of calls: the sums are exact), and reads
+ * the results.  All pointers are device memory; every call only enqueues
+ * work on the stream.
+ */
+typedef struct GpuextGroupState
+{
+	uint64_t	count;
+	uint64_t	min_key;		/* ascending keys as gpuext_reduce's; UINT64_MAX when clear */
+	uint64_t	max_key;		/* 0 when clear */
+	uint64_t	sum_lo;			/* integers: sum of the low 32 bits (unsigned) of each value */
+	uint64_t	sum_hi;			/* ... sum of the rest (value >> 32, signed), two's complement */
+	uint32_t	flags;			/* GPUEXT_GROUP_NAN | _POS_INF | _NEG_INF */
+	uint32_t	pad;
+	/* floats only: then GPUEXT_EXACT_DIGITS int64_t digits (exact_sum.h), not normalised */
+} GpuextGroupState;
+
+#define GPUEXT_GROUP_NAN 1
+#define GPUEXT_GROUP_POS_INF 2
+#define GPUEXT_GROUP_NEG_INF 4
+#define GPUEXT_GROUP_STATE_BYTES(is_float) \
+	(sizeof(GpuextGroupState) + ((is_float) ? GPUEXT_EXACT_DIGITS * sizeof(int64_t) : 0))
+
+/*
+ * Values the states take in all between two gpuext_groups_result calls,
+ * which normalise the digits in place (each addition adds under 2^32 to a digit).
+ */
+#define GPUEXT_GROUP_ADD_MAX ((size_t) 1 << 30)
+
+/* One group's result, as gpuext_groups_result writes it. */
+typedef struct GpuextGroupResult
+{
+	uint64_t	count;
+	uint64_t	min_key;		/* valid when count > 0 */
+	uint64_t	max_key;
+	uint64_t	isum_lo;		/* integers: the exact sum, two's complement in 128 bits */
+	int64_t		isum_hi;
+	uint32_t	flags;			/* floats: NaN and infinities seen (left out of the sums) */
+	uint32_t	pad;
+	double		sum;			/* floats: the finite values' exact sum rounded to double
+								 * (gpuext_exact_round(.., 53, -1074)) */
+	double		sum_real;		/* ... rounded to real's precision and range (24, -149) */
+} GpuextGroupResult;
+
+/* Set the states of groups first .. first + count - 1 to clear. */
+extern GpuextStatus gpuext_groups_clear(int is_float, void *states, uint32_t first, uint32_t count);
+
+/* Add values[i] to the state of group groups[i], for i < n (every group number below the states' count). */
+extern GpuextStatus gpuext_groups_add(int value_bytes, int is_float, const void *values,
+									  const uint32_t *groups, size_t n, void *states);
+
+/* The results of groups 0 .. ngroups - 1 into results (ngroups entries); normalises the states' digits. */
+extern GpuextStatus gpuext_groups_result(int value_bytes, int is_float, void *states,
+										 uint32_t ngroups, GpuextGroupResult *results);
+
+/* The same three on host memory (cuda/reduce_groups_cpu.c): the fake device, the CPU path, the harness. */
+extern void gpuext_groups_clear_cpu(int is_float, void *states, uint32_t first, uint32_t count);
+extern void gpuext_groups_add_cpu(int value_bytes, int is_float, const void *values,
+								  const uint32_t *groups, size_t n, void *states);
+extern void gpuext_groups_result_cpu(int value_bytes, int is_float, void *states,
+									 uint32_t ngroups, GpuextGroupResult *results);
+
+/*
  * Matrix product C = A B (cuda/matmul.cu): A is m x k, B is k x n, C is
  * m x n, all row-major; elem_bytes 4 (float) or 8 (double).  Every algorithm
  * accumulates each element in the same order, as the CPU's
