@@ -9,12 +9,14 @@
  * up to 2^64 doubles exactly.  A double d = m * 2^(exp - 1075) adds
  * m << (exp - 1) units: three digits from (exp - 1) / 32 on.  Each addition
  * adds under 2^32 to a digit, so normalise at least every
- * GPUEXT_EXACT_PENDING_MAX additions.  Plain C; under nvcc the functions are
- * __host__ __device__.
+ * GPUEXT_EXACT_PENDING_MAX additions.  gpuext_exact_round rounds the sum
+ * once, to nearest even, for every placement alike.  Plain C; under nvcc the
+ * functions are __host__ __device__.
  */
 #ifndef GPUEXT_EXACT_SUM_H
 #define GPUEXT_EXACT_SUM_H
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -123,6 +125,86 @@ gpuext_exact_add_double(int64_t *digits, double d)
 		digits[first + 2] += d2;
 	}
 	return kind;
+}
+
+/* Position of the highest set bit of v (v != 0). */
+static inline GPUEXT_HD int
+gpuext_exact_top_bit(uint64_t v)
+{
+#ifdef __CUDA_ARCH__
+	return 63 - __clzll((long long) v);
+#else
+	return 63 - __builtin_clzll(v);
+#endif
+}
+
+/* Up to 64 bits of a normalised non-negative digit string, from bit pos. */
+static inline GPUEXT_HD uint64_t
+gpuext_exact_bits(const int64_t *digits, int pos, int count)
+{
+	int			i = pos >> 5;
+	unsigned __int128 v = 0;
+
+	for (int k = 2; k >= 0; k--)
+		v = (v << 32) | (i + k < GPUEXT_EXACT_DIGITS ? (uint64_t) digits[i + k] : 0);
+	v >>= pos & 31;
+	return count >= 64 ? (uint64_t) v : (uint64_t) v & ((UINT64_C(1) << count) - 1);
+}
+
+/* Whether any bit below pos of a normalised non-negative digit string is set. */
+static inline GPUEXT_HD int
+gpuext_exact_any_below(const int64_t *digits, int pos)
+{
+	for (int i = 0; i < pos >> 5; i++)
+		if (digits[i] != 0)
+			return 1;
+	return (pos & 31) != 0 && (digits[pos >> 5] & ((INT64_C(1) << (pos & 31)) - 1)) != 0;
+}
+
+/*
+ * Normalised digits rounded once (to nearest, ties to even) to a float of
+ * mantissa_bits significant bits whose smallest subnormal is 2^min_exponent
+ * (53, -1074 for double; 24, -149 for real), returned as a double; +0 for a
+ * zero sum.  The caller checks the range of the target type.
+ */
+static inline GPUEXT_HD double
+gpuext_exact_round(const int64_t *normalised_digits, int mantissa_bits, int min_exponent)
+{
+	int64_t		magnitude[GPUEXT_EXACT_DIGITS];
+	const int64_t *d = normalised_digits;
+	int			negative = d[GPUEXT_EXACT_DIGITS - 1] < 0;
+	int			top,
+				high,
+				lsb;
+	uint64_t	mant;
+	double		r;
+
+	if (negative)
+	{
+		for (int i = 0; i < GPUEXT_EXACT_DIGITS; i++)
+			magnitude[i] = -d[i];
+		gpuext_exact_normalize(magnitude);
+		d = magnitude;
+	}
+	for (top = GPUEXT_EXACT_DIGITS - 1; top >= 0 && d[top] == 0; top--)
+		;
+	if (top < 0)
+		return 0.0;
+
+	high = top * 32 + gpuext_exact_top_bit((uint64_t) d[top]);
+	lsb = high - (mantissa_bits - 1) > min_exponent + 1074 ? high - (mantissa_bits - 1) : min_exponent + 1074;
+	mant = high >= lsb ? gpuext_exact_bits(d, lsb, high - lsb + 1) : 0;
+	if (lsb > 0 && gpuext_exact_bits(d, lsb - 1, 1) && (gpuext_exact_any_below(d, lsb - 1) || (mant & 1)))
+	{
+		mant++;
+		if (mant == UINT64_C(1) << mantissa_bits)
+		{
+			mant >>= 1;
+			lsb++;
+		}
+	}
+	r = ldexp((double) mant, lsb - 1074);
+	return negative ? -r : r;
 }
 
 #endif							/* GPUEXT_EXACT_SUM_H */

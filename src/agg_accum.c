@@ -16,11 +16,8 @@
  */
 #include "postgres.h"
 
-#include <math.h>
-
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
-#include "port/pg_bitutils.h"
 #include "utils/float.h"
 
 #include "agg_accum.h"
@@ -237,29 +234,6 @@ GpuextAccumMerge(GpuextAccum *dst, const GpuextAccum *src)
 	}
 }
 
-/* Up to 64 bits of a normalised non-negative digit string, from bit pos. */
-static uint64
-GetBits(const int64 *digits, int pos, int count)
-{
-	int			i = pos >> 5;
-	uint128		v = 0;
-
-	for (int k = 2; k >= 0; k--)
-		v = (v << 32) | (i + k < GPUEXT_EXACT_DIGITS ? (uint64) digits[i + k] : 0);
-	v >>= pos & 31;
-	return count >= 64 ? (uint64) v : (uint64) v & ((UINT64CONST(1) << count) - 1);
-}
-
-/* Whether any bit below pos is set. */
-static bool
-AnyBitsBelow(const int64 *digits, int pos)
-{
-	for (int i = 0; i < pos >> 5; i++)
-		if (digits[i] != 0)
-			return true;
-	return (pos & 31) != 0 && (digits[pos >> 5] & ((INT64CONST(1) << (pos & 31)) - 1)) != 0;
-}
-
 /*
  * The exact sum rounded once, to a float of mantissa_bits significant bits
  * whose smallest subnormal is 2^min_exponent (53, -1074 for double; 24, -149
@@ -270,12 +244,6 @@ double
 GpuextAccumFloatSum(GpuextAccum *acc, int mantissa_bits, int min_exponent)
 {
 	int64		d[GPUEXT_EXACT_DIGITS];
-	bool		negative;
-	int			top,
-				high,
-				lsb;
-	uint64		mant;
-	double		r;
 
 	if (acc->has_nan || (acc->has_pos_inf && acc->has_neg_inf))
 		return get_float8_nan();
@@ -286,30 +254,5 @@ GpuextAccumFloatSum(GpuextAccum *acc, int mantissa_bits, int min_exponent)
 
 	memcpy(d, acc->digits, sizeof(d));
 	gpuext_exact_normalize(d);
-	negative = d[GPUEXT_EXACT_DIGITS - 1] < 0;
-	if (negative)
-	{
-		for (int i = 0; i < GPUEXT_EXACT_DIGITS; i++)
-			d[i] = -d[i];
-		gpuext_exact_normalize(d);
-	}
-	for (top = GPUEXT_EXACT_DIGITS - 1; top >= 0 && d[top] == 0; top--)
-		;
-	if (top < 0)
-		return 0.0;
-
-	high = top * 32 + pg_leftmost_one_pos64((uint64) d[top]);
-	lsb = Max(high - (mantissa_bits - 1), min_exponent + 1074);
-	mant = high >= lsb ? GetBits(d, lsb, high - lsb + 1) : 0;
-	if (lsb > 0 && GetBits(d, lsb - 1, 1) && (AnyBitsBelow(d, lsb - 1) || (mant & 1)))
-	{
-		mant++;
-		if (mant == UINT64CONST(1) << mantissa_bits)
-		{
-			mant >>= 1;
-			lsb++;
-		}
-	}
-	r = ldexp((double) mant, lsb - 1074);
-	return negative ? -r : r;
+	return gpuext_exact_round(d, mantissa_bits, min_exponent);
 }
