@@ -5,8 +5,9 @@ EXTVERSION = 0.3
 
 MODULE_big = gpuext
 SRCS_C = $(wildcard src/*.c)
-# cuda/matmul_cpu.c is plain C in every build: the CPU's matrix product, in the kernels' order.
-OBJS = $(SRCS_C:.c=.o) cuda/matmul_cpu.o
+# cuda/matmul_cpu.c and cuda/reduce_groups_cpu.c are plain C in every build: the CPU's matrix product, in the
+# kernels' order, and the grouped reduction on host memory, with the device's bits.
+OBJS = $(SRCS_C:.c=.o) cuda/matmul_cpu.o cuda/reduce_groups_cpu.o
 SHLIB_LINK += -lm
 
 # sql/gpuext.sql is the current version's script; older versions' scripts and upgrade scripts are kept as they are.
@@ -69,7 +70,7 @@ include $(PGXS)
 $(shlib): $(CUDA_OBJS)
 
 # PGXS tracks no header dependencies: rebuild the C objects when a project header changes.
-$(OBJS): $(wildcard src/*.h) cuda/gpuext_cuda.h
+$(OBJS): $(wildcard src/*.h) cuda/gpuext_cuda.h cuda/exact_sum.h cuda/reduce_groups.h
 
 # The CPU product's loops over a row vectorise only with the dynamic cost model (GCC's -O2 is "very cheap").
 cuda/matmul_cpu.o: CFLAGS += -ftree-loop-vectorize -fvect-cost-model=dynamic

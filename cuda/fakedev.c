@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "gpuext_cuda.h"
+#include "reduce_groups.h"
 
 /* Device memory the fake reports; allocations past it fail as a full GPU's would. */
 #define FAKE_MEMORY_TOTAL ((size_t) 16 << 30)
@@ -568,41 +569,6 @@ gpuext_reduce_scratch_bytes(int value_bytes, int is_float, size_t n, size_t *byt
 	return GPUEXT_OK;
 }
 
-/* A signed integer as gpu_sort's ascending key (sign bit flipped, key width 32 or 64). */
-static uint64_t
-IntKey(int64_t v, int value_bytes)
-{
-	if (value_bytes == 8)
-		return (uint64_t) v ^ ((uint64_t) 1 << 63);
-	return (uint32_t) (int32_t) v ^ (uint32_t) 0x80000000;
-}
-
-/* A double as gpu_sort's 64-bit key: NaN made the positive quiet NaN, -0 below +0. */
-static uint64_t
-DoubleKey(double d)
-{
-	uint64_t	u;
-
-	if (isnan(d))
-		u = UINT64_C(0x7FF8000000000000);
-	else
-		memcpy(&u, &d, sizeof(u));
-	return (u >> 63) ? ~u : u | ((uint64_t) 1 << 63);
-}
-
-/* A float as gpu_sort's 32-bit key, likewise. */
-static uint64_t
-FloatKey(float f)
-{
-	uint32_t	u;
-
-	if (isnan(f))
-		u = UINT32_C(0x7FC00000);
-	else
-		memcpy(&u, &f, sizeof(u));
-	return (u >> 31) ? (uint32_t) ~u : u | UINT32_C(0x80000000);
-}
-
 /* 16-byte values (fixed-point numerics): the count and the 192-bit sum, as cuda/reduce_fixed.cu. */
 static GpuextStatus
 ReduceInt128(const void *values, size_t n, GpuextReduceResult *result)
@@ -659,7 +625,7 @@ gpuext_reduce(int value_bytes, int is_float, const void *values, size_t n,
 			double		d;
 
 			memcpy(&d, p, sizeof(d));
-			key = DoubleKey(d);
+			key = gpuext_double_key(d);
 			gpuext_reduce_result_add_double(result, d, &pending);
 		}
 		else if (is_float)
@@ -667,7 +633,7 @@ gpuext_reduce(int value_bytes, int is_float, const void *values, size_t n,
 			float		f;
 
 			memcpy(&f, p, sizeof(f));
-			key = FloatKey(f);
+			key = gpuext_float_key(f);
 			gpuext_reduce_result_add_double(result, (double) f, &pending);
 		}
 		else
@@ -690,7 +656,7 @@ gpuext_reduce(int value_bytes, int is_float, const void *values, size_t n,
 			}
 			else
 				memcpy(&v, p, sizeof(v));
-			key = IntKey(v, value_bytes);
+			key = gpuext_int_key(v, value_bytes);
 			isum += v;
 		}
 		if (i == 0 || key < result->min_key)
@@ -702,6 +668,43 @@ gpuext_reduce(int value_bytes, int is_float, const void *values, size_t n,
 		gpuext_exact_normalize(result->digits);
 	result->isum_lo = (uint64_t) isum;
 	result->isum_hi = (int64_t) (isum >> 64);
+	return GPUEXT_OK;
+}
+
+/* Clear group states in fake device memory. */
+GpuextStatus
+gpuext_groups_clear(int is_float, void *states, uint32_t first, uint32_t count)
+{
+	const char *why = gpuext_groups_bad_clear(states, first, count);
+
+	if (why != NULL)
+		return Fail(GPUEXT_INVALID, why);
+	gpuext_groups_clear_cpu(is_float, states, first, count);
+	return GPUEXT_OK;
+}
+
+/* Add values to their groups' states, as reduce_groups_cpu.c does for the host. */
+GpuextStatus
+gpuext_groups_add(int value_bytes, int is_float, const void *values, const uint32_t *groups, size_t n,
+				  void *states, uint32_t ngroups)
+{
+	const char *why = gpuext_groups_bad_add(value_bytes, is_float, values, groups, n, states);
+
+	if (why != NULL)
+		return Fail(GPUEXT_INVALID, why);
+	gpuext_groups_add_cpu(value_bytes, is_float, values, groups, n, states, ngroups);
+	return GPUEXT_OK;
+}
+
+/* The groups' results. */
+GpuextStatus
+gpuext_groups_result(int value_bytes, int is_float, void *states, uint32_t ngroups, GpuextGroupResult *results)
+{
+	const char *why = gpuext_groups_bad_result(value_bytes, is_float, states, ngroups, results);
+
+	if (why != NULL)
+		return Fail(GPUEXT_INVALID, why);
+	gpuext_groups_result_cpu(value_bytes, is_float, states, ngroups, results);
 	return GPUEXT_OK;
 }
 

@@ -281,7 +281,8 @@ typedef struct GpuextGroupState
 
 /*
  * Values the states take in all between two gpuext_groups_result calls,
- * which normalise the digits in place (each addition adds under 2^32 to a digit).
+ * which normalise the digits in place and carry sum_lo's bits from 32 up
+ * into sum_hi (each addition adds under 2^32 to a digit and to sum_lo).
  */
 #define GPUEXT_GROUP_ADD_MAX ((size_t) 1 << 30)
 
@@ -303,18 +304,22 @@ typedef struct GpuextGroupResult
 /* Set the states of groups first .. first + count - 1 to clear. */
 extern GpuextStatus gpuext_groups_clear(int is_float, void *states, uint32_t first, uint32_t count);
 
-/* Add values[i] to the state of group groups[i], for i < n (every group number below the states' count). */
+/*
+ * Add values[i] to the state of group groups[i], for i < n; states holds
+ * ngroups states, and a value whose group number is not below ngroups is
+ * left out (so that no call writes outside the states it names).
+ */
 extern GpuextStatus gpuext_groups_add(int value_bytes, int is_float, const void *values,
-									  const uint32_t *groups, size_t n, void *states);
+									  const uint32_t *groups, size_t n, void *states, uint32_t ngroups);
 
-/* The results of groups 0 .. ngroups - 1 into results (ngroups entries); normalises the states' digits. */
+/* The results of groups 0 .. ngroups - 1 into results (ngroups entries); normalises the states as above. */
 extern GpuextStatus gpuext_groups_result(int value_bytes, int is_float, void *states,
 										 uint32_t ngroups, GpuextGroupResult *results);
 
 /* The same three on host memory (cuda/reduce_groups_cpu.c): the fake device, the CPU path, the harness. */
 extern void gpuext_groups_clear_cpu(int is_float, void *states, uint32_t first, uint32_t count);
 extern void gpuext_groups_add_cpu(int value_bytes, int is_float, const void *values,
-								  const uint32_t *groups, size_t n, void *states);
+								  const uint32_t *groups, size_t n, void *states, uint32_t ngroups);
 extern void gpuext_groups_result_cpu(int value_bytes, int is_float, void *states,
 									 uint32_t ngroups, GpuextGroupResult *results);
 

@@ -244,6 +244,44 @@ gpuext_reduce(int value_bytes, int is_float, const void *values, size_t n, void 
 	return GPUEXT_NOT_BUILT;
 }
 
+/* No device group states. */
+GpuextStatus
+gpuext_groups_clear(int is_float, void *states, uint32_t first, uint32_t count)
+{
+	(void) is_float;
+	(void) states;
+	(void) first;
+	(void) count;
+	return GPUEXT_NOT_BUILT;
+}
+
+/* No device grouped reduction (the CPU's, cuda/reduce_groups_cpu.c, is in every build). */
+GpuextStatus
+gpuext_groups_add(int value_bytes, int is_float, const void *values, const uint32_t *groups, size_t n,
+				  void *states, uint32_t ngroups)
+{
+	(void) value_bytes;
+	(void) is_float;
+	(void) values;
+	(void) groups;
+	(void) n;
+	(void) states;
+	(void) ngroups;
+	return GPUEXT_NOT_BUILT;
+}
+
+/* No device group results. */
+GpuextStatus
+gpuext_groups_result(int value_bytes, int is_float, void *states, uint32_t ngroups, GpuextGroupResult *results)
+{
+	(void) value_bytes;
+	(void) is_float;
+	(void) states;
+	(void) ngroups;
+	(void) results;
+	return GPUEXT_NOT_BUILT;
+}
+
 /* No device matrix product (the CPU's, cuda/matmul_cpu.c, is in every build). */
 GpuextStatus
 gpuext_matmul(GpuextMatmulAlgo algo, int elem_bytes, const void *a, const void *b, void *c, size_t m,
