@@ -45,6 +45,9 @@ const GpuextDeviceOps gpuext_local_ops = {
 	.gather_rows = gpuext_gather_rows,
 	.reduce_scratch_bytes = gpuext_reduce_scratch_bytes,
 	.reduce = gpuext_reduce,
+	.groups_clear = gpuext_groups_clear,
+	.groups_add = gpuext_groups_add,
+	.groups_result = gpuext_groups_result,
 	.matmul = gpuext_matmul,
 	.error_message = gpuext_cuda_error_message,
 };

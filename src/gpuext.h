@@ -89,6 +89,11 @@ typedef struct GpuextDeviceOps
 	GpuextStatus (*reduce_scratch_bytes) (int value_bytes, int is_float, size_t n, size_t *bytes);
 	GpuextStatus (*reduce) (int value_bytes, int is_float, const void *values, size_t n, void *scratch,
 							size_t scratch_bytes, GpuextReduceResult *result);
+	GpuextStatus (*groups_clear) (int is_float, void *states, uint32_t first, uint32_t count);
+	GpuextStatus (*groups_add) (int value_bytes, int is_float, const void *values, const uint32_t *groups,
+								size_t n, void *states, uint32_t ngroups);
+	GpuextStatus (*groups_result) (int value_bytes, int is_float, void *states, uint32_t ngroups,
+								   GpuextGroupResult *results);
 	GpuextStatus (*matmul) (GpuextMatmulAlgo algo, int elem_bytes, const void *a, const void *b, void *c,
 							size_t m, size_t k, size_t n);
 	const char *(*error_message) (void);
@@ -124,6 +129,10 @@ extern const GpuextDeviceOps *gpuext_dev;
 	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_dev->gather_rows(__VA_ARGS__))
 #define gpuext_reduce(...) \
 	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_dev->reduce(__VA_ARGS__))
+#define gpuext_groups_add(...) \
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_dev->groups_add(__VA_ARGS__))
+#define gpuext_groups_result(...) \
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_dev->groups_result(__VA_ARGS__))
 #define gpuext_matmul(...) \
 	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_dev->matmul(__VA_ARGS__))
 #define gpuext_cuda_reset() gpuext_dev->reset()
@@ -134,6 +143,7 @@ extern const GpuextDeviceOps *gpuext_dev;
 #define gpuext_sort_rows_scratch_bytes(...) gpuext_dev->sort_rows_scratch_bytes(__VA_ARGS__)
 #define gpuext_gather_rows_scratch_bytes(...) gpuext_dev->gather_rows_scratch_bytes(__VA_ARGS__)
 #define gpuext_reduce_scratch_bytes(...) gpuext_dev->reduce_scratch_bytes(__VA_ARGS__)
+#define gpuext_groups_clear(...) gpuext_dev->groups_clear(__VA_ARGS__)
 #define gpuext_cuda_error_message() gpuext_dev->error_message()
 
 /* device.c: the backend's device session */

@@ -54,7 +54,10 @@ typedef enum ServiceOp
 	SOP_DRAIN,					/* wait for the client's stream, not interruptible */
 	SOP_COPY_ON_DEVICE,
 	SOP_GATHER_ROWS_SCRATCH,
-	SOP_GATHER_ROWS
+	SOP_GATHER_ROWS,
+	SOP_GROUPS_CLEAR,
+	SOP_GROUPS_ADD,
+	SOP_GROUPS_RESULT
 } ServiceOp;
 
 typedef enum SlotState

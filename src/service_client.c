@@ -465,6 +465,36 @@ SvcReduce(int value_bytes, int is_float, const void *values, size_t n, void *scr
 	return Call(SOP_REDUCE, 7, args);
 }
 
+/* Clear group states held in the service. */
+static GpuextStatus
+SvcGroupsClear(int is_float, void *states, uint32_t first, uint32_t count)
+{
+	uint64		args[4] = {(uint64) is_float, (uint64) (uintptr_t) states, first, count};
+
+	return Call(SOP_GROUPS_CLEAR, 4, args);
+}
+
+/* Add values to group states held in the service. */
+static GpuextStatus
+SvcGroupsAdd(int value_bytes, int is_float, const void *values, const uint32_t *groups, size_t n, void *states,
+			 uint32_t ngroups)
+{
+	uint64		args[7] = {(uint64) value_bytes, (uint64) is_float, (uint64) (uintptr_t) values,
+		(uint64) (uintptr_t) groups, n, (uint64) (uintptr_t) states, ngroups};
+
+	return Call(SOP_GROUPS_ADD, 7, args);
+}
+
+/* Group results into a device buffer held in the service. */
+static GpuextStatus
+SvcGroupsResult(int value_bytes, int is_float, void *states, uint32_t ngroups, GpuextGroupResult *results)
+{
+	uint64		args[5] = {(uint64) value_bytes, (uint64) is_float, (uint64) (uintptr_t) states, ngroups,
+		(uint64) (uintptr_t) results};
+
+	return Call(SOP_GROUPS_RESULT, 5, args);
+}
+
 /* A matrix product in the service. */
 static GpuextStatus
 SvcMatmul(GpuextMatmulAlgo algo, int elem_bytes, const void *a, const void *b, void *c, size_t m, size_t k,
@@ -504,6 +534,9 @@ const GpuextDeviceOps gpuext_service_ops = {
 	.gather_rows = SvcGatherRows,
 	.reduce_scratch_bytes = SvcReduceScratchBytes,
 	.reduce = SvcReduce,
+	.groups_clear = SvcGroupsClear,
+	.groups_add = SvcGroupsAdd,
+	.groups_result = SvcGroupsResult,
 	.matmul = SvcMatmul,
 	.error_message = GpuextServiceErrorMessage,
 };

@@ -436,6 +436,24 @@ Execute(Client *c)
 				return Fail(c, GPUEXT_INVALID, "reduction outside the client's buffers");
 			return gpuext_reduce((int) a[0], (int) a[1], (const void *) (uintptr_t) a[2], a[3],
 								 (void *) (uintptr_t) a[4], a[5], (GpuextReduceResult *) (uintptr_t) a[6]);
+		case SOP_GROUPS_CLEAR:
+			if (a[2] > UINT32_MAX || a[3] > UINT32_MAX ||
+				!Holds(c, a[1], Mul(a[2] + a[3], GPUEXT_GROUP_STATE_BYTES(a[0] != 0))))
+				return Fail(c, GPUEXT_INVALID, "clear of group states outside the client's buffers");
+			return gpuext_groups_clear((int) a[0], (void *) (uintptr_t) a[1], (uint32_t) a[2], (uint32_t) a[3]);
+		case SOP_GROUPS_ADD:
+			if (a[6] > UINT32_MAX || !Holds(c, a[2], Mul(a[4], a[0])) || !Holds(c, a[3], Mul(a[4], 4)) ||
+				(a[4] > 0 && !Holds(c, a[5], Mul(a[6], GPUEXT_GROUP_STATE_BYTES(a[1] != 0)))))
+				return Fail(c, GPUEXT_INVALID, "grouped reduction outside the client's buffers");
+			return gpuext_groups_add((int) a[0], (int) a[1], (const void *) (uintptr_t) a[2],
+									 (const uint32_t *) (uintptr_t) a[3], a[4], (void *) (uintptr_t) a[5],
+									 (uint32_t) a[6]);
+		case SOP_GROUPS_RESULT:
+			if (a[3] > UINT32_MAX || !Holds(c, a[2], Mul(a[3], GPUEXT_GROUP_STATE_BYTES(a[1] != 0))) ||
+				!Holds(c, a[4], Mul(a[3], sizeof(GpuextGroupResult))))
+				return Fail(c, GPUEXT_INVALID, "group results outside the client's buffers");
+			return gpuext_groups_result((int) a[0], (int) a[1], (void *) (uintptr_t) a[2], (uint32_t) a[3],
+										(GpuextGroupResult *) (uintptr_t) a[4]);
 		case SOP_MATMUL:
 			if (!Holds(c, a[2], Mul(Mul(a[5], a[6]), a[1])) || !Holds(c, a[3], Mul(Mul(a[6], a[7]), a[1])) ||
 				!Holds(c, a[4], Mul(Mul(a[5], a[7]), a[1])))
