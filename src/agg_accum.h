@@ -150,5 +150,7 @@ typedef enum GpuextAggKind
 
 extern Datum GpuextAccumResult(GpuextAccum *acc, GpuextAggKind kind, bool *isnull);
 extern Datum GpuextNumericResult(GpuextAccum *acc, GpuextAggKind kind);
+extern Datum GpuextGroupResultDatum(const GpuextGroupResult *r, const GpuextSortType *type, GpuextAggKind kind,
+									bool *isnull);
 
 #endif							/* GPUEXT_AGG_ACCUM_H */

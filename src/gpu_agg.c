@@ -147,6 +147,67 @@ GpuextAccumResult(GpuextAccum *acc, GpuextAggKind kind, bool *isnull)
 	}
 }
 
+/* A group's float sum from its flags and its finite part rounded, with PostgreSQL's overflow error. */
+static double
+GroupFloatSum(const GpuextGroupResult *r, bool as_real)
+{
+	bool		nan = (r->flags & GPUEXT_GROUP_NAN) != 0;
+	bool		pos = (r->flags & GPUEXT_GROUP_POS_INF) != 0;
+	bool		neg = (r->flags & GPUEXT_GROUP_NEG_INF) != 0;
+	double		v = as_real ? r->sum_real : r->sum;
+
+	if (nan || (pos && neg))
+		return get_float8_nan();
+	if (pos)
+		return get_float8_infinity();
+	if (neg)
+		return -get_float8_infinity();
+	if (isinf(v) || (as_real && fabs(v) > FLT_MAX))
+		float_overflow_error();
+	return v;
+}
+
+/* One aggregate's result from a group's reduction, as GpuextAccumResult gives it from an accumulator. */
+Datum
+GpuextGroupResultDatum(const GpuextGroupResult *r, const GpuextSortType *type, GpuextAggKind kind, bool *isnull)
+{
+	int128		isum = (int128) (((uint128) (uint64) r->isum_hi << 64) | r->isum_lo);
+	bool		is_float = type->typid == FLOAT4OID || type->typid == FLOAT8OID;
+
+	*isnull = false;
+	if (kind == GPUEXT_AGG_COUNT)
+		return Int64GetDatum((int64) r->count);
+	if (r->count == 0)
+	{
+		*isnull = true;
+		return (Datum) 0;
+	}
+	switch (kind)
+	{
+		case GPUEXT_AGG_SUM:
+			if (type->typid == FLOAT4OID)
+				return Float4GetDatum((float4) GroupFloatSum(r, true));
+			if (is_float)
+				return Float8GetDatum(GroupFloatSum(r, false));
+			if (type->typid == INT8OID)
+				return Int128GetNumeric(isum);
+			if (isum < PG_INT64_MIN || isum > PG_INT64_MAX)
+				ereport(ERROR,
+						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+						 errmsg("bigint out of range")));
+			return Int64GetDatum((int64) isum);
+		case GPUEXT_AGG_AVG:
+			if (is_float)
+				return Float8GetDatum(GroupFloatSum(r, false) / (double) r->count);
+			return DirectFunctionCall2(numeric_div, Int128GetNumeric(isum),
+									   NumericGetDatum(int64_to_numeric((int64) r->count)));
+		case GPUEXT_AGG_MIN:
+			return type->key_datum(r->min_key);
+		default:
+			return type->key_datum(r->max_key);
+	}
+}
+
 /* Add a one-dimensional numeric array's non-NULL elements to acc, in device batches where placement says so. */
 static void
 AddNumericArray(GpuextAccum *acc, ArrayType *arr, const char *fname)

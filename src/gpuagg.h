@@ -1,21 +1,26 @@
 /*
  * gpuagg.h
- *		Custom Scan (GpuAgg): aggregates without GROUP BY over one heap table,
- *		reduced through the exact accumulators (agg_accum.h).
+ *		Custom Scan (GpuAgg): aggregates over one heap table, with or without
+ *		GROUP BY: without, reduced through the exact accumulators
+ *		(agg_accum.h); with, into per-group states on the device
+ *		(gpuext_groups_* of gpuext_cuda.h) or, without one, in host memory.
  *
  *	gpuagg_plan.c		the upper-paths hook, the path, its cost and its plan
- *	gpuagg_exec.c		the scan, the batches, the device reduction, the result row
+ *	gpuagg_exec.c		the scan, the batches, the device reduction, the result rows
+ *	gpuagg_group.c		the groups: keys numbered in a hash table, per-group states
  *	gpuagg_explain.c	EXPLAIN
  *
  * custom_scan_tlist of a GpuAgg plan: the aggregates (Aggrefs, one entry
- * each, first), then every column of the table the WHERE clause, the
- * arguments and the FILTERs read (Vars).  The plan's targetlist refers to the
- * aggregates as INDEX_VAR Vars, so expressions over them are projected as
- * usual.  custom_exprs: the WHERE clause (implicit AND), the inputs'
- * arguments, the inputs' FILTERs (a true Const where there is none).
- * custom_private: per aggregate its kind (IntList of GpuextAggKind) and its
- * input (IntList, -1 for count(*) without FILTER); per input the type of its
- * values (OidList, InvalidOid where only non-NULL values are counted).
+ * each, first), then the GROUP BY keys (expressions over the table's
+ * columns), then every other column of the table the WHERE clause, the
+ * arguments and the FILTERs read (Vars).  The plan's targetlist and its
+ * qual (HAVING) refer to the aggregates and keys as INDEX_VAR Vars, so
+ * expressions over them are projected as usual.  custom_exprs: the WHERE
+ * clause (implicit AND), the inputs' arguments, the inputs' FILTERs (a true
+ * Const where there is none).  custom_private: per aggregate its kind
+ * (IntList of GpuextAggKind) and its input (IntList, -1 for count(*) without
+ * FILTER); per input the type of its values (OidList, InvalidOid where only
+ * non-NULL values are counted); per key its equality operator (OidList).
  *
  * An input is one distinct (argument, FILTER) pair: sum(a), avg(a), min(a)
  * and max(a) share one accumulator.
@@ -24,6 +29,7 @@
 #define GPUEXT_GPUAGG_H
 
 #include "access/tableam.h"
+#include "executor/executor.h"
 #include "commands/explain.h"
 #include "nodes/execnodes.h"
 #include "nodes/extensible.h"
@@ -56,6 +62,8 @@ typedef struct GpuAggInput
 	size_t		nbatch;
 	size_t		capacity;
 	GpuextReducer *reducer;
+	struct GpuAggSink *sink;	/* GROUP BY: the per-group states */
+	int64	   *group_counts;	/* GROUP BY, type NULL: the count per group */
 } GpuAggInput;
 
 /* What EXPLAIN ANALYZE reports, summed over the node's runs. */
@@ -66,6 +74,7 @@ typedef struct GpuAggStats
 	int64		rows_passed;
 	int64		device_batches;
 	int64		cpu_batches;
+	int64		groups;			/* GROUP BY: groups formed */
 	double		total_ms;
 	double		device_ms;		/* in device calls: transfers, and waits for reductions */
 	const char *fallback;		/* why some values were reduced on the CPU */
@@ -91,6 +100,21 @@ typedef struct GpuAggState
 	bool		done;
 	bool		timing;
 	GpuAggStats stats;
+	/* GROUP BY */
+	int			nkeys;			/* 0 without GROUP BY */
+	ExprState **key_exprs;		/* per key, over the table's columns; NULL for a plain column */
+	AttrNumber *key_att;		/* ... that column */
+	TupleTableSlot *keyslot;	/* one row's keys, looked up in the hash table */
+	TupleTableSlot *groupslot;	/* a group's keys, read back from its entry */
+	TupleHashTable hashtable;
+	MemoryContext hashcxt;		/* the hash table's entries */
+	MinimalTuple *group_keys;	/* per group number, its keys in the hash table (entries move, these do not) */
+	int64	   *group_rows;		/* per group, rows passed (count(*)) */
+	uint32		ngroups;
+	uint32		groups_cap;		/* group_keys, group_rows and counts have room for this many */
+	uint32		next_group;		/* the next group to return */
+	bool		use_device;		/* this run's grouped values go to the device */
+	bool		device_lost;	/* the device failed (auto): the run restarts on the CPU */
 } GpuAggState;
 
 /* Milliseconds since start. */
@@ -109,6 +133,17 @@ extern void GpuAggInit(void);
 
 /* gpuagg_exec.c */
 extern Node *GpuAggCreateState(CustomScan *cscan);
+
+/* gpuagg_group.c */
+extern void GpuAggGroupsBegin(GpuAggState *st, CustomScan *cscan);
+extern void GpuAggGroupsStart(GpuAggState *st, bool device);
+extern void GpuAggKeysEval(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext);
+extern uint32 GpuAggGroupLookup(GpuAggState *st);
+extern void GpuAggGroupAdd(GpuAggState *st, GpuAggInput *in, uint32 group, Datum value);
+extern void GpuAggGroupsFinish(GpuAggState *st);
+extern bool GpuAggGroupNext(GpuAggState *st);
+extern void GpuAggGroupsEnd(GpuAggState *st);
+extern void GpuAggNoteFallback(GpuAggState *st, const char *why);
 
 /* gpuagg_explain.c */
 extern void GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es);

@@ -13,8 +13,12 @@
  * device failure adds the batches concerned on the CPU (a WARNING says so);
  * under gpu it is an ERROR.
  *
- * The node returns one row: the aggregates in the scan tuple, projected by
- * the plan's targetlist.  A rescan runs it all again.
+ * With GROUP BY each passing row's keys are numbered and its values go with
+ * their group numbers to per-group states instead (gpuagg_group.c).
+ *
+ * The node returns one row, or one per group: the aggregates and keys in
+ * the scan tuple, filtered by the plan's qual (HAVING) and projected by its
+ * targetlist.  A rescan runs it all again.
  */
 #include "postgres.h"
 
@@ -88,7 +92,7 @@ FixedOffsets(GpuAggState *st, TupleDesc tupdesc)
 		attoff[nfixed] = off;
 		off += att->attlen;
 	}
-	st->fixed = st->qual == NULL;
+	st->fixed = st->qual == NULL && st->nkeys == 0;
 	for (int i = 0; i < st->ninputs; i++)
 	{
 		GpuAggInput *in = &st->inputs[i];
@@ -139,7 +143,7 @@ GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
 		in->argatt = ScanColumn(cscan, arg);
 		if (in->argatt == 0)
 			in->arg = ExecInitExpr(arg, &node->ss.ps);
-		if (!IsA(filter, Const))
+		if (!IsA(filter, Const) || ((Const *) filter)->constisnull || !DatumGetBool(((Const *) filter)->constvalue))
 			in->filter = ExecInitQual(list_make1(filter), &node->ss.ps);
 		st->need_scan_tuple |= in->arg != NULL || in->filter != NULL;
 		in->type = OidIsValid(type) ? GpuextSortTypeLookup(type) : NULL;
@@ -148,12 +152,15 @@ GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
 		st->maxatt = Max(st->maxatt, in->argatt);
 	}
 
-	/* The table's columns that expressions read sit after the aggregates in the scan tuple. */
-	st->nvars = list_length(cscan->custom_scan_tlist) - st->naggs;
+	GpuAggGroupsBegin(st, cscan);
+	st->need_scan_tuple |= st->nkeys > 0;
+
+	/* The table's columns that expressions read sit after the aggregates and keys in the scan tuple. */
+	st->nvars = list_length(cscan->custom_scan_tlist) - st->naggs - st->nkeys;
 	st->var_att = palloc(sizeof(AttrNumber) * Max(st->nvars, 1));
 	for (i = 0; i < st->nvars; i++)
 	{
-		TargetEntry *tle = list_nth_node(TargetEntry, cscan->custom_scan_tlist, st->naggs + i);
+		TargetEntry *tle = list_nth_node(TargetEntry, cscan->custom_scan_tlist, st->naggs + st->nkeys + i);
 
 		st->var_att[i] = castNode(Var, tle->expr)->varattno;
 		if (st->need_scan_tuple)
@@ -163,14 +170,6 @@ GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
 	FixedOffsets(st, RelationGetDescr(node->ss.ss_currentRelation));
 	st->nodecxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg batches", ALLOCSET_DEFAULT_SIZES);
 	st->runcxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg run", ALLOCSET_DEFAULT_SIZES);
-}
-
-/* Note the first reason some values went to the CPU. */
-static void
-NoteFallback(GpuAggState *st, const char *why)
-{
-	if (st->stats.fallback == NULL)
-		st->stats.fallback = MemoryContextStrdup(st->css.ss.ps.state->es_query_cxt, why);
 }
 
 /*
@@ -186,7 +185,7 @@ StartStreaming(GpuAggState *st, GpuAggInput *in)
 	MemoryContextSwitchTo(old);
 	if (in->reducer == NULL)
 	{
-		NoteFallback(st, "no device memory for a batch");
+		GpuAggNoteFallback(st, "no device memory for a batch");
 		return false;
 	}
 	memcpy(GpuextReducerHostBatch(in->reducer), in->batch, in->nbatch * in->type->value_bytes);
@@ -230,7 +229,7 @@ SendBatch(GpuAggState *st, GpuAggInput *in)
 	else
 	{
 		/* The device failed (auto): both batches were added on the CPU; the rest follow there */
-		NoteFallback(st, "the device failed");
+		GpuAggNoteFallback(st, "the device failed");
 		st->stats.cpu_batches++;
 		InputLostReducer(in);
 	}
@@ -294,7 +293,7 @@ InputFinish(GpuAggState *st, GpuAggInput *in)
 			INSTR_TIME_SET_CURRENT(start);
 		if (!GpuextReducerStream(&in->reducer, 0, in->acc))
 		{
-			NoteFallback(st, "the device failed");
+			GpuAggNoteFallback(st, "the device failed");
 			InputLostReducer(in);
 		}
 		if (st->timing)
@@ -306,16 +305,16 @@ InputFinish(GpuAggState *st, GpuAggInput *in)
  * Start each input empty, batching where a batch could go to the device;
  * a reducer and its pinned batches are kept from run to run.
  */
-static void
+static bool
 StartInputs(GpuAggState *st)
 {
 	bool		device = GpuextUseDevice();
 
 	if (!device)
-		NoteFallback(st, GpuextDeviceUnavailableReason());
+		GpuAggNoteFallback(st, GpuextDeviceUnavailableReason());
 	else if (gpuext_device_mode == GPUEXT_DEVICE_AUTO && gpuext_min_gpu_elements > GpuextAggBatch())
 	{
-		NoteFallback(st, "gpuext.min_gpu_elements is above a batch");
+		GpuAggNoteFallback(st, "gpuext.min_gpu_elements is above a batch");
 		device = false;
 	}
 	for (int i = 0; i < st->ninputs; i++)
@@ -324,10 +323,11 @@ StartInputs(GpuAggState *st)
 
 		in->count = 0;
 		in->nbatch = 0;
-		in->batching = device && in->type != NULL;
+		in->batching = device && in->type != NULL && st->nkeys == 0;
 		if (in->type != NULL)
 			GpuextAccumInit(in->acc, in->type->typid);
 	}
+	return device;
 }
 
 /* Whether the row in the scan slot passes an input's FILTER, and its value. */
@@ -357,18 +357,37 @@ TakeRow(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext)
 		slot_getsomeattrs(heapslot, st->maxatt);
 	if (st->need_scan_tuple)
 	{
+		int			first = st->naggs + st->nkeys;
+
 		ExecClearTuple(scanslot);
 		for (int i = 0; i < st->nvars; i++)
 		{
-			scanslot->tts_values[st->naggs + i] = heapslot->tts_values[st->var_att[i] - 1];
-			scanslot->tts_isnull[st->naggs + i] = heapslot->tts_isnull[st->var_att[i] - 1];
+			scanslot->tts_values[first + i] = heapslot->tts_values[st->var_att[i] - 1];
+			scanslot->tts_isnull[first + i] = heapslot->tts_isnull[st->var_att[i] - 1];
 		}
-		ExecStoreVirtualTuple(scanslot);
 		ResetExprContext(econtext);
+		if (st->nkeys > 0)
+			GpuAggKeysEval(st, heapslot, econtext);
+		ExecStoreVirtualTuple(scanslot);
 		if (st->qual && !ExecQual(st->qual, econtext))
 			return;
 	}
 	st->stats.rows_passed++;
+	if (st->nkeys > 0)
+	{
+		uint32		group = GpuAggGroupLookup(st);
+
+		st->group_rows[group]++;
+		for (int i = 0; i < st->ninputs; i++)
+		{
+			GpuAggInput *in = &st->inputs[i];
+			Datum		value;
+
+			if (InputValue(in, heapslot, econtext, &value))
+				GpuAggGroupAdd(st, in, group, value);
+		}
+		return;
+	}
 	for (int i = 0; i < st->ninputs; i++)
 	{
 		GpuAggInput *in = &st->inputs[i];
@@ -424,7 +443,7 @@ ScanTable(GpuAggState *st)
 	{
 		HeapTuple	tuple;
 
-		while ((tuple = heap_getnext(scan, ForwardScanDirection)) != NULL)
+		while (!st->device_lost && (tuple = heap_getnext(scan, ForwardScanDirection)) != NULL)
 		{
 			CHECK_FOR_INTERRUPTS();
 			st->stats.rows_read++;
@@ -436,7 +455,7 @@ ScanTable(GpuAggState *st)
 	}
 	else
 	{
-		while (table_scan_getnextslot(scan, ForwardScanDirection, heapslot))
+		while (!st->device_lost && table_scan_getnextslot(scan, ForwardScanDirection, heapslot))
 		{
 			CHECK_FOR_INTERRUPTS();
 			st->stats.rows_read++;
@@ -448,7 +467,31 @@ ScanTable(GpuAggState *st)
 	ResetExprContext(econtext);
 }
 
-/* One run: scan, reduce, and put the aggregates into the scan tuple. */
+/*
+ * One run with GROUP BY: scan into the groups' states and read their
+ * results; where the device was lost on the way (auto), again on the CPU.
+ */
+static void
+RunGroups(GpuAggState *st, bool device)
+{
+	int64		read_before = st->stats.rows_read;
+	int64		passed_before = st->stats.rows_passed;
+
+	GpuAggGroupsStart(st, device);
+	ScanTable(st);
+	GpuAggGroupsFinish(st);
+	if (!st->device_lost)
+		return;
+	st->stats.rows_read = read_before;
+	st->stats.rows_passed = passed_before;
+	MemoryContextReset(st->runcxt);
+	StartInputs(st);
+	GpuAggGroupsStart(st, false);
+	ScanTable(st);
+	GpuAggGroupsFinish(st);
+}
+
+/* One run: scan, reduce, and put the aggregates into the scan tuple (without GROUP BY) or the groups. */
 static void
 Run(GpuAggState *st)
 {
@@ -456,13 +499,23 @@ Run(GpuAggState *st)
 	MemoryContext old = MemoryContextSwitchTo(st->runcxt);
 	int64		passed_before = st->stats.rows_passed;
 	instr_time	start;
+	bool		device;
 
 	/* The instrumentation is set up after Begin */
 	st->timing = st->css.ss.ps.instrument != NULL && st->css.ss.ps.instrument->need_timer;
 	if (st->timing)
 		INSTR_TIME_SET_CURRENT(start);
 	st->stats.runs++;
-	StartInputs(st);
+	device = StartInputs(st);
+	if (st->nkeys > 0)
+	{
+		RunGroups(st, device);
+		st->stats.groups += st->ngroups;
+		MemoryContextSwitchTo(old);
+		if (st->timing)
+			st->stats.total_ms += GpuAggElapsedMs(start);
+		return;
+	}
 	ScanTable(st);
 	for (int i = 0; i < st->ninputs; i++)
 		InputFinish(st, &st->inputs[i]);
@@ -493,21 +546,44 @@ Run(GpuAggState *st)
 		st->stats.total_ms += GpuAggElapsedMs(start);
 }
 
-/* The one result row on the first call, then none. */
+/*
+ * The next row that passes HAVING: without GROUP BY the one row on the
+ * first call, with it one per group; then none.
+ */
 static TupleTableSlot *
 GpuAggExec(CustomScanState *node)
 {
 	GpuAggState *st = (GpuAggState *) node;
 	ExprContext *econtext = node->ss.ps.ps_ExprContext;
 
-	if (st->done)
+	if (!st->done)
+	{
+		Run(st);
+		st->done = true;
+	}
+	else if (st->nkeys == 0)
 		return NULL;
-	Run(st);
-	st->done = true;
+	for (;;)
+	{
+		ResetExprContext(econtext);
+		if (st->nkeys > 0)
+		{
+			MemoryContext old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+			bool		more = GpuAggGroupNext(st);
+
+			MemoryContextSwitchTo(old);
+			if (!more)
+				return NULL;
+		}
+		econtext->ecxt_scantuple = node->ss.ss_ScanTupleSlot;
+		if (node->ss.ps.qual == NULL || ExecQual(node->ss.ps.qual, econtext))
+			break;
+		InstrCountFiltered1(node, 1);
+		if (st->nkeys == 0)
+			return NULL;
+	}
 	if (node->ss.ps.ps_ProjInfo == NULL)
 		return node->ss.ss_ScanTupleSlot;
-	ResetExprContext(econtext);
-	econtext->ecxt_scantuple = node->ss.ss_ScanTupleSlot;
 	return ExecProject(node->ss.ps.ps_ProjInfo);
 }
 
@@ -518,6 +594,7 @@ GpuAggEnd(CustomScanState *node)
 	GpuAggState *st = (GpuAggState *) node;
 
 	ExecClearTuple(node->ss.ss_ScanTupleSlot);
+	GpuAggGroupsEnd(st);
 	MemoryContextDelete(st->runcxt);
 	MemoryContextDelete(st->nodecxt);
 }

@@ -1,9 +1,10 @@
 /*
  * gpuagg_explain.c
- *		EXPLAIN of Custom Scan (GpuAgg): the WHERE clause as a scan's Filter,
- *		the aggregates; with ANALYZE the rows read and passed, the batches
- *		reduced on the device and on the CPU, why values went to the CPU,
- *		and with TIMING the time of the scan and of the device calls.
+ *		EXPLAIN of Custom Scan (GpuAgg): the GROUP BY keys, the WHERE clause
+ *		(Scan Filter; HAVING is the node's Filter), the aggregates; with
+ *		ANALYZE the rows read and passed, the groups, the batches reduced on
+ *		the device and on the CPU, why values went to the CPU, and with TIMING
+ *		the time of the scan and of the device calls.
  */
 #include "postgres.h"
 
@@ -12,7 +13,7 @@
 
 #include "gpuagg.h"
 
-/* "Filter" as a scan shows it, and "Aggregates" as a list. */
+/* "Group Key" and "Aggregates" as lists, and "Scan Filter" as a scan shows its Filter. */
 static void
 ExplainExprs(GpuAggState *st, List *ancestors, ExplainState *es)
 {
@@ -21,10 +22,21 @@ ExplainExprs(GpuAggState *st, List *ancestors, ExplainState *es)
 	List	   *context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan, ancestors);
 	bool		useprefix = GpuextExplainRtableSize(es) > 1 || es->verbose;
 	List	   *aggs = NIL;
+	List	   *keys = NIL;
 	ListCell   *lc;
 
+	foreach(lc, cscan->custom_scan_tlist)
+	{
+		int			i = foreach_current_index(lc);
+
+		if (i >= st->naggs && i < st->naggs + st->nkeys)
+			keys = lappend(keys, deparse_expression((Node *) lfirst_node(TargetEntry, lc)->expr,
+													context, useprefix, false));
+	}
+	if (keys != NIL)
+		ExplainPropertyList("Group Key", keys, es);
 	if (quals != NIL)
-		ExplainPropertyText("Filter",
+		ExplainPropertyText("Scan Filter",
 							deparse_expression((Node *) make_ands_explicit(quals), context, useprefix, false),
 							es);
 	foreach(lc, cscan->custom_scan_tlist)
@@ -71,15 +83,19 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (es->format == EXPLAIN_FORMAT_TEXT)
 	{
 		GpuextExplainIndent(es);
-		appendStringInfo(es->str, "Rows Read: " INT64_FORMAT "  Rows Passed: " INT64_FORMAT
-						 "  Batches: " INT64_FORMAT " on device, " INT64_FORMAT " on CPU\n",
-						 st->stats.rows_read, st->stats.rows_passed,
+		appendStringInfo(es->str, "Rows Read: " INT64_FORMAT "  Rows Passed: " INT64_FORMAT,
+						 st->stats.rows_read, st->stats.rows_passed);
+		if (st->nkeys > 0)
+			appendStringInfo(es->str, "  Groups: " INT64_FORMAT, st->stats.groups);
+		appendStringInfo(es->str, "  Batches: " INT64_FORMAT " on device, " INT64_FORMAT " on CPU\n",
 						 st->stats.device_batches, st->stats.cpu_batches);
 	}
 	else
 	{
 		ExplainPropertyInteger("Rows Read", NULL, st->stats.rows_read, es);
 		ExplainPropertyInteger("Rows Passed", NULL, st->stats.rows_passed, es);
+		if (st->nkeys > 0)
+			ExplainPropertyInteger("Groups", NULL, st->stats.groups, es);
 		ExplainPropertyInteger("Device Batches", NULL, st->stats.device_batches, es);
 		ExplainPropertyInteger("CPU Batches", NULL, st->stats.cpu_batches, es);
 	}

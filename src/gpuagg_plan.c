@@ -4,16 +4,21 @@
  *		Custom Scan (GpuAgg) for UPPERREL_GROUP_AGG, beside PostgreSQL's own
  *		aggregate paths, and the plan built from it.
  *
- * This slice takes count(*), count(x), sum, avg, min and max (with FILTER)
- * over smallint, integer, bigint, real and double precision, without GROUP
- * BY or HAVING, over one plain heap table.  The WHERE clause, the arguments
- * and the FILTERs are evaluated on the CPU per row; the values go to the
- * device in batches.
+ * It takes count(*), count(x), sum, avg, min and max (with FILTER) over
+ * smallint, integer, bigint, real and double precision, over one plain heap
+ * table, with GROUP BY keys of any type with a hash opclass (expressions
+ * over the table's columns) and HAVING.  The WHERE clause, the keys, the
+ * arguments and the FILTERs are evaluated on the CPU per row, the keys
+ * numbered in a hash table; the values go to the device in batches with
+ * their group numbers.
  *
  * Cost: the path is a sequential scan (its pages, cpu_tuple_cost and the
- * WHERE clause per row, as cost_seqscan), the arguments and FILTERs per
+ * WHERE clause per row, as cost_seqscan), the keys and their hashing
+ * (cpu_operator_cost a key, as a hashed Agg), the arguments and FILTERs per
  * passing row, and per value going to the device a tenth of
- * cpu_operator_cost, in place of PostgreSQL's transition functions.  The
+ * cpu_operator_cost, in place of PostgreSQL's transition functions; per
+ * group the output row and HAVING.  Groups are kept in memory: where the
+ * estimated groups would not fit in hash_mem the path is not offered.  The
  * fixed costs of the device (a batch's launch and wait, pinned buffers) are
  * not in the cost but in gpuext.agg_min_rows, the measured crossover, as
  * gpuext.sort_min_rows is for sorts.  The path is serial: add_path weighs it
@@ -27,6 +32,7 @@
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -40,6 +46,7 @@
 #include "parser/parsetree.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/selfuncs.h"
 #include "utils/spccache.h"
 
 #include "gpuagg.h"
@@ -168,33 +175,97 @@ AggrefRefusal(Aggref *aggref, GpuextAggKind *kind, Oid *type)
 	return NULL;
 }
 
-/* The aggregates of the grouping target (each once), or NIL with why not. */
-static List *
-TargetAggrefs(PathTarget *target, const char **refusal)
+/* What a walk over the output and HAVING collects: the aggregates, or why not. */
+typedef struct OutputWalk
 {
-	List	   *vars = pull_var_clause((Node *) target->exprs,
-									   PVC_INCLUDE_AGGREGATES | PVC_RECURSE_PLACEHOLDERS);
-	List	   *aggrefs = NIL;
+	List	   *keys;			/* the GROUP BY expressions */
+	List	   *aggrefs;
+	const char *refusal;
+} OutputWalk;
+
+/* Collect the aggregates of an output or HAVING expression; refuse columns outside the keys. */
+static bool
+OutputWalker(Node *node, OutputWalk *w)
+{
+	GpuextAggKind kind;
+	Oid			type;
+
+	if (node == NULL)
+		return false;
+	if (list_member(w->keys, node))
+		return false;
+	if (IsA(node, Aggref))
+	{
+		w->refusal = AggrefRefusal((Aggref *) node, &kind, &type);
+		if (w->refusal != NULL)
+			return true;
+		w->aggrefs = list_append_unique(w->aggrefs, node);
+		return false;
+	}
+	if (IsA(node, Var) || IsA(node, PlaceHolderVar) || IsA(node, GroupingFunc) ||
+		IsA(node, SubPlan) || IsA(node, SubLink))
+	{
+		w->refusal = IsA(node, Var) ? "the output has a column outside the GROUP BY keys and aggregates"
+			: "the output has an expression GpuAgg does not compute";
+		return true;
+	}
+	return expression_tree_walker(node, OutputWalker, w);
+}
+
+/* The aggregates of the grouping target and HAVING (each once), or NIL with why not. */
+static List *
+TargetAggrefs(PathTarget *target, Node *having, List *keys, const char **refusal)
+{
+	OutputWalk	w = {keys, NIL, NULL};
+
+	if (OutputWalker((Node *) target->exprs, &w) || OutputWalker(having, &w))
+	{
+		*refusal = w.refusal;
+		return NIL;
+	}
+	if (w.aggrefs == NIL)
+		*refusal = "no aggregates";
+	return w.aggrefs;
+}
+
+/* The GROUP BY expressions and their equality operators (NIL without GROUP BY), or NIL with why not. */
+static List *
+GroupKeys(PlannerInfo *root, List **eqops, const char **refusal)
+{
+	List	   *keys = NIL;
 	ListCell   *lc;
 
-	foreach(lc, vars)
+	*eqops = NIL;
+	foreach(lc, root->parse->groupClause)
 	{
-		GpuextAggKind kind;
-		Oid			type;
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+		Node	   *expr = get_sortgroupclause_expr(sgc, root->processed_tlist);
 
-		if (!IsA(lfirst(lc), Aggref))
+		if (!sgc->hashable || !OidIsValid(sgc->eqop))
+			*refusal = "a GROUP BY key has no hash opclass";
+		else if (!ExprFits(expr) || contain_agg_clause(expr))
+			*refusal = "a GROUP BY key has volatile functions or subqueries";
+		else
 		{
-			*refusal = "the output has a column outside the aggregates";
-			return NIL;
+			keys = lappend(keys, expr);
+			*eqops = lappend_oid(*eqops, sgc->eqop);
+			continue;
 		}
-		*refusal = AggrefRefusal(lfirst_node(Aggref, lc), &kind, &type);
-		if (*refusal != NULL)
-			return NIL;
-		aggrefs = list_append_unique(aggrefs, lfirst(lc));
+		return NIL;
 	}
-	if (aggrefs == NIL)
-		*refusal = "no aggregates";
-	return aggrefs;
+	return keys;
+}
+
+/* Bytes of one group in the node's memory: its hash entry and keys, its counts and results. */
+static double
+GroupBytes(List *keys, int naggs)
+{
+	double		bytes = 64 + 8 + 8 * naggs + naggs * sizeof(GpuextGroupResult);
+	ListCell   *lc;
+
+	foreach(lc, keys)
+		bytes += MAXALIGN(get_typavgwidth(exprType(lfirst(lc)), exprTypmod(lfirst(lc))));
+	return bytes;
 }
 
 /* The table of a one-table query GpuAgg can scan, or 0 with why not. */
@@ -205,10 +276,8 @@ ScanRel(PlannerInfo *root, RelOptInfo *input_rel, const char **refusal)
 	RangeTblEntry *rte;
 	int			relid;
 
-	if (parse->groupClause != NIL || parse->groupingSets != NIL)
-		*refusal = "GROUP BY";
-	else if (parse->havingQual != NULL)
-		*refusal = "HAVING";
+	if (parse->groupingSets != NIL)
+		*refusal = "GROUPING SETS";
 	else if (parse->hasWindowFuncs || parse->hasTargetSRFs)
 		*refusal = "window functions or set-returning functions";
 	else if (input_rel->reloptkind != RELOPT_BASEREL || !bms_get_singleton_member(input_rel->relids, &relid))
@@ -234,11 +303,13 @@ ScanRel(PlannerInfo *root, RelOptInfo *input_rel, const char **refusal)
 
 /*
  * The path's cost (see the file's head): a sequential scan with its WHERE
- * clause, per passing row the arguments and FILTERs that are not plain
- * columns, per value the device's share, and the output row.
+ * clause, per row the keys and their hashing, per passing row the arguments
+ * and FILTERs that are not plain columns, per value the device's share, and
+ * per group the output row and HAVING.
  */
 static void
-CostPath(PlannerInfo *root, RelOptInfo *baserel, List *aggrefs, PathTarget *target, Path *path)
+CostPath(PlannerInfo *root, RelOptInfo *baserel, List *aggrefs, List *keys, List *having,
+		 double groups, PathTarget *target, Path *path)
 {
 	double		spc_seq_page_cost;
 	double		per_row = 0;
@@ -271,12 +342,19 @@ CostPath(PlannerInfo *root, RelOptInfo *baserel, List *aggrefs, PathTarget *targ
 			per_row += qc.per_tuple + GPUAGG_VALUE_COST * cpu_operator_cost;
 		}
 	}
-	path->startup_cost = baserel->baserestrictcost.startup + target->cost.startup +
+	cost_qual_eval(&qc, keys, root);
+	per_row += qc.per_tuple + cpu_operator_cost * list_length(keys);
+	path->startup_cost = baserel->baserestrictcost.startup + target->cost.startup + qc.startup +
 		spc_seq_page_cost * baserel->pages +
 		(cpu_tuple_cost + baserel->baserestrictcost.per_tuple) * baserel->tuples +
 		per_row * baserel->rows;
-	path->total_cost = path->startup_cost + cpu_tuple_cost + target->cost.per_tuple;
-	path->rows = 1;
+	cost_qual_eval(&qc, having, root);
+	path->startup_cost += qc.startup;
+	path->total_cost = path->startup_cost +
+		(cpu_tuple_cost + target->cost.per_tuple + qc.per_tuple) * groups;
+	path->rows = groups;
+	if (having != NIL)
+		path->rows = clamp_row_est(groups * clauselist_selectivity(root, having, 0, JOIN_INNER, NULL));
 }
 
 /*
@@ -290,7 +368,11 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 {
 	const char *refusal = NULL;
 	Index		relid;
-	List	   *aggrefs;
+	List	   *aggrefs = NIL;
+	List	   *keys = NIL;
+	List	   *having = NIL;
+	List	   *eqops = NIL;
+	double		groups = 1;
 	CustomPath *cpath;
 
 	if (prev_create_upper_paths_hook)
@@ -300,7 +382,22 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		gpuext_device_mode == GPUEXT_DEVICE_CPU || !gpuext_cuda_built())
 		return;
 	relid = ScanRel(root, input_rel, &refusal);
-	aggrefs = relid ? TargetAggrefs(output_rel->reltarget, &refusal) : NIL;
+	if (relid)
+	{
+		having = (List *) ((GroupPathExtraData *) extra)->havingQual;
+		keys = GroupKeys(root, &eqops, &refusal);
+		if (keys != NIL || root->parse->groupClause == NIL)
+			aggrefs = TargetAggrefs(output_rel->reltarget, (Node *) having, keys, &refusal);
+	}
+	if (aggrefs != NIL && keys != NIL)
+	{
+		groups = estimate_num_groups(root, keys, input_rel->rows, NULL, NULL);
+		if (groups * GroupBytes(keys, list_length(aggrefs)) > get_hash_memory_limit())
+		{
+			refusal = psprintf("%.0f groups estimated would not fit in hash_mem", groups);
+			aggrefs = NIL;
+		}
+	}
 	if (aggrefs == NIL)
 	{
 		ereport(DEBUG1, (errmsg("gpuext: no GpuAgg: %s", refusal)));
@@ -313,8 +410,8 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	cpath->path.pathtarget = output_rel->reltarget;
 	cpath->path.parallel_safe = false;
 	cpath->methods = &gpuagg_path_methods;
-	cpath->custom_private = list_make2(makeInteger(relid), aggrefs);
-	CostPath(root, input_rel, aggrefs, output_rel->reltarget, &cpath->path);
+	cpath->custom_private = list_make5(makeInteger(relid), aggrefs, keys, having, eqops);
+	CostPath(root, input_rel, aggrefs, keys, having, groups, output_rel->reltarget, &cpath->path);
 	add_path(output_rel, &cpath->path);
 }
 
@@ -353,6 +450,9 @@ GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 {
 	Index		relid = intVal(linitial(best_path->custom_private));
 	List	   *aggrefs = lsecond(best_path->custom_private);
+	List	   *keys = lthird(best_path->custom_private);
+	List	   *having = lfourth(best_path->custom_private);
+	List	   *eqops = list_nth(best_path->custom_private, 4);
 	RelOptInfo *baserel = root->simple_rel_array[relid];
 	CustomScan *cscan = makeNode(CustomScan);
 	List	   *quals = NIL,
@@ -390,10 +490,14 @@ GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	}
 
 	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = having;
 	cscan->scan.scanrelid = relid;
 	cscan->flags = best_path->flags;
 	cscan->methods = &gpuagg_plan_methods;
 	foreach(lc, aggrefs)
+		cscan->custom_scan_tlist = lappend(cscan->custom_scan_tlist,
+										   makeTargetEntry(copyObject(lfirst(lc)), resno++, NULL, false));
+	foreach(lc, keys)
 		cscan->custom_scan_tlist = lappend(cscan->custom_scan_tlist,
 										   makeTargetEntry(copyObject(lfirst(lc)), resno++, NULL, false));
 	vars = pull_var_clause((Node *) list_make3(quals, args, filters), PVC_RECURSE_PLACEHOLDERS);
@@ -404,7 +508,7 @@ GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 											   makeTargetEntry(copyObject(lfirst(lc)), resno++, NULL, false));
 	}
 	cscan->custom_exprs = list_make3(quals, args, filters);
-	cscan->custom_private = list_make3(kinds, agg_input, types);
+	cscan->custom_private = list_make4(kinds, agg_input, types, eqops);
 	return &cscan->scan.plan;
 }
 

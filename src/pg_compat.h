@@ -56,4 +56,28 @@
 #define GpuextMyProcNumber() (MyProc->pgprocno)
 #endif
 
+/*
+ * 18 builds tuple hash tables with BuildTupleHashTable (the slot type given,
+ * extra bytes beside each entry's tuple); before, BuildTupleHashTableExt and
+ * an "additional" pointer in each entry, which holds GpuAgg's group number.
+ */
+#if PG_VERSION_NUM >= 180000
+#define GpuextBuildTupleHashTable(parent, desc, ops, ncols, cols, eqfuncs, hashfuncs, colls, nbuckets, \
+								  metacxt, tablecxt, tempcxt) \
+	BuildTupleHashTable((parent), (desc), (ops), (ncols), (cols), (eqfuncs), (hashfuncs), (colls), (nbuckets), \
+						sizeof(uint32), (metacxt), (tablecxt), (tempcxt), false)
+#define GpuextHashEntryTuple(entry) TupleHashEntryGetTuple(entry)
+#define GpuextHashEntryGroup(table, entry) (*(uint32 *) TupleHashEntryGetAdditional((table), (entry)))
+#define GpuextHashEntrySetGroup(table, entry, group) \
+	(*(uint32 *) TupleHashEntryGetAdditional((table), (entry)) = (group))
+#else
+#define GpuextBuildTupleHashTable(parent, desc, ops, ncols, cols, eqfuncs, hashfuncs, colls, nbuckets, \
+								  metacxt, tablecxt, tempcxt) \
+	BuildTupleHashTableExt((parent), (desc), (ncols), (cols), (eqfuncs), (hashfuncs), (colls), (nbuckets), \
+						   0, (metacxt), (tablecxt), (tempcxt), false)
+#define GpuextHashEntryTuple(entry) ((entry)->firstTuple)
+#define GpuextHashEntryGroup(table, entry) ((uint32) (uintptr_t) (entry)->additional)
+#define GpuextHashEntrySetGroup(table, entry, group) ((entry)->additional = (void *) (uintptr_t) (group))
+#endif
+
 #endif							/* GPUEXT_PG_COMPAT_H */

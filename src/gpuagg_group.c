@@ -1,0 +1,611 @@
+/*
+ * gpuagg_group.c
+ *		GpuAgg's groups: each passing row's GROUP BY keys numbered in one of
+ *		PostgreSQL's tuple hash tables (any type with a hash opclass, grouped
+ *		by its own equality, as a hashed Agg groups), and each input's values
+ *		reduced into per-group states (gpuext_groups_* of gpuext_cuda.h).
+ *
+ * With a device the states live in device memory for the whole run; each
+ * input fills one of two pinned batches of values and group numbers while
+ * the other goes up and is added (event slots 2 and 3 mark the halves).
+ * Without one the same states are kept in host memory and added to by the
+ * same code on the CPU.  Sums are exact, so the results have the same bits
+ * either way.  Under auto a device failure, or device memory found short,
+ * stops the run: it starts again with every group on the CPU (nothing has
+ * been returned yet).
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/memutils.h"
+
+#include "gpuagg.h"
+
+/* The event slot of pinned half h is HALF_EVENT + h (0 and 1 are the staging halves'). */
+#define HALF_EVENT 2
+
+/* Groups the per-group arrays start with; they double. */
+#define GROUPS_START 1024
+
+/* Values a batch holds on the CPU path. */
+#define CPU_BATCH ((size_t) 1 << 16)
+
+/* One input's per-group states, and the batch of values and group numbers on its way to them. */
+typedef struct GpuAggSink
+{
+	GpuAggState *st;
+	int			value_bytes;
+	bool		is_float;
+	size_t		capacity;		/* values a batch holds */
+	size_t		nbatch;
+	char	   *values;			/* the batch being filled */
+	uint32	   *groups;
+	/* device */
+	GpuextBuffer *host[2];		/* pinned halves: values, then group numbers */
+	int			cur;
+	bool		inflight[2];	/* the half was sent and may still be read */
+	GpuextBuffer *batch;		/* a batch in device memory */
+	GpuextBuffer *states;
+	/* CPU */
+	char	   *host_states;
+	uint32		nstates;		/* states allocated */
+	uint32		ncleared;		/* states cleared in this run */
+	size_t		added;			/* values since the digits were normalised */
+	GpuextGroupResult *results; /* per group, once the run is reduced */
+} GpuAggSink;
+
+/* Bytes of n states. */
+static inline size_t
+StatesBytes(GpuAggSink *sink, size_t n)
+{
+	return n * GPUEXT_GROUP_STATE_BYTES(sink->is_float);
+}
+
+/* Where a batch's group numbers start, after capacity values. */
+static inline size_t
+GroupsOffset(GpuAggSink *sink)
+{
+	return TYPEALIGN(256, sink->capacity * sink->value_bytes);
+}
+
+/* Note the first reason some values went to the CPU. */
+void
+GpuAggNoteFallback(GpuAggState *st, const char *why)
+{
+	if (st->stats.fallback == NULL)
+		st->stats.fallback = MemoryContextStrdup(st->css.ss.ps.state->es_query_cxt, why);
+}
+
+/* The keys' slots, hash functions and expressions. */
+void
+GpuAggGroupsBegin(GpuAggState *st, CustomScan *cscan)
+{
+	EState	   *estate = st->css.ss.ps.state;
+	List	   *eqops = lfourth(cscan->custom_private);
+	TupleDesc	desc;
+	Oid		   *eqops_arr;
+	Oid		   *collations;
+
+	st->nkeys = list_length(eqops);
+	if (st->nkeys == 0)
+		return;
+	desc = CreateTemplateTupleDesc(st->nkeys);
+	st->key_exprs = palloc0(sizeof(ExprState *) * st->nkeys);
+	st->key_att = palloc0(sizeof(AttrNumber) * st->nkeys);
+	eqops_arr = palloc(sizeof(Oid) * st->nkeys);
+	collations = palloc(sizeof(Oid) * st->nkeys);
+	for (int i = 0; i < st->nkeys; i++)
+	{
+		Expr	   *expr = list_nth_node(TargetEntry, cscan->custom_scan_tlist, st->naggs + i)->expr;
+
+		TupleDescInitEntry(desc, i + 1, NULL, exprType((Node *) expr), exprTypmod((Node *) expr), 0);
+		TupleDescInitEntryCollation(desc, i + 1, exprCollation((Node *) expr));
+		if (IsA(expr, Var))
+		{
+			st->key_att[i] = ((Var *) expr)->varattno;
+			st->maxatt = Max(st->maxatt, st->key_att[i]);
+		}
+		else
+			st->key_exprs[i] = ExecInitExpr(expr, &st->css.ss.ps);
+		eqops_arr[i] = list_nth_oid(eqops, i);
+		collations[i] = exprCollation((Node *) expr);
+	}
+	st->keyslot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsVirtual);
+	st->groupslot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsMinimalTuple);
+	st->hashcxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg groups", ALLOCSET_DEFAULT_SIZES);
+	{
+		AttrNumber *cols = palloc(sizeof(AttrNumber) * st->nkeys);
+		Oid		   *eqfuncs;
+		FmgrInfo   *hashfuncs;
+		long		nbuckets = (long) Min(Max(cscan->scan.plan.plan_rows, 256), 1 << 20);
+
+		for (int i = 0; i < st->nkeys; i++)
+			cols[i] = i + 1;
+		execTuplesHashPrepare(st->nkeys, eqops_arr, &eqfuncs, &hashfuncs);
+		st->hashtable = GpuextBuildTupleHashTable(&st->css.ss.ps, desc, &TTSOpsVirtual, st->nkeys, cols,
+												  eqfuncs, hashfuncs, collations, nbuckets,
+												  estate->es_query_cxt, st->hashcxt,
+												  st->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
+	}
+}
+
+/* Put this row's keys into the key slot and the scan tuple's key columns. */
+void
+GpuAggKeysEval(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext)
+{
+	TupleTableSlot *ks = st->keyslot;
+	TupleTableSlot *scanslot = st->css.ss.ss_ScanTupleSlot;
+
+	ExecClearTuple(ks);
+	econtext->ecxt_scantuple = heapslot;
+	for (int i = 0; i < st->nkeys; i++)
+	{
+		if (st->key_exprs[i] == NULL)
+		{
+			ks->tts_values[i] = heapslot->tts_values[st->key_att[i] - 1];
+			ks->tts_isnull[i] = heapslot->tts_isnull[st->key_att[i] - 1];
+		}
+		else
+			ks->tts_values[i] = ExecEvalExprSwitchContext(st->key_exprs[i], econtext, &ks->tts_isnull[i]);
+		scanslot->tts_values[st->naggs + i] = ks->tts_values[i];
+		scanslot->tts_isnull[st->naggs + i] = ks->tts_isnull[i];
+	}
+	ExecStoreVirtualTuple(ks);
+	econtext->ecxt_scantuple = scanslot;
+}
+
+/* Room for one more group in the per-group arrays. */
+static void
+GroupsGrow(GpuAggState *st)
+{
+	uint32		cap;
+
+	if (st->groups_cap >= PG_UINT32_MAX / 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("GpuAgg cannot group into more than %u groups", st->groups_cap),
+				 errhint("Set gpuext.enable_agg to off for this query.")));
+	cap = st->groups_cap * 2;
+	st->group_keys = repalloc_huge(st->group_keys, sizeof(MinimalTuple) * cap);
+	st->group_rows = repalloc_huge(st->group_rows, sizeof(int64) * cap);
+	for (int i = 0; i < st->ninputs; i++)
+		if (st->inputs[i].group_counts)
+			st->inputs[i].group_counts = repalloc_huge(st->inputs[i].group_counts, sizeof(int64) * cap);
+	st->groups_cap = cap;
+}
+
+/* The group number of the keys in the key slot, a new group if they are new. */
+uint32
+GpuAggGroupLookup(GpuAggState *st)
+{
+	bool		isnew;
+	TupleHashEntry entry = LookupTupleHashEntry(st->hashtable, st->keyslot, &isnew, NULL);
+	uint32		group;
+
+	if (!isnew)
+		return GpuextHashEntryGroup(st->hashtable, entry);
+	if (st->ngroups == st->groups_cap)
+		GroupsGrow(st);
+	group = st->ngroups++;
+	GpuextHashEntrySetGroup(st->hashtable, entry, group);
+	st->group_keys[group] = GpuextHashEntryTuple(entry);
+	st->group_rows[group] = 0;
+	for (int i = 0; i < st->ninputs; i++)
+		if (st->inputs[i].group_counts)
+			st->inputs[i].group_counts[group] = 0;
+	return group;
+}
+
+/* Clear the states up to need (CPU): grow them in host memory. */
+static void
+CpuStatesCover(GpuAggSink *sink, uint32 need)
+{
+	uint32		cap;
+
+	if (need <= sink->ncleared)
+		return;
+	cap = Max(need, Max(GROUPS_START, sink->nstates * 2));
+	if (cap > sink->nstates)
+	{
+		sink->host_states = sink->host_states
+			? repalloc_huge(sink->host_states, StatesBytes(sink, cap))
+			: MemoryContextAllocHuge(sink->st->runcxt, StatesBytes(sink, cap));
+		sink->nstates = cap;
+	}
+	gpuext_groups_clear_cpu(sink->is_float, sink->host_states, sink->ncleared, sink->nstates - sink->ncleared);
+	sink->ncleared = sink->nstates;
+}
+
+/* Clear the device states up to need, moving them to a larger buffer first; false if memory is short. */
+static bool
+DeviceStatesCover(GpuAggSink *sink, uint32 need)
+{
+	if (need <= sink->ncleared)
+		return true;
+	if (need > sink->nstates)
+	{
+		uint32		cap = Max(need, Max(GROUPS_START, Min(sink->nstates, PG_UINT32_MAX / 2) * 2));
+		MemoryContext old = MemoryContextSwitchTo(sink->st->nodecxt);
+		GpuextBuffer *buf = GpuextDeviceAlloc(StatesBytes(sink, cap), gpuext_device_mode == GPUEXT_DEVICE_AUTO);
+
+		MemoryContextSwitchTo(old);
+		if (buf == NULL)
+			return false;
+		if (sink->states != NULL)
+		{
+			if (sink->ncleared > 0)
+				GpuextCheck(gpuext_cuda_copy_on_device(buf->ptr, sink->states->ptr, StatesBytes(sink, sink->ncleared)),
+							"copy on device");
+			GpuextCheck(gpuext_cuda_mark(HALF_EVENT), "event record");
+			GpuextWait(HALF_EVENT);
+			GpuextBufferFree(sink->states);
+		}
+		sink->states = buf;
+		sink->nstates = cap;
+	}
+	GpuextCheck(gpuext_groups_clear(sink->is_float, sink->states->ptr, sink->ncleared, sink->nstates - sink->ncleared),
+				"grouped reduction");
+	sink->ncleared = sink->nstates;
+	return true;
+}
+
+/* Download piece: copy bytes of the results into host memory. */
+static void
+CopyOut(void *arg, char *piece, size_t offset, size_t bytes)
+{
+	memcpy((char *) arg + offset, piece, bytes);
+}
+
+/*
+ * The results of the device states of groups 0 .. n - 1 into results (NULL:
+ * only normalise the states); false if device memory is short.
+ */
+static bool
+DeviceResults(GpuAggSink *sink, uint32 n, GpuextGroupResult *results)
+{
+	GpuextBuffer *dev;
+	char	   *staging;
+
+	if (n == 0)
+		return true;
+	dev = GpuextDeviceAlloc(sizeof(GpuextGroupResult) * (size_t) n, gpuext_device_mode == GPUEXT_DEVICE_AUTO);
+	if (dev == NULL)
+		return false;
+	GpuextCheck(gpuext_groups_result(sink->value_bytes, sink->is_float, sink->states->ptr, n,
+									 (GpuextGroupResult *) dev->ptr), "grouped reduction");
+	if (results != NULL)
+	{
+		staging = GpuextStagingBegin();
+		GpuextDownload(dev->ptr, sizeof(GpuextGroupResult) * (size_t) n, sizeof(GpuextGroupResult),
+					   staging, CopyOut, results);
+		GpuextStagingEnd();
+	}
+	else
+	{
+		GpuextCheck(gpuext_cuda_mark(HALF_EVENT), "event record");
+		GpuextWait(HALF_EVENT);
+	}
+	GpuextBufferFree(dev);
+	return true;
+}
+
+/* The pinned halves and the device batch of a sink (kept from run to run); false if memory is short. */
+static bool
+SinkDeviceStart(GpuAggSink *sink)
+{
+	MemoryContext old;
+	size_t		bytes;
+
+	if (sink->batch != NULL)
+		return true;
+	sink->capacity = GpuextAggBatch();
+	bytes = GroupsOffset(sink) + sink->capacity * sizeof(uint32);
+	old = MemoryContextSwitchTo(sink->st->nodecxt);
+	for (int h = 0; h < 2 && (h == 0 || sink->host[0] != NULL); h++)
+		sink->host[h] = GpuextPinnedAllocShort(bytes);
+	if (sink->host[0] != NULL && sink->host[1] != NULL)
+		sink->batch = GpuextDeviceAlloc(bytes, gpuext_device_mode == GPUEXT_DEVICE_AUTO);
+	MemoryContextSwitchTo(old);
+	if (sink->batch != NULL)
+		return true;
+	for (int h = 0; h < 2; h++)
+		if (sink->host[h] != NULL)
+			GpuextBufferFree(sink->host[h]);
+	sink->host[0] = sink->host[1] = NULL;
+	return false;
+}
+
+GPUEXT_DEVICE_WORK(SinkDeviceStart, GpuAggSink)
+
+/* Point the batch at the pinned half to fill next, once the device is done reading it. */
+static void
+SinkUseHalf(GpuAggSink *sink)
+{
+	if (sink->inflight[sink->cur])
+	{
+		GpuextWait(HALF_EVENT + sink->cur);
+		sink->inflight[sink->cur] = false;
+	}
+	sink->values = sink->host[sink->cur]->ptr;
+	sink->groups = (uint32 *) (sink->host[sink->cur]->ptr + GroupsOffset(sink));
+}
+
+/* Send the batch up and add it to the states, then go on filling the other half; false if memory is short. */
+static bool
+SinkSend(GpuAggSink *sink)
+{
+	size_t		n = sink->nbatch;
+	char	   *dev = sink->batch->ptr;
+
+	if (!DeviceStatesCover(sink, sink->st->ngroups))
+		return false;
+	if (sink->added + n > GPUEXT_GROUP_ADD_MAX)
+	{
+		if (!DeviceResults(sink, sink->ncleared, NULL))
+			return false;
+		sink->added = 0;
+	}
+	GpuextCheck(gpuext_cuda_copy_to_device(dev, sink->values, n * sink->value_bytes), "copy to device");
+	GpuextCheck(gpuext_cuda_copy_to_device(dev + GroupsOffset(sink), (const char *) sink->groups,
+										   n * sizeof(uint32)), "copy to device");
+	GpuextCheck(gpuext_groups_add(sink->value_bytes, sink->is_float, dev, (const uint32 *) (dev + GroupsOffset(sink)),
+								  n, sink->states->ptr, sink->ncleared), "grouped reduction");
+	GpuextCheck(gpuext_cuda_mark(HALF_EVENT + sink->cur), "event record");
+	sink->inflight[sink->cur] = true;
+	sink->added += n;
+	sink->nbatch = 0;
+	sink->cur ^= 1;
+	SinkUseHalf(sink);
+	return true;
+}
+
+GPUEXT_DEVICE_WORK(SinkSend, GpuAggSink)
+
+/* Every group's result from the device states. */
+static bool
+SinkDeviceResults(GpuAggSink *sink)
+{
+	return DeviceStatesCover(sink, sink->st->ngroups) &&
+		DeviceResults(sink, sink->st->ngroups, sink->results);
+}
+
+GPUEXT_DEVICE_WORK(SinkDeviceResults, GpuAggSink)
+
+/*
+ * The device failed or is short (auto): its buffers go (after the halves in
+ * flight, where it did not fail), and the run starts again on the CPU.
+ */
+static void
+DeviceLost(GpuAggState *st, GpuextDeviceOutcome outcome)
+{
+	GpuAggNoteFallback(st, outcome == GPUEXT_DEVICE_SHORT ? "device memory is short" : "the device failed");
+	st->device_lost = true;
+	for (int i = 0; i < st->ninputs; i++)
+	{
+		GpuAggSink *sink = st->inputs[i].sink;
+
+		if (sink == NULL)
+			continue;
+		for (int h = 0; h < 2; h++)
+		{
+			if (sink->inflight[h] && outcome == GPUEXT_DEVICE_SHORT)
+				GpuextWait(HALF_EVENT + h);
+			sink->inflight[h] = false;
+			if (sink->host[h] != NULL)
+				GpuextBufferFree(sink->host[h]);
+			sink->host[h] = NULL;
+		}
+		if (sink->batch != NULL)
+			GpuextBufferFree(sink->batch);
+		if (sink->states != NULL)
+			GpuextBufferFree(sink->states);
+		sink->batch = sink->states = NULL;
+		sink->nstates = sink->ncleared = 0;
+	}
+}
+
+/* Add the batch to the states: on the device, or on the CPU. */
+static void
+SinkFlush(GpuAggState *st, GpuAggSink *sink)
+{
+	instr_time	start;
+	GpuextDeviceOutcome outcome;
+
+	if (sink->nbatch == 0 || st->device_lost)
+	{
+		sink->nbatch = 0;
+		return;
+	}
+	if (st->timing)
+		INSTR_TIME_SET_CURRENT(start);
+	if (!st->use_device)
+	{
+		CpuStatesCover(sink, st->ngroups);
+		gpuext_groups_add_cpu(sink->value_bytes, sink->is_float, sink->values, sink->groups, sink->nbatch,
+							  sink->host_states, sink->ncleared);
+		sink->nbatch = 0;
+		st->stats.cpu_batches++;
+	}
+	else if ((outcome = TrySinkSend(sink, "grouped reduction")) == GPUEXT_DEVICE_DONE)
+		st->stats.device_batches++;
+	else
+		DeviceLost(st, outcome);
+	if (st->timing)
+		st->stats.device_ms += GpuAggElapsedMs(start);
+}
+
+/* Add one non-NULL value of a group to an input. */
+void
+GpuAggGroupAdd(GpuAggState *st, GpuAggInput *in, uint32 group, Datum value)
+{
+	GpuAggSink *sink = in->sink;
+
+	if (in->type == NULL)
+	{
+		in->group_counts[group]++;
+		return;
+	}
+	if (unlikely(sink->nbatch == sink->capacity))
+		SinkFlush(st, sink);
+	GpuextStoreDatum(in->type, value, sink->values + sink->nbatch * sink->value_bytes);
+	sink->groups[sink->nbatch++] = group;
+}
+
+/*
+ * Start a run's groups empty: on the device (its pinned halves and batch
+ * kept from run to run) where device is true and every input gets them,
+ * else on the CPU.
+ */
+void
+GpuAggGroupsStart(GpuAggState *st, bool device)
+{
+	if (st->hashtable)
+		ResetTupleHashTable(st->hashtable);
+	MemoryContextReset(st->hashcxt);
+	st->ngroups = 0;
+	st->next_group = 0;
+	st->device_lost = false;
+	st->groups_cap = GROUPS_START;
+	st->group_keys = MemoryContextAllocHuge(st->runcxt, sizeof(MinimalTuple) * st->groups_cap);
+	st->group_rows = MemoryContextAllocHuge(st->runcxt, sizeof(int64) * st->groups_cap);
+	for (int i = 0; i < st->ninputs && device; i++)
+	{
+		GpuAggInput *in = &st->inputs[i];
+		GpuextDeviceOutcome outcome;
+
+		if (in->type == NULL)
+			continue;
+		if (in->sink == NULL)
+		{
+			in->sink = MemoryContextAllocZero(st->nodecxt, sizeof(GpuAggSink));
+			in->sink->st = st;
+			in->sink->value_bytes = in->type->value_bytes;
+			in->sink->is_float = in->type->typid == FLOAT4OID || in->type->typid == FLOAT8OID;
+		}
+		if ((outcome = TrySinkDeviceStart(in->sink, "grouped reduction")) != GPUEXT_DEVICE_DONE)
+		{
+			GpuAggNoteFallback(st, outcome == GPUEXT_DEVICE_SHORT ? "device memory is short" : "the device failed");
+			device = false;
+		}
+	}
+	st->use_device = device;
+	for (int i = 0; i < st->ninputs; i++)
+	{
+		GpuAggInput *in = &st->inputs[i];
+		GpuAggSink *sink;
+
+		in->group_counts = NULL;
+		if (in->type == NULL)
+		{
+			in->group_counts = MemoryContextAllocHuge(st->runcxt, sizeof(int64) * st->groups_cap);
+			continue;
+		}
+		if (in->sink == NULL)
+		{
+			in->sink = MemoryContextAllocZero(st->nodecxt, sizeof(GpuAggSink));
+			in->sink->st = st;
+			in->sink->value_bytes = in->type->value_bytes;
+			in->sink->is_float = in->type->typid == FLOAT4OID || in->type->typid == FLOAT8OID;
+		}
+		sink = in->sink;
+		sink->nbatch = 0;
+		sink->ncleared = 0;
+		sink->added = 0;
+		sink->results = NULL;
+		sink->host_states = NULL;
+		if (device)
+		{
+			sink->inflight[0] = sink->inflight[1] = false;
+			sink->cur = 0;
+			SinkUseHalf(sink);
+		}
+		else
+		{
+			sink->nstates = 0;
+			sink->capacity = CPU_BATCH;
+			sink->values = MemoryContextAllocHuge(st->runcxt, CPU_BATCH * sink->value_bytes);
+			sink->groups = MemoryContextAllocHuge(st->runcxt, CPU_BATCH * sizeof(uint32));
+		}
+	}
+}
+
+/* Add what is left in the batches and read every group's results (unless the device was lost). */
+void
+GpuAggGroupsFinish(GpuAggState *st)
+{
+	for (int i = 0; i < st->ninputs && !st->device_lost; i++)
+	{
+		GpuAggSink *sink = st->inputs[i].sink;
+		GpuextDeviceOutcome outcome;
+		instr_time	start;
+
+		if (st->inputs[i].type == NULL)
+			continue;
+		SinkFlush(st, sink);
+		if (st->device_lost)
+			break;
+		sink->results = MemoryContextAllocHuge(st->runcxt, sizeof(GpuextGroupResult) * Max(st->ngroups, 1));
+		if (st->timing)
+			INSTR_TIME_SET_CURRENT(start);
+		if (!st->use_device)
+		{
+			CpuStatesCover(sink, st->ngroups);
+			gpuext_groups_result_cpu(sink->value_bytes, sink->is_float, sink->host_states, st->ngroups,
+									 sink->results);
+		}
+		else if ((outcome = TrySinkDeviceResults(sink, "grouped reduction")) != GPUEXT_DEVICE_DONE)
+			DeviceLost(st, outcome);
+		if (st->timing)
+			st->stats.device_ms += GpuAggElapsedMs(start);
+	}
+}
+
+/* The next group's aggregates and keys in the scan tuple; false after the last. */
+bool
+GpuAggGroupNext(GpuAggState *st)
+{
+	TupleTableSlot *scanslot = st->css.ss.ss_ScanTupleSlot;
+	uint32		g;
+
+	if (st->next_group >= st->ngroups)
+		return false;
+	g = st->next_group++;
+	ExecClearTuple(scanslot);
+	for (int i = 0; i < scanslot->tts_tupleDescriptor->natts; i++)
+		scanslot->tts_isnull[i] = true;
+	for (int i = 0; i < st->naggs; i++)
+	{
+		GpuAggInput *in = st->agg_input[i] >= 0 ? &st->inputs[st->agg_input[i]] : NULL;
+
+		scanslot->tts_isnull[i] = false;
+		if (in == NULL)
+			scanslot->tts_values[i] = Int64GetDatum(st->group_rows[g]);
+		else if (in->type == NULL)
+			scanslot->tts_values[i] = Int64GetDatum(in->group_counts[g]);
+		else
+			scanslot->tts_values[i] = GpuextGroupResultDatum(&in->sink->results[g], in->type, st->kinds[i],
+															 &scanslot->tts_isnull[i]);
+	}
+	ExecStoreMinimalTuple(st->group_keys[g], st->groupslot, false);
+	slot_getallattrs(st->groupslot);
+	for (int k = 0; k < st->nkeys; k++)
+	{
+		scanslot->tts_values[st->naggs + k] = st->groupslot->tts_values[k];
+		scanslot->tts_isnull[st->naggs + k] = st->groupslot->tts_isnull[k];
+	}
+	ExecStoreVirtualTuple(scanslot);
+	return true;
+}
+
+/* Free the device buffers of the groups (the memory contexts go with the node). */
+void
+GpuAggGroupsEnd(GpuAggState *st)
+{
+	if (st->groupslot)
+		ExecClearTuple(st->groupslot);
+	if (st->keyslot)
+		ExecClearTuple(st->keyslot);
+}
