@@ -124,9 +124,9 @@ __device__ __forceinline__ Part value_part(T v, int *first, long long *d)
 	*first = -1;
 	if constexpr (std::is_floating_point<T>::value)
 	{
-		int64_t		d0,
-					d1,
-					d2;
+		int64_t		d0 = 0,
+					d1 = 0,
+					d2 = 0;
 		GpuextExactKind kind = gpuext_exact_split((double) v, first, &d0, &d1, &d2);
 
 		p.min_key = p.max_key = sizeof(T) == 8 ? gpuext_double_key((double) v) : gpuext_float_key((float) v);

@@ -3,7 +3,7 @@
  *		Standalone check of gpuext's device sorts against std::sort, through
  *		gpuext_cuda.h only (no PostgreSQL).  Needs a GPU to run.
  *
- *	kernel_harness [--quick] [--bench] [--rows] [--only sort|pairs|rows|reduce] [--seed N] [--max-n N]
+ *	kernel_harness [--quick] [--bench] [--rows] [--only sort|pairs|rows|reduce|groups] [--seed N] [--max-n N]
  *				   [--pattern NAME] [--verbose]
  *
  * Every algorithm x key width x input pattern x size is sorted on the device
@@ -20,9 +20,10 @@
  * field against a CPU reference (128-bit integer sums; for floats the exact
  * digits of agg_accum.c), with the result and scratch poisoned first and
  * the bytes past the scratch intact after; 16-byte values (128-bit
- * integers) in harness_reduce_fixed.cuh.  --only picks one family (sort
- * includes the pair sorts, pairs is them alone).  The last line is
- * "N passed, M failed".  Every bitonic shape (sort_keys.cuh:
+ * integers) in harness_reduce_fixed.cuh; the grouped reduction
+ * (gpuext_groups_*) against reduce_groups_cpu.c in harness_groups.cuh.
+ * --only picks one family (sort includes the pair sorts, pairs is them
+ * alone).  The last line is "N passed, M failed".  Every bitonic shape (sort_keys.cuh:
  * tile shapes, the cluster kernel at each cluster size, the pair tiles) is
  * also run by number beside the one the entry points pick, and a shape
  * that does not apply to n or to the device must be refused.
@@ -1582,6 +1583,7 @@ void check_reduce_arguments()
 }
 
 #include "harness_reduce_fixed.cuh"
+#include "harness_groups.cuh"
 
 /* Reduction correctness over every type, pattern, size and alignment. */
 void run_reduce_checks(bool quick, uint64_t seed)
@@ -1648,7 +1650,8 @@ int main(int argc, char **argv)
 			only = "rows";
 		else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc &&
 				 (strcmp(argv[i + 1], "sort") == 0 || strcmp(argv[i + 1], "pairs") == 0 ||
-				  strcmp(argv[i + 1], "rows") == 0 || strcmp(argv[i + 1], "reduce") == 0))
+				  strcmp(argv[i + 1], "rows") == 0 || strcmp(argv[i + 1], "reduce") == 0 ||
+				  strcmp(argv[i + 1], "groups") == 0))
 			only = argv[++i];
 		else if (strcmp(argv[i], "--verbose") == 0)
 			verbose = true;
@@ -1672,6 +1675,8 @@ int main(int argc, char **argv)
 			for (int p = 0; p < NUM_FIXED_PATTERNS; p++)
 				if (strcmp(name, FIXED_PATTERN_NAMES[p]) == 0)
 					only_pattern = name;
+			if (strcmp(name, group_pattern_name(GROUP_SMALL_INTS)) == 0)
+				only_pattern = name;
 			if (only_pattern == nullptr)
 			{
 				fprintf(stderr, "unknown pattern \"%s\"\n", name);
@@ -1681,7 +1686,7 @@ int main(int argc, char **argv)
 		else
 		{
 			fprintf(stderr,
-					"usage: %s [--quick] [--bench] [--rows] [--only sort|pairs|rows|reduce] [--seed N] [--max-n N] "
+					"usage: %s [--quick] [--bench] [--rows] [--only sort|pairs|rows|reduce|groups] [--seed N] [--max-n N] "
 					"[--pattern NAME] [--verbose]\n",
 					argv[0]);
 			return 2;
@@ -1740,6 +1745,8 @@ int main(int argc, char **argv)
 	}
 	if (runs("reduce"))
 		run_reduce_checks(quick, seed);
+	if (runs("groups"))
+		run_group_checks(quick, seed);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }
