@@ -6,15 +6,20 @@
 #   RUNS=5               timed runs per side (median of EXPLAIN ANALYZE's Execution Time), after a warm-up
 #   GPUEXT_DEVICE=gpu    gpuext.device for the run
 #   WORKERS=8            max_parallel_workers_per_gather of the parallel lines
-# Each line: the query, the plan's top node on each side, the medians and PostgreSQL / GpuAgg.  The
+#   BIG_WORK_MEM=1GB     work_mem of the lines marked "work_mem <BIG_WORK_MEM>" (both sides); the
+#                        others run at the server's settings (PostgreSQL's defaults on a fresh one)
+# Each line: the query, the plan's top nodes on each side, the medians and PostgreSQL / GpuAgg.  The
 # serial lines set max_parallel_workers_per_gather = 0 on both sides; the parallel lines let the
 # planner choose with gpuext.enable_agg on (GpuAgg or PostgreSQL's parallel plan) against off.
+# GROUP BY lines: 1,000 and 1,000,000 groups of an integer column, and a TPC-H Q1-shaped query (two
+# one-letter text keys, a date WHERE, sums and averages of double precision columns).
 set -euo pipefail
 
 rows=${1:-10000000}
 runs=${RUNS:-5}
 device=${GPUEXT_DEVICE:-gpu}
 workers=${WORKERS:-8}
+big_work_mem=${BIG_WORK_MEM:-1GB}
 case $rows in '' | *[!0-9]* | 0) echo "ROWS must be a positive integer, not '$rows'" >&2; exit 2 ;; esac
 case $runs in '' | *[!0-9]* | 0) echo "RUNS must be a positive integer, not '$runs'" >&2; exit 2 ;; esac
 
@@ -26,22 +31,27 @@ CREATE EXTENSION IF NOT EXISTS gpuext;
 CREATE SCHEMA IF NOT EXISTS gpuext_bench;
 DROP TABLE IF EXISTS gpuext_bench.gagg, gpuext_bench.gagg_small;
 CREATE TABLE gpuext_bench.gagg AS SELECT i AS id, (i % 100000)::int4 AS i4, i::int8 * 3 AS i8,
-  (i % 1000) / 7.0::float8 AS f8, (i % 50) / 100.0::float8 AS disc, (i % 9) / 100.0::float8 AS tax
+  (i % 1000) / 7.0::float8 AS f8, (i % 50) / 100.0::float8 AS disc, (i % 9) / 100.0::float8 AS tax,
+  chr(65 + i % 3) AS rf, chr(70 + (i / 3) % 2) AS ls, DATE '1992-01-01' + (i::int8 * 7919 % 2500)::int AS ship,
+  (i % 50 + 1)::float8 AS qty, (i * 7 % 1000)::int4 AS k1k, (i::int8 * 7 % 1000000)::int4 AS k1m
 FROM generate_series(1, $rows) i;
 CREATE TABLE gpuext_bench.gagg_small AS SELECT * FROM gpuext_bench.gagg LIMIT 1000;
 VACUUM ANALYZE gpuext_bench.gagg, gpuext_bench.gagg_small;
 EOF
 
-# time NAME WORKERS QUERY: medians with gpuext.enable_agg on and off, and each side's top plan node.
+# time NAME WORKERS QUERY [WORK_MEM]: medians with gpuext.enable_agg on and off, each side's top
+# plan nodes, and off / on.
 time_query() {
-	local name=$1 w=$2 q=$3 side out
-	out=$name
+	local name=$1 w=$2 q=$3 mem=${4:-} side out line
+	local -A ms
+	out=$name${mem:+, work_mem $mem}
 	for side in on off; do
-		out+=$("${psql_[@]}" -At <<EOF
+		line=$("${psql_[@]}" -At <<EOF
 LOAD 'gpuext';
 SET gpuext.device = $device;
 SET max_parallel_workers_per_gather = $w;
 SET gpuext.enable_agg = $side;
+${mem:+SET work_mem = '$mem';}
 CREATE TEMP TABLE t (ms float8, node text);
 DO \$\$
 DECLARE
@@ -51,16 +61,19 @@ BEGIN
     EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) $q' INTO plan;
     IF i > 0 THEN
       INSERT INTO t VALUES ((plan->0->>'Execution Time')::float8,
-        coalesce(plan->0->'Plan'->>'Custom Plan Provider', plan->0->'Plan'->>'Node Type'));
+        coalesce(plan->0->'Plan'->>'Custom Plan Provider', plan->0->'Plan'->>'Node Type') ||
+        coalesce('/' || (SELECT coalesce(p->>'Custom Plan Provider', p->>'Node Type')
+                         FROM json_array_elements(plan->0->'Plan'->'Plans') p LIMIT 1), ''));
     END IF;
   END LOOP;
 END \$\$;
-SELECT format(' | %s: %s %s ms', '$side', min(node),
-  round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 1)) FROM t;
+SELECT format('%s %s', min(node), round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 1)) FROM t;
 EOF
 )
+		ms[$side]=${line##* }
+		out+=" | $side: $line ms"
 	done
-	echo "$out"
+	echo "$out | ratio $(awk -v a="${ms[off]}" -v b="${ms[on]}" 'BEGIN { printf "%.2f", a / b }')"
 }
 
 q5="SELECT sum(i4), sum(i8), avg(f8), min(i4), max(i8) FROM gpuext_bench.gagg"
@@ -73,3 +86,17 @@ time_query "WHERE and expressions, serial" 0 "$qw"
 time_query "five aggregates, $workers workers" "$workers" "$q5"
 time_query "WHERE and expressions, $workers workers" "$workers" "$qw"
 time_query "1,000 rows" 0 "$qs"
+
+g1k="SELECT k1k, sum(f8), count(f8) FROM gpuext_bench.gagg GROUP BY 1"
+g1m="SELECT k1m, sum(f8), count(*) FROM gpuext_bench.gagg GROUP BY 1"
+q1="SELECT rf, ls, sum(qty), sum(f8), sum(f8 * (1 - disc)), sum(f8 * (1 - disc) * (1 + tax)), avg(qty), avg(f8), avg(disc), count(*) FROM gpuext_bench.gagg WHERE ship <= DATE ''1998-12-01'' - 90 GROUP BY rf, ls ORDER BY rf, ls"
+gs="SELECT i4 % 10, sum(f8), count(*) FROM gpuext_bench.gagg_small GROUP BY 1"
+time_query "GROUP BY 1,000 groups, serial" 0 "$g1k"
+time_query "GROUP BY 1,000 groups, serial" 0 "$g1k" "$big_work_mem"
+time_query "GROUP BY 1,000,000 groups, serial" 0 "$g1m"
+time_query "GROUP BY 1,000,000 groups, serial" 0 "$g1m" "$big_work_mem"
+time_query "Q1 shape (double precision), serial" 0 "$q1"
+time_query "Q1 shape (double precision), serial" 0 "$q1" "$big_work_mem"
+time_query "GROUP BY 1,000 groups, $workers workers" "$workers" "$g1k"
+time_query "Q1 shape (double precision), $workers workers" "$workers" "$q1"
+time_query "GROUP BY, 1,000 rows" 0 "$gs"

@@ -107,6 +107,7 @@ typedef struct GpuAggState
 	TupleTableSlot *keyslot;	/* one row's keys, looked up in the hash table */
 	TupleTableSlot *groupslot;	/* a group's keys, read back from its entry */
 	TupleHashTable hashtable;
+	struct GpuAggKeyImages *images;	/* keys equal as bytes: their own table, else NULL */
 	MemoryContext hashcxt;		/* the hash table's entries */
 	MinimalTuple *group_keys;	/* per group number, its keys in the hash table (entries move, these do not) */
 	int64	   *group_rows;		/* per group, rows passed (count(*)) */

@@ -9,7 +9,13 @@
  * input fills one of two pinned batches of values and group numbers while
  * the other goes up and is added (event slots 2 and 3 mark the halves).
  * Without one the same states are kept in host memory and added to by the
- * same code on the CPU.  Sums are exact, so the results have the same bits
+ * same code on the CPU.
+ *
+ * Keys whose equality is their bytes' (integers, date, timestamps, bool,
+ * text under a deterministic collation, with the type's own equality) skip
+ * the tuple hash table: the row's keys become one byte string, hashed and
+ * compared as bytes in a simplehash table; the key tuple is still kept for
+ * the output.  Sums are exact, so the results have the same bits
  * either way.  Under auto a device failure, or device memory found short,
  * stops the run: it starts again with every group on the CPU (nothing has
  * been returned yet).
@@ -17,10 +23,14 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "common/hashfn.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/pg_locale.h"
+#include "utils/typcache.h"
 
 #include "gpuagg.h"
 
@@ -57,6 +67,42 @@ typedef struct GpuAggSink
 	GpuextGroupResult *results; /* per group, once the run is reduced */
 } GpuAggSink;
 
+/* A group of byte-equal keys: the keys as one byte string, and its group number. */
+typedef struct KeyImage
+{
+	const char *bytes;
+	uint32		len;
+} KeyImage;
+
+typedef struct KeyImageEntry
+{
+	KeyImage	key;
+	uint32		hash;
+	uint32		group;
+	char		status;
+} KeyImageEntry;
+
+#define SH_PREFIX keyimage
+#define SH_ELEMENT_TYPE KeyImageEntry
+#define SH_KEY_TYPE KeyImage
+#define SH_KEY key
+#define SH_HASH_KEY(tb, k) hash_bytes((const unsigned char *) (k).bytes, (int) (k).len)
+#define SH_EQUAL(tb, a, b) ((a).len == (b).len && memcmp((a).bytes, (b).bytes, (a).len) == 0)
+#define SH_STORE_HASH
+#define SH_GET_HASH(tb, a) ((a)->hash)
+#define SH_SCOPE static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
+/* The byte-equal keys' table and the buffer a row's key string is built in. */
+typedef struct GpuAggKeyImages
+{
+	keyimage_hash *table;
+	StringInfoData buf;
+	int16	   *typlen;			/* per key: > 0 by value, -1 text */
+} GpuAggKeyImages;
+
 /* Bytes of n states. */
 static inline size_t
 StatesBytes(GpuAggSink *sink, size_t n)
@@ -79,6 +125,55 @@ GpuAggNoteFallback(GpuAggState *st, const char *why)
 		st->stats.fallback = MemoryContextStrdup(st->css.ss.ps.state->es_query_cxt, why);
 }
 
+/*
+ * The key images of a GROUP BY whose keys are all equal exactly when their
+ * bytes are (the type's own equality over integers, date, timestamps,
+ * bool, or text under a deterministic collation), else NULL.
+ */
+static GpuAggKeyImages *
+ByteEqualKeys(GpuAggState *st, TupleDesc desc, const Oid *eqops, const Oid *collations)
+{
+	GpuAggKeyImages *images;
+	int16	   *typlen = palloc(sizeof(int16) * st->nkeys);
+
+	for (int i = 0; i < st->nkeys; i++)
+	{
+		Oid			type = TupleDescAttr(desc, i)->atttypid;
+		TypeCacheEntry *tc = lookup_type_cache(type, TYPECACHE_EQ_OPR);
+
+		if (tc->eq_opr != eqops[i])
+			return NULL;
+		switch (type)
+		{
+			case INT2OID:
+			case INT4OID:
+			case INT8OID:
+			case OIDOID:
+			case DATEOID:
+			case TIMEOID:
+			case TIMESTAMPOID:
+			case TIMESTAMPTZOID:
+			case BOOLOID:
+			case CHAROID:
+				typlen[i] = TupleDescAttr(desc, i)->attlen;
+				break;
+			case TEXTOID:
+			case VARCHAROID:
+				if (!OidIsValid(collations[i]) || !get_collation_isdeterministic(collations[i]))
+					return NULL;
+				typlen[i] = -1;
+				break;
+			default:
+				return NULL;
+		}
+	}
+	images = palloc0(sizeof(GpuAggKeyImages));
+	images->typlen = typlen;
+	images->table = keyimage_create(st->hashcxt, 256, NULL);
+	initStringInfo(&images->buf);
+	return images;
+}
+
 /* The keys' slots, hash functions and expressions. */
 void
 GpuAggGroupsBegin(GpuAggState *st, CustomScan *cscan)
@@ -92,6 +187,7 @@ GpuAggGroupsBegin(GpuAggState *st, CustomScan *cscan)
 	st->nkeys = list_length(eqops);
 	if (st->nkeys == 0)
 		return;
+	st->hashcxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg groups", ALLOCSET_DEFAULT_SIZES);
 	desc = CreateTemplateTupleDesc(st->nkeys);
 	st->key_exprs = palloc0(sizeof(ExprState *) * st->nkeys);
 	st->key_att = palloc0(sizeof(AttrNumber) * st->nkeys);
@@ -115,7 +211,9 @@ GpuAggGroupsBegin(GpuAggState *st, CustomScan *cscan)
 	}
 	st->keyslot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsVirtual);
 	st->groupslot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsMinimalTuple);
-	st->hashcxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg groups", ALLOCSET_DEFAULT_SIZES);
+	st->images = ByteEqualKeys(st, desc, eqops_arr, collations);
+	if (st->images)
+		return;
 	{
 		AttrNumber *cols = palloc(sizeof(AttrNumber) * st->nkeys);
 		Oid		   *eqfuncs;
@@ -177,21 +275,91 @@ GroupsGrow(GpuAggState *st)
 	st->groups_cap = cap;
 }
 
+/* A new group's number, with room for it in the per-group arrays. */
+static uint32
+NewGroup(GpuAggState *st)
+{
+	if (st->ngroups == st->groups_cap)
+		GroupsGrow(st);
+	return st->ngroups++;
+}
+
+/* The group number of the byte-equal keys in the key slot, a new group if they are new. */
+static uint32
+ImageLookup(GpuAggState *st, bool *isnew)
+{
+	GpuAggKeyImages *im = st->images;
+	TupleTableSlot *ks = st->keyslot;
+	KeyImageEntry *entry;
+	KeyImage	key;
+	bool		found;
+
+	resetStringInfo(&im->buf);
+	for (int i = 0; i < st->nkeys; i++)
+	{
+		char		isnull = ks->tts_isnull[i];
+
+		appendBinaryStringInfo(&im->buf, &isnull, 1);
+		if (isnull)
+			continue;
+		if (im->typlen[i] > 0)
+		{
+			char		bytes[8];
+
+			store_att_byval(bytes, ks->tts_values[i], im->typlen[i]);
+			appendBinaryStringInfo(&im->buf, bytes, im->typlen[i]);
+		}
+		else
+		{
+			struct varlena *v = (struct varlena *) DatumGetPointer(ks->tts_values[i]);
+			uint32		len;
+
+			if (VARATT_IS_EXTENDED(v))
+				v = pg_detoast_datum_packed(v);
+			len = VARSIZE_ANY_EXHDR(v);
+			appendBinaryStringInfo(&im->buf, (const char *) &len, sizeof(len));
+			appendBinaryStringInfo(&im->buf, VARDATA_ANY(v), len);
+		}
+	}
+	key.bytes = im->buf.data;
+	key.len = im->buf.len;
+	entry = keyimage_insert(im->table, key, &found);
+	*isnew = !found;
+	if (found)
+		return entry->group;
+	entry->key.bytes = MemoryContextAlloc(st->hashcxt, key.len);
+	memcpy((char *) entry->key.bytes, key.bytes, key.len);
+	entry->group = NewGroup(st);
+	{
+		MemoryContext old = MemoryContextSwitchTo(st->hashcxt);
+
+		st->group_keys[entry->group] = ExecCopySlotMinimalTuple(ks);
+		MemoryContextSwitchTo(old);
+	}
+	return entry->group;
+}
+
 /* The group number of the keys in the key slot, a new group if they are new. */
 uint32
 GpuAggGroupLookup(GpuAggState *st)
 {
 	bool		isnew;
-	TupleHashEntry entry = LookupTupleHashEntry(st->hashtable, st->keyslot, &isnew, NULL);
+	TupleHashEntry entry;
 	uint32		group;
 
+	if (st->images)
+		group = ImageLookup(st, &isnew);
+	else
+	{
+		entry = LookupTupleHashEntry(st->hashtable, st->keyslot, &isnew, NULL);
+		if (!isnew)
+			return GpuextHashEntryGroup(st->hashtable, entry);
+		group = NewGroup(st);
+		GpuextHashEntrySetGroup(st->hashtable, entry, group);
+		st->group_keys[group] = GpuextHashEntryTuple(entry);
+	}
 	if (!isnew)
-		return GpuextHashEntryGroup(st->hashtable, entry);
-	if (st->ngroups == st->groups_cap)
-		GroupsGrow(st);
-	group = st->ngroups++;
-	GpuextHashEntrySetGroup(st->hashtable, entry, group);
-	st->group_keys[group] = GpuextHashEntryTuple(entry);
+		return group;
 	st->group_rows[group] = 0;
 	for (int i = 0; i < st->ninputs; i++)
 		if (st->inputs[i].group_counts)
@@ -465,6 +633,8 @@ GpuAggGroupsStart(GpuAggState *st, bool device)
 	if (st->hashtable)
 		ResetTupleHashTable(st->hashtable);
 	MemoryContextReset(st->hashcxt);
+	if (st->images)
+		st->images->table = keyimage_create(st->hashcxt, 256, NULL);
 	st->ngroups = 0;
 	st->next_group = 0;
 	st->device_lost = false;

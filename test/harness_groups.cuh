@@ -284,7 +284,7 @@ void check_groups(const ReduceType &t, int p, GroupLayout layout, size_t n, uint
 		}
 	memset(cpu_results.data(), POISON, ngroups * sizeof(GpuextGroupResult));
 
-	ensure_pinned(std::max({n * vb + 8, states_area, results_area, 2 * GROUP_GUARD_BYTES}));
+	ensure_pinned(std::max({n * vb + 8, n * 4 + 8, states_area, results_area, 2 * GROUP_GUARD_BYTES}));
 	must(gpuext_cuda_alloc(&d_values, n * vb + 8), "value allocation");
 	must(gpuext_cuda_alloc(&d_groups, n * 4 + 8), "group allocation");
 	must(gpuext_cuda_alloc(&d_states, states_area), "state allocation");
