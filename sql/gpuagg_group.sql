@@ -100,6 +100,14 @@ SELECT check_grp('SELECT k4 % 5, sum(i4) FILTER (WHERE false), avg(f8) FILTER (W
 -- One group per row (30,000 groups), and one group for all rows.
 SELECT check_grp('SELECT id, sum(i4), max(f8), count(*) FROM ggrp GROUP BY id');
 SELECT check_grp('SELECT kd > DATE ''1900-01-01'', count(*), sum(i4), sum(i8), avg(f8) FROM ggrp GROUP BY 1 ORDER BY 1');
+-- A table of fixed-width columns: rows without NULLs are read at fixed offsets, keys included.
+CREATE TABLE ggrp_fixed AS SELECT i % 1000 AS k, (i % 7)::int8 AS k8, DATE '2024-01-01' + i % 10 AS d,
+  i % 2 = 0 AS b, CASE WHEN i % 11 = 0 THEN NULL ELSE i END AS i4, i / 8.0::float8 AS f8
+FROM generate_series(1, 50000) i;
+ANALYZE ggrp_fixed;
+SELECT check_grp('SELECT k, count(*), count(i4), sum(i4), avg(f8), min(i4), max(f8) FROM ggrp_fixed GROUP BY k');
+SELECT check_grp('SELECT k8, d, b, count(*), sum(i4), sum(f8), avg(i4) FROM ggrp_fixed GROUP BY k8, d, b');
+SELECT check_grp('SELECT d, k8, max(k), sum(k8) FROM ggrp_fixed GROUP BY d, k8');
 -- No rows: no groups.
 CREATE TABLE ggrp_empty (LIKE ggrp);
 SELECT check_grp('SELECT k4, sum(i4), count(*), avg(f8) FROM ggrp_empty GROUP BY k4');
@@ -225,5 +233,5 @@ RESET gpuext.min_gpu_elements;
 DROP FUNCTION ggrp_explained(text, text);
 \endif
 
-DROP TABLE ggrp, ggrp_special, ggrp_empty;
+DROP TABLE ggrp, ggrp_special, ggrp_empty, ggrp_fixed;
 DROP FUNCTION random_grp_queries(int), gpuagg_planned(text), check_grp(text, text, boolean);

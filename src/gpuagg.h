@@ -104,6 +104,8 @@ typedef struct GpuAggState
 	int			nkeys;			/* 0 without GROUP BY */
 	ExprState **key_exprs;		/* per key, over the table's columns; NULL for a plain column */
 	AttrNumber *key_att;		/* ... that column */
+	int		   *key_off;		/* ... its offset in a tuple without NULLs (when fixed) */
+	int16	   *key_len;
 	TupleTableSlot *keyslot;	/* one row's keys, looked up in the hash table */
 	TupleTableSlot *groupslot;	/* a group's keys, read back from its entry */
 	TupleHashTable hashtable;

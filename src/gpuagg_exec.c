@@ -92,7 +92,20 @@ FixedOffsets(GpuAggState *st, TupleDesc tupdesc)
 		attoff[nfixed] = off;
 		off += att->attlen;
 	}
-	st->fixed = st->qual == NULL && st->nkeys == 0;
+	st->fixed = st->qual == NULL && (st->nkeys == 0 || st->images != NULL);
+	st->key_off = palloc(sizeof(int) * Max(st->nkeys, 1));
+	st->key_len = palloc(sizeof(int16) * Max(st->nkeys, 1));
+	for (int k = 0; k < st->nkeys && st->fixed; k++)
+	{
+		if (st->key_exprs[k] != NULL || st->key_att[k] > nfixed ||
+			!TupleDescAttr(tupdesc, st->key_att[k] - 1)->attbyval)
+			st->fixed = false;
+		else
+		{
+			st->key_off[k] = attoff[st->key_att[k] - 1];
+			st->key_len[k] = TupleDescAttr(tupdesc, st->key_att[k] - 1)->attlen;
+		}
+	}
 	for (int i = 0; i < st->ninputs; i++)
 	{
 		GpuAggInput *in = &st->inputs[i];
@@ -399,9 +412,10 @@ TakeRow(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext)
 }
 
 /*
- * Add one row's values straight from a heap tuple, when every input is a
- * plain column at a fixed offset and there is no WHERE or FILTER: false,
- * having done nothing, for a tuple with NULLs or fewer columns.
+ * Add one row's values straight from a heap tuple, when every input and key
+ * is a plain column at a fixed offset (keys equal as bytes) and there is no
+ * WHERE or FILTER: false, having done nothing, for a tuple with NULLs or
+ * fewer columns.
  */
 static pg_attribute_always_inline bool
 TakeFixedRow(GpuAggState *st, HeapTuple tuple)
@@ -412,6 +426,28 @@ TakeFixedRow(GpuAggState *st, HeapTuple tuple)
 		return false;
 	tp = (const char *) tuple->t_data + tuple->t_data->t_hoff;
 	st->stats.rows_passed++;
+	if (st->nkeys > 0)
+	{
+		TupleTableSlot *ks = st->keyslot;
+		uint32		group;
+
+		ExecClearTuple(ks);
+		for (int k = 0; k < st->nkeys; k++)
+		{
+			ks->tts_values[k] = fetch_att(tp + st->key_off[k], true, st->key_len[k]);
+			ks->tts_isnull[k] = false;
+		}
+		ExecStoreVirtualTuple(ks);
+		group = GpuAggGroupLookup(st);
+		st->group_rows[group]++;
+		for (int i = 0; i < st->ninputs; i++)
+		{
+			GpuAggInput *in = &st->inputs[i];
+
+			GpuAggGroupAdd(st, in, group, fetch_att(tp + in->fixed_off, true, in->fixed_len));
+		}
+		return true;
+	}
 	for (int i = 0; i < st->ninputs; i++)
 	{
 		GpuAggInput *in = &st->inputs[i];
