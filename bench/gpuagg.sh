@@ -3,7 +3,7 @@
 #   bash bench/gpuagg.sh [ROWS]          (ROWS default 10000000)
 # The server comes from PGHOST/PGPORT/PGUSER/PGDATABASE; gpuext must be installable there and its
 # library loaded by the session (it is LOADed here).  Environment:
-#   RUNS=5               timed runs per side (median of EXPLAIN ANALYZE's Execution Time), after a warm-up
+#   RUNS=5               timed runs per side, alternating (median of EXPLAIN ANALYZE's Execution Time), after a warm-up pair
 #   GPUEXT_DEVICE=gpu    gpuext.device for the run
 #   WORKERS=8            max_parallel_workers_per_gather of the parallel lines
 #   BIG_WORK_MEM=1GB     work_mem of the lines marked "work_mem <BIG_WORK_MEM>" (both sides); the
@@ -39,41 +39,40 @@ CREATE TABLE gpuext_bench.gagg_small AS SELECT * FROM gpuext_bench.gagg LIMIT 10
 VACUUM ANALYZE gpuext_bench.gagg, gpuext_bench.gagg_small;
 EOF
 
-# time NAME WORKERS QUERY [WORK_MEM]: medians with gpuext.enable_agg on and off, each side's top
-# plan nodes, and off / on.
+# time NAME WORKERS QUERY [WORK_MEM]: one session running QUERY with gpuext.enable_agg on and off
+# in turn (a warm-up pair, then RUNS pairs), so that drift in the machine falls on both sides:
+# each side's top plan nodes and median, and off / on.
 time_query() {
-	local name=$1 w=$2 q=$3 mem=${4:-} side out line
-	local -A ms
-	out=$name${mem:+, work_mem $mem}
-	for side in on off; do
-		line=$("${psql_[@]}" -At <<EOF
+	local name=$1 w=$2 q=$3 mem=${4:-}
+	"${psql_[@]}" -At <<EOF
 LOAD 'gpuext';
 SET gpuext.device = $device;
 SET max_parallel_workers_per_gather = $w;
-SET gpuext.enable_agg = $side;
 ${mem:+SET work_mem = '$mem';}
-CREATE TEMP TABLE t (ms float8, node text);
+CREATE TEMP TABLE t (side text, ms float8, node text);
 DO \$\$
 DECLARE
   plan json;
+  side text;
 BEGIN
   FOR i IN 0 .. $runs LOOP
-    EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) $q' INTO plan;
-    IF i > 0 THEN
-      INSERT INTO t VALUES ((plan->0->>'Execution Time')::float8,
-        coalesce(plan->0->'Plan'->>'Custom Plan Provider', plan->0->'Plan'->>'Node Type') ||
-        coalesce('/' || (SELECT coalesce(p->>'Custom Plan Provider', p->>'Node Type')
-                         FROM json_array_elements(plan->0->'Plan'->'Plans') p LIMIT 1), ''));
-    END IF;
+    FOREACH side IN ARRAY ARRAY['on', 'off'] LOOP
+      PERFORM set_config('gpuext.enable_agg', side, false);
+      EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) $q' INTO plan;
+      IF i > 0 THEN
+        INSERT INTO t VALUES (side, (plan->0->>'Execution Time')::float8,
+          coalesce(plan->0->'Plan'->>'Custom Plan Provider', plan->0->'Plan'->>'Node Type') ||
+          coalesce('/' || (SELECT coalesce(p->>'Custom Plan Provider', p->>'Node Type')
+                           FROM json_array_elements(plan->0->'Plan'->'Plans') p LIMIT 1), ''));
+      END IF;
+    END LOOP;
   END LOOP;
 END \$\$;
-SELECT format('%s %s', min(node), round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 1)) FROM t;
+WITH m AS (SELECT side, min(node) AS node, percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS ms FROM t GROUP BY side)
+SELECT format('%s | on: %s %s ms | off: %s %s ms | ratio %s', '$name${mem:+, work_mem $mem}',
+  a.node, round(a.ms::numeric, 1), b.node, round(b.ms::numeric, 1), round((b.ms / a.ms)::numeric, 2))
+FROM m a, m b WHERE a.side = 'on' AND b.side = 'off';
 EOF
-)
-		ms[$side]=${line##* }
-		out+=" | $side: $line ms"
-	done
-	echo "$out | ratio $(awk -v a="${ms[off]}" -v b="${ms[on]}" 'BEGIN { printf "%.2f", a / b }')"
 }
 
 q5="SELECT sum(i4), sum(i8), avg(f8), min(i4), max(i8) FROM gpuext_bench.gagg"
