@@ -197,10 +197,13 @@ for my $how ('pg_cancel_backend', 'pg_terminate_backend')
 }
 
 # The service killed with SIGKILL under load (auto): the server is not restarted, a session of
-# another client stays, no answer is wrong, and the service comes back by itself.
+# another client stays, no answer is wrong, and the service comes back by itself.  Rows a sort
+# keeps only in device memory are lost with the service once some went out, an ERROR by design
+# (doc/design.md), so they stay in host memory here; sort_device_rows tests the device-memory
+# path's failures.
 my $bystander = $node->background_psql('postgres');
 my $bystander_pid = $bystander->query_safe('SELECT pg_backend_pid()');
-my ($h, $bout, $berr) = pgbench(16, 8, '-c gpuext.device=auto', 1);
+my ($h, $bout, $berr) = pgbench(16, 8, '-c gpuext.device=auto -c gpuext.sort_rows_on_device=off', 1);
 sleep 2;
 ok(kill('KILL', $service_pid), "SIGKILL to the GPU service ($service_pid) under load");
 $h->finish;
