@@ -74,7 +74,7 @@ _PG_init(void)
 							NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpuext.enable_agg",
-							 "Lets GpuAgg compute aggregates without GROUP BY over one table.",
+							 "Lets GpuAgg compute aggregates over one table, with or without GROUP BY.",
 							 NULL,
 							 &gpuext_enable_agg,
 							 GPUEXT_ENABLE_AGG_DEFAULT,
