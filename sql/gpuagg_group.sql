@@ -108,6 +108,10 @@ ANALYZE ggrp_fixed;
 SELECT check_grp('SELECT k, count(*), count(i4), sum(i4), avg(f8), min(i4), max(f8) FROM ggrp_fixed GROUP BY k');
 SELECT check_grp('SELECT k8, d, b, count(*), sum(i4), sum(f8), avg(i4) FROM ggrp_fixed GROUP BY k8, d, b');
 SELECT check_grp('SELECT d, k8, max(k), sum(k8) FROM ggrp_fixed GROUP BY d, k8');
+-- Text keys stored compressed (expanded for the lookup, a row at a time).
+CREATE TABLE ggrp_long AS SELECT repeat(chr(65 + i % 3), 3000) || (i % 5) AS t, i FROM generate_series(1, 3000) i;
+ANALYZE ggrp_long;
+SELECT check_grp('SELECT left(t, 2), length(t), count(*), sum(i) FROM ggrp_long GROUP BY t');
 -- No rows: no groups.
 CREATE TABLE ggrp_empty (LIKE ggrp);
 SELECT check_grp('SELECT k4, sum(i4), count(*), avg(f8) FROM ggrp_empty GROUP BY k4');
@@ -233,5 +237,5 @@ RESET gpuext.min_gpu_elements;
 DROP FUNCTION ggrp_explained(text, text);
 \endif
 
-DROP TABLE ggrp, ggrp_special, ggrp_empty, ggrp_fixed;
+DROP TABLE ggrp, ggrp_special, ggrp_empty, ggrp_fixed, ggrp_long;
 DROP FUNCTION random_grp_queries(int), gpuagg_planned(text), check_grp(text, text, boolean);

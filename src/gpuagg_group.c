@@ -314,8 +314,14 @@ ImageLookup(GpuAggState *st, bool *isnew)
 			struct varlena *v = (struct varlena *) DatumGetPointer(ks->tts_values[i]);
 			uint32		len;
 
+			/* A compressed or external key is expanded in the row's memory, reset for the next row */
 			if (VARATT_IS_EXTENDED(v))
+			{
+				MemoryContext old = MemoryContextSwitchTo(st->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
+
 				v = pg_detoast_datum_packed(v);
+				MemoryContextSwitchTo(old);
+			}
 			len = VARSIZE_ANY_EXHDR(v);
 			appendBinaryStringInfo(&im->buf, (const char *) &len, sizeof(len));
 			appendBinaryStringInfo(&im->buf, VARDATA_ANY(v), len);
