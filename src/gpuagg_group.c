@@ -628,6 +628,20 @@ GpuAggGroupAdd(GpuAggState *st, GpuAggInput *in, uint32 group, Datum value)
 	sink->groups[sink->nbatch++] = group;
 }
 
+/* An input's sink, made on first use in the node's memory (kept from run to run). */
+static GpuAggSink *
+InputSink(GpuAggState *st, GpuAggInput *in)
+{
+	if (in->sink == NULL)
+	{
+		in->sink = MemoryContextAllocZero(st->nodecxt, sizeof(GpuAggSink));
+		in->sink->st = st;
+		in->sink->value_bytes = in->type->value_bytes;
+		in->sink->is_float = in->type->typid == FLOAT4OID || in->type->typid == FLOAT8OID;
+	}
+	return in->sink;
+}
+
 /*
  * Start a run's groups empty: on the device (its pinned halves and batch
  * kept from run to run) where device is true and every input gets them,
@@ -654,14 +668,7 @@ GpuAggGroupsStart(GpuAggState *st, bool device)
 
 		if (in->type == NULL)
 			continue;
-		if (in->sink == NULL)
-		{
-			in->sink = MemoryContextAllocZero(st->nodecxt, sizeof(GpuAggSink));
-			in->sink->st = st;
-			in->sink->value_bytes = in->type->value_bytes;
-			in->sink->is_float = in->type->typid == FLOAT4OID || in->type->typid == FLOAT8OID;
-		}
-		if ((outcome = TrySinkDeviceStart(in->sink, "grouped reduction")) != GPUEXT_DEVICE_DONE)
+		if ((outcome = TrySinkDeviceStart(InputSink(st, in), "grouped reduction")) != GPUEXT_DEVICE_DONE)
 		{
 			GpuAggNoteFallback(st, outcome == GPUEXT_DEVICE_SHORT ? "device memory is short" : "the device failed");
 			device = false;
@@ -679,14 +686,7 @@ GpuAggGroupsStart(GpuAggState *st, bool device)
 			in->group_counts = MemoryContextAllocHuge(st->runcxt, sizeof(int64) * st->groups_cap);
 			continue;
 		}
-		if (in->sink == NULL)
-		{
-			in->sink = MemoryContextAllocZero(st->nodecxt, sizeof(GpuAggSink));
-			in->sink->st = st;
-			in->sink->value_bytes = in->type->value_bytes;
-			in->sink->is_float = in->type->typid == FLOAT4OID || in->type->typid == FLOAT8OID;
-		}
-		sink = in->sink;
+		sink = InputSink(st, in);
 		sink->nbatch = 0;
 		sink->ncleared = 0;
 		sink->added = 0;
@@ -776,7 +776,7 @@ GpuAggGroupNext(GpuAggState *st)
 	return true;
 }
 
-/* Free the device buffers of the groups (the memory contexts go with the node). */
+/* Let go of the key slots' tuples (the device buffers go with the node's memory contexts). */
 void
 GpuAggGroupsEnd(GpuAggState *st)
 {
