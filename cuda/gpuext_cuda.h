@@ -324,6 +324,14 @@ extern void gpuext_groups_result_cpu(int value_bytes, int is_float, void *states
 									 uint32_t ngroups, GpuextGroupResult *results);
 
 /*
+ * A state made ready to travel (its digits and sum_lo carried as the results
+ * carry them), and such a state folded into group g's: parallel workers'
+ * states merge as one addition each (host memory).
+ */
+extern void gpuext_groups_settle_cpu(int is_float, GpuextGroupState *state);
+extern void gpuext_groups_merge_cpu(int is_float, void *states, uint32_t g, const GpuextGroupState *src);
+
+/*
  * Matrix product C = A B (cuda/matmul.cu): A is m x k, B is k x n, C is
  * m x n, all row-major; elem_bytes 4 (float) or 8 (double).  Every algorithm
  * accumulates each element in the same order, as the CPU's

@@ -133,3 +133,37 @@ gpuext_groups_result_cpu(int value_bytes, int is_float, void *states, uint32_t n
 	for (uint32_t g = 0; g < ngroups; g++)
 		gpuext_group_finish(is_float, GroupState(states, is_float, g), &results[g]);
 }
+
+/* Carry a state's digits and sum_lo, so that it adds to another as one value would. */
+void
+gpuext_groups_settle_cpu(int is_float, GpuextGroupState *state)
+{
+	state->sum_hi += state->sum_lo >> 32;
+	state->sum_lo &= UINT32_MAX;
+	if (is_float)
+		gpuext_exact_normalize(GroupDigits(state));
+}
+
+/* Fold a settled state into group g's. */
+void
+gpuext_groups_merge_cpu(int is_float, void *states, uint32_t g, const GpuextGroupState *src)
+{
+	GpuextGroupState *s = GroupState(states, is_float, g);
+
+	s->count += src->count;
+	if (src->min_key < s->min_key)
+		s->min_key = src->min_key;
+	if (src->max_key > s->max_key)
+		s->max_key = src->max_key;
+	s->sum_lo += src->sum_lo;
+	s->sum_hi += src->sum_hi;
+	s->flags |= src->flags;
+	if (is_float)
+	{
+		int64_t    *d = GroupDigits(s);
+		const int64_t *sd = (const int64_t *) (src + 1);
+
+		for (int i = 0; i < GPUEXT_EXACT_DIGITS; i++)
+			d[i] += sd[i];
+	}
+}

@@ -8,6 +8,7 @@
  *	gpuagg_plan.c		the upper-paths hook, the path, its cost and its plan
  *	gpuagg_exec.c		the scan, the batches, the device reduction, the result rows
  *	gpuagg_group.c		the groups: keys numbered in a hash table, per-group states
+ *	gpuagg_parallel.c	parallel workers: their share of the table, merged by the leader
  *	gpuagg_explain.c	EXPLAIN
  *
  * custom_scan_tlist of a GpuAgg plan: the aggregates (Aggrefs, one entry
@@ -20,7 +21,8 @@
  * Const where there is none).  custom_private: per aggregate its kind
  * (IntList of GpuextAggKind) and its input (IntList, -1 for count(*) without
  * FILTER); per input the type of its values (OidList, InvalidOid where only
- * non-NULL values are counted); per key its equality operator (OidList).
+ * non-NULL values are counted); per key its equality operator (OidList);
+ * the parallel workers to launch (Integer, 0 for none).
  *
  * An input is one distinct (argument, FILTER) pair: sum(a), avg(a), min(a)
  * and max(a) share one accumulator.
@@ -28,6 +30,7 @@
 #ifndef GPUEXT_GPUAGG_H
 #define GPUEXT_GPUAGG_H
 
+#include "access/parallel.h"
 #include "access/tableam.h"
 #include "executor/executor.h"
 #include "commands/explain.h"
@@ -75,6 +78,7 @@ typedef struct GpuAggStats
 	int64		device_batches;
 	int64		cpu_batches;
 	int64		groups;			/* GROUP BY: groups formed */
+	int64		workers_launched;
 	double		total_ms;
 	double		device_ms;		/* in device calls: transfers, and waits for reductions */
 	const char *fallback;		/* why some values were reduced on the CPU */
@@ -118,6 +122,12 @@ typedef struct GpuAggState
 	uint32		next_group;		/* the next group to return */
 	bool		use_device;		/* this run's grouped values go to the device */
 	bool		device_lost;	/* the device failed (auto): the run restarts on the CPU */
+	/* parallel runs */
+	int			nworkers;		/* planned; 0: the node reads the table alone */
+	ParallelContext *pcxt;		/* the leader's, during a run with workers */
+	shm_mq_handle **queues;		/* ... per worker, where its results come */
+	ParallelTableScanDesc pscan;	/* the scan this process shares, or NULL */
+	bool		leader_scans;	/* the leader reads blocks too */
 } GpuAggState;
 
 /* Milliseconds since start. */
@@ -136,6 +146,7 @@ extern void GpuAggInit(void);
 
 /* gpuagg_exec.c */
 extern Node *GpuAggCreateState(CustomScan *cscan);
+extern void GpuAggWorkerScan(GpuAggState *st);
 
 /* gpuagg_group.c */
 extern void GpuAggGroupsBegin(GpuAggState *st, CustomScan *cscan);
@@ -147,6 +158,14 @@ extern void GpuAggGroupsFinish(GpuAggState *st);
 extern bool GpuAggGroupNext(GpuAggState *st);
 extern void GpuAggGroupsEnd(GpuAggState *st);
 extern void GpuAggNoteFallback(GpuAggState *st, const char *why);
+extern void GpuAggGroupsSettle(GpuAggState *st);
+extern const GpuextGroupState *GpuAggGroupState(GpuAggInput *in, uint32 group, size_t *bytes);
+extern void GpuAggGroupMerge(GpuAggState *st, GpuAggInput *in, uint32 group, const GpuextGroupState *src);
+
+/* gpuagg_parallel.c */
+extern void GpuAggParallelStart(GpuAggState *st);
+extern void GpuAggParallelFinish(GpuAggState *st);
+extern PGDLLEXPORT void GpuAggWorkerMain(dsm_segment *seg, shm_toc *toc);
 
 /* gpuagg_explain.c */
 extern void GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es);

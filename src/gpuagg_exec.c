@@ -23,12 +23,14 @@
 #include "postgres.h"
 
 #include "access/heapam.h"
+#include "access/parallel.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
 #include "gpuagg.h"
+#include "service.h"
 
 /* Values a host batch starts with; it doubles up to GpuextAggBatch(). */
 #define BATCH_START 1024
@@ -141,6 +143,7 @@ GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
 		st->kinds[foreach_current_index(lc)] = (GpuextAggKind) lfirst_int(lc);
 	foreach(lc, (List *) lsecond(cscan->custom_private))
 		st->agg_input[foreach_current_index(lc)] = lfirst_int(lc);
+	st->nworkers = intVal(list_nth(cscan->custom_private, 4));
 
 	st->qual = ExecInitQual((List *) linitial(cscan->custom_exprs), &node->ss.ps);
 	st->need_scan_tuple = st->qual != NULL;
@@ -315,15 +318,18 @@ InputFinish(GpuAggState *st, GpuAggInput *in)
 }
 
 /*
- * Start each input empty, batching where a batch could go to the device;
- * a reducer and its pinned batches are kept from run to run.
+ * Start each input empty, batching where a batch could go to the device
+ * (if it may be used at all); a reducer and its pinned batches are kept
+ * from run to run.
  */
 static bool
-StartInputs(GpuAggState *st)
+StartInputs(GpuAggState *st, bool may_use_device)
 {
-	bool		device = GpuextUseDevice();
+	bool		device = may_use_device && GpuextUseDevice();
 
-	if (!device)
+	if (!may_use_device)
+		GpuAggNoteFallback(st, "a parallel worker uses the device only through the GPU service");
+	else if (!device)
 		GpuAggNoteFallback(st, GpuextDeviceUnavailableReason());
 	else if (gpuext_device_mode == GPUEXT_DEVICE_AUTO && gpuext_min_gpu_elements > GpuextAggBatch())
 	{
@@ -470,8 +476,11 @@ ScanTable(GpuAggState *st)
 	TupleTableSlot *scanslot = st->css.ss.ss_ScanTupleSlot;
 	TupleTableSlot *heapslot = st->heapslot;
 	Relation	rel = st->css.ss.ss_currentRelation;
-	TableScanDesc scan = table_beginscan(rel, estate->es_snapshot, 0, NULL);
+	TableScanDesc scan;
 
+	if (st->pcxt != NULL && !st->leader_scans)
+		return;
+	scan = st->pscan ? table_beginscan_parallel(rel, st->pscan) : table_beginscan(rel, estate->es_snapshot, 0, NULL);
 	econtext->ecxt_scantuple = scanslot;
 	for (int i = 0; i < st->naggs; i++)
 		scanslot->tts_isnull[i] = true;
@@ -513,15 +522,17 @@ RunGroups(GpuAggState *st, bool device)
 	int64		read_before = st->stats.rows_read;
 	int64		passed_before = st->stats.rows_passed;
 
-	GpuAggGroupsStart(st, device);
+	GpuAggGroupsStart(st, device && st->pcxt == NULL);
 	ScanTable(st);
+	if (st->pcxt != NULL)
+		GpuAggParallelFinish(st);
 	GpuAggGroupsFinish(st);
 	if (!st->device_lost)
 		return;
 	st->stats.rows_read = read_before;
 	st->stats.rows_passed = passed_before;
 	MemoryContextReset(st->runcxt);
-	StartInputs(st);
+	StartInputs(st, false);
 	GpuAggGroupsStart(st, false);
 	ScanTable(st);
 	GpuAggGroupsFinish(st);
@@ -542,7 +553,9 @@ Run(GpuAggState *st)
 	if (st->timing)
 		INSTR_TIME_SET_CURRENT(start);
 	st->stats.runs++;
-	device = StartInputs(st);
+	device = StartInputs(st, true);
+	if (st->nworkers > 0 && !IsParallelWorker())
+		GpuAggParallelStart(st);
 	if (st->nkeys > 0)
 	{
 		RunGroups(st, device);
@@ -555,6 +568,8 @@ Run(GpuAggState *st)
 	ScanTable(st);
 	for (int i = 0; i < st->ninputs; i++)
 		InputFinish(st, &st->inputs[i]);
+	if (st->pcxt != NULL)
+		GpuAggParallelFinish(st);
 
 	ExecClearTuple(scanslot);
 	for (int i = 0; i < scanslot->tts_tupleDescriptor->natts; i++)
@@ -580,6 +595,28 @@ Run(GpuAggState *st)
 	MemoryContextSwitchTo(old);
 	if (st->timing)
 		st->stats.total_ms += GpuAggElapsedMs(start);
+}
+
+/*
+ * A parallel worker's share of a run: its blocks of the table into its own
+ * accumulators, or groups on the CPU, with the device only through the GPU
+ * service (or where gpuext.device = gpu asks for it), so that workers do
+ * not each open it.
+ */
+void
+GpuAggWorkerScan(GpuAggState *st)
+{
+	StartInputs(st, gpuext_device_mode == GPUEXT_DEVICE_GPU || GpuextServiceAvailable());
+	if (st->nkeys > 0)
+	{
+		GpuAggGroupsStart(st, false);
+		ScanTable(st);
+		GpuAggGroupsSettle(st);
+		return;
+	}
+	ScanTable(st);
+	for (int i = 0; i < st->ninputs; i++)
+		InputFinish(st, &st->inputs[i]);
 }
 
 /*

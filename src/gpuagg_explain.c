@@ -1,8 +1,8 @@
 /*
  * gpuagg_explain.c
  *		EXPLAIN of Custom Scan (GpuAgg): the GROUP BY keys, the WHERE clause
- *		(Scan Filter; HAVING is the node's Filter), the aggregates; with
- *		ANALYZE the rows read and passed, the groups, the batches reduced on
+ *		(Scan Filter; HAVING is the node's Filter), the aggregates, the
+ *		workers planned; with ANALYZE the workers launched, the rows read and passed, the groups, the batches reduced on
  *		the device and on the CPU, why values went to the CPU, and with TIMING
  *		the time of the scan and of the device calls.
  */
@@ -78,8 +78,12 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	GpuAggState *st = (GpuAggState *) node;
 
 	ExplainExprs(st, ancestors, es);
+	if (st->nworkers > 0)
+		ExplainPropertyInteger("Workers Planned", NULL, st->nworkers, es);
 	if (!es->analyze || st->stats.runs == 0)
 		return;
+	if (st->nworkers > 0)
+		ExplainPropertyInteger("Workers Launched", NULL, st->stats.workers_launched, es);
 	if (es->format == EXPLAIN_FORMAT_TEXT)
 	{
 		GpuextExplainIndent(es);

@@ -776,6 +776,39 @@ GpuAggGroupNext(GpuAggState *st)
 	return true;
 }
 
+/* A worker's states ready to be sent: its batches added, each state settled (CPU states). */
+void
+GpuAggGroupsSettle(GpuAggState *st)
+{
+	for (int i = 0; i < st->ninputs; i++)
+	{
+		GpuAggSink *sink = st->inputs[i].sink;
+
+		if (st->inputs[i].type == NULL)
+			continue;
+		SinkFlush(st, sink);
+		CpuStatesCover(sink, st->ngroups);
+		for (uint32 g = 0; g < st->ngroups; g++)
+			gpuext_groups_settle_cpu(sink->is_float, (GpuextGroupState *) (sink->host_states + StatesBytes(sink, g)));
+	}
+}
+
+/* An input's state of a group (CPU states), and its bytes. */
+const GpuextGroupState *
+GpuAggGroupState(GpuAggInput *in, uint32 group, size_t *bytes)
+{
+	*bytes = StatesBytes(in->sink, 1);
+	return (const GpuextGroupState *) (in->sink->host_states + StatesBytes(in->sink, group));
+}
+
+/* Fold a worker's settled state of a group into the leader's (CPU states). */
+void
+GpuAggGroupMerge(GpuAggState *st, GpuAggInput *in, uint32 group, const GpuextGroupState *src)
+{
+	CpuStatesCover(in->sink, st->ngroups);
+	gpuext_groups_merge_cpu(in->sink->is_float, in->sink->host_states, group, src);
+}
+
 /* Let go of the key slots' tuples (the device buffers go with the node's memory contexts). */
 void
 GpuAggGroupsEnd(GpuAggState *st)

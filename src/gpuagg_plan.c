@@ -21,10 +21,14 @@
  * estimated groups would not fit in hash_mem the path is not offered.  The
  * fixed costs of the device (a batch's launch and wait, pinned buffers) are
  * not in the cost but in gpuext.agg_min_rows, the measured crossover, as
- * gpuext.sort_min_rows is for sorts.  The path is serial: add_path weighs it
- * against PostgreSQL's serial and parallel aggregates alike, so a parallel
- * aggregate, whose scan cost is divided among its processes, wins where
- * the scan dominates.
+ * gpuext.sort_min_rows is for sorts.
+ *
+ * Where the query could run in parallel, a second path launches workers
+ * itself (gpuagg_parallel.c), as many as a parallel scan of the table
+ * would get: its per-row costs are divided among the processes as
+ * cost_seqscan divides them, plus parallel_setup_cost and
+ * parallel_tuple_cost per group a worker sends.  add_path weighs both
+ * against PostgreSQL's serial and parallel aggregates.
  */
 #include "postgres.h"
 
@@ -268,6 +272,46 @@ GroupBytes(List *keys, int naggs)
 	return bytes;
 }
 
+/* Whether an expression holds a Param: parallel runs pass none to their workers. */
+static bool
+HasParamWalker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param))
+		return true;
+	return expression_tree_walker(node, HasParamWalker, context);
+}
+
+/* The workers a parallel GpuAgg over the table would launch, as a parallel scan of it would get; 0 for none. */
+static int
+ParallelWorkers(PlannerInfo *root, RelOptInfo *input_rel, List *aggrefs, List *keys)
+{
+	List	   *exprs = list_make2(aggrefs, keys);
+	ListCell   *lc;
+
+	if (!root->glob->parallelModeOK || !input_rel->consider_parallel || max_parallel_workers_per_gather <= 0 ||
+		!is_parallel_safe(root, (Node *) exprs))
+		return 0;
+	foreach(lc, input_rel->baserestrictinfo)
+		exprs = lappend(exprs, lfirst_node(RestrictInfo, lc)->clause);
+	if (HasParamWalker((Node *) exprs, NULL))
+		return 0;
+	return compute_parallel_worker(input_rel, input_rel->pages, -1, max_parallel_workers_per_gather);
+}
+
+/* The processes a parallel plan's per-row cost is divided among (costsize.c's get_parallel_divisor). */
+static double
+ParallelDivisor(int workers)
+{
+	double		divisor = workers;
+	double		leader = 1.0 - 0.3 * workers;
+
+	if (parallel_leader_participation && leader > 0)
+		divisor += leader;
+	return divisor;
+}
+
 /* The table of a one-table query GpuAgg can scan, or 0 with why not. */
 static Index
 ScanRel(PlannerInfo *root, RelOptInfo *input_rel, const char **refusal)
@@ -305,12 +349,14 @@ ScanRel(PlannerInfo *root, RelOptInfo *input_rel, const char **refusal)
  * The path's cost (see the file's head): a sequential scan with its WHERE
  * clause, per row the keys and their hashing, per passing row the arguments
  * and FILTERs that are not plain columns, per value the device's share, and
- * per group the output row and HAVING.
+ * per group the output row and HAVING; with workers, the per-row costs
+ * divided among the processes, the workers' start and the groups they send.
  */
 static void
 CostPath(PlannerInfo *root, RelOptInfo *baserel, List *aggrefs, List *keys, List *having,
-		 double groups, PathTarget *target, Path *path)
+		 double groups, PathTarget *target, int workers, Path *path)
 {
+	double		run;
 	double		spc_seq_page_cost;
 	double		per_row = 0;
 	ListCell   *lc;
@@ -344,10 +390,11 @@ CostPath(PlannerInfo *root, RelOptInfo *baserel, List *aggrefs, List *keys, List
 	}
 	cost_qual_eval(&qc, keys, root);
 	per_row += qc.per_tuple + cpu_operator_cost * list_length(keys);
+	run = (cpu_tuple_cost + baserel->baserestrictcost.per_tuple) * baserel->tuples + per_row * baserel->rows;
+	if (workers > 0)
+		run = run / ParallelDivisor(workers) + parallel_setup_cost + parallel_tuple_cost * groups * workers;
 	path->startup_cost = baserel->baserestrictcost.startup + target->cost.startup + qc.startup +
-		spc_seq_page_cost * baserel->pages +
-		(cpu_tuple_cost + baserel->baserestrictcost.per_tuple) * baserel->tuples +
-		per_row * baserel->rows;
+		spc_seq_page_cost * baserel->pages + run;
 	cost_qual_eval(&qc, having, root);
 	path->startup_cost += qc.startup;
 	path->total_cost = path->startup_cost +
@@ -373,7 +420,7 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	List	   *having = NIL;
 	List	   *eqops = NIL;
 	double		groups = 1;
-	CustomPath *cpath;
+	int			workers;
 
 	if (prev_create_upper_paths_hook)
 		prev_create_upper_paths_hook(root, stage, input_rel, output_rel, extra);
@@ -404,15 +451,22 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		return;
 	}
 
-	cpath = makeNode(CustomPath);
-	cpath->path.pathtype = T_CustomScan;
-	cpath->path.parent = output_rel;
-	cpath->path.pathtarget = output_rel->reltarget;
-	cpath->path.parallel_safe = false;
-	cpath->methods = &gpuagg_path_methods;
-	cpath->custom_private = list_make5(makeInteger(relid), aggrefs, keys, having, eqops);
-	CostPath(root, input_rel, aggrefs, keys, having, groups, output_rel->reltarget, &cpath->path);
-	add_path(output_rel, &cpath->path);
+	/* The serial path, and one with workers where the table would get some */
+	workers = ParallelWorkers(root, input_rel, aggrefs, keys);
+	for (int w = 0; w <= workers; w += Max(workers, 1))
+	{
+		CustomPath *cpath = makeNode(CustomPath);
+
+		cpath->path.pathtype = T_CustomScan;
+		cpath->path.parent = output_rel;
+		cpath->path.pathtarget = output_rel->reltarget;
+		cpath->path.parallel_safe = false;
+		cpath->methods = &gpuagg_path_methods;
+		cpath->custom_private = lappend(list_make5(makeInteger(relid), aggrefs, keys, having, eqops),
+										makeInteger(w));
+		CostPath(root, input_rel, aggrefs, keys, having, groups, output_rel->reltarget, w, &cpath->path);
+		add_path(output_rel, &cpath->path);
+	}
 }
 
 /* The index of the input (argument, FILTER) in the lists, added if new. */
@@ -453,6 +507,7 @@ GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	List	   *keys = lthird(best_path->custom_private);
 	List	   *having = lfourth(best_path->custom_private);
 	List	   *eqops = list_nth(best_path->custom_private, 4);
+	int			workers = intVal(list_nth(best_path->custom_private, 5));
 	RelOptInfo *baserel = root->simple_rel_array[relid];
 	CustomScan *cscan = makeNode(CustomScan);
 	List	   *quals = NIL,
@@ -508,7 +563,7 @@ GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 											   makeTargetEntry(copyObject(lfirst(lc)), resno++, NULL, false));
 	}
 	cscan->custom_exprs = list_make3(quals, args, filters);
-	cscan->custom_private = list_make4(kinds, agg_input, types, eqops);
+	cscan->custom_private = list_make5(kinds, agg_input, types, eqops, makeInteger(workers));
 	return &cscan->scan.plan;
 }
 
