@@ -8,6 +8,7 @@
  *	gpuagg_plan.c		the upper-paths hook, the path, its cost and its plan
  *	gpuagg_exec.c		the scan, the batches, the device reduction, the result rows
  *	gpuagg_group.c		the groups: keys numbered in a hash table, per-group states
+ *	gpuagg_numeric.c	numeric inputs: per-group exact accumulators on the CPU
  *	gpuagg_explain.c	EXPLAIN
  *
  * custom_scan_tlist of a GpuAgg plan: the aggregates (Aggrefs, one entry
@@ -64,7 +65,18 @@ typedef struct GpuAggInput
 	GpuextReducer *reducer;
 	struct GpuAggSink *sink;	/* GROUP BY: the per-group states */
 	int64	   *group_counts;	/* GROUP BY, type NULL: the count per group */
+	GpuextAccum *group_accs;	/* GROUP BY, numeric: the accumulator per group */
 } GpuAggInput;
+
+/* Planned bytes per group of a numeric input: its accumulator, its min and max copies. */
+#define GPUAGG_NUMERIC_GROUP_BYTES (sizeof(GpuextAccum) + 96)
+
+/* Whether an input's values are numerics, added on the CPU into exact accumulators. */
+static inline bool
+GpuAggInputIsNumeric(const GpuAggInput *in)
+{
+	return in->type != NULL && in->type->typid == NUMERICOID;
+}
 
 /* What EXPLAIN ANALYZE reports, summed over the node's runs. */
 typedef struct GpuAggStats
@@ -147,6 +159,11 @@ extern void GpuAggGroupsFinish(GpuAggState *st);
 extern bool GpuAggGroupNext(GpuAggState *st);
 extern void GpuAggGroupsEnd(GpuAggState *st);
 extern void GpuAggNoteFallback(GpuAggState *st, const char *why);
+
+/* gpuagg_numeric.c */
+extern void GpuAggAccsStart(GpuAggState *st, GpuAggInput *in);
+extern void GpuAggAccsGrow(GpuAggInput *in, uint32 cap);
+extern void GpuAggAccNew(GpuAggState *st, GpuAggInput *in, uint32 group);
 
 /* gpuagg_explain.c */
 extern void GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es);

@@ -159,7 +159,7 @@ GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
 		if (!IsA(filter, Const) || ((Const *) filter)->constisnull || !DatumGetBool(((Const *) filter)->constvalue))
 			in->filter = ExecInitQual(list_make1(filter), &node->ss.ps);
 		st->need_scan_tuple |= in->arg != NULL || in->filter != NULL;
-		in->type = OidIsValid(type) ? GpuextSortTypeLookup(type) : NULL;
+		in->type = OidIsValid(type) ? GpuextAggTypeLookup(type) : NULL;
 		if (in->type)
 			in->acc = palloc(sizeof(GpuextAccum));
 		st->maxatt = Max(st->maxatt, in->argatt);
@@ -336,7 +336,7 @@ StartInputs(GpuAggState *st)
 
 		in->count = 0;
 		in->nbatch = 0;
-		in->batching = device && in->type != NULL && st->nkeys == 0;
+		in->batching = device && in->type != NULL && st->nkeys == 0 && !GpuAggInputIsNumeric(in);
 		if (in->type != NULL)
 			GpuextAccumInit(in->acc, in->type->typid);
 	}

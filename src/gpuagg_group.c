@@ -272,6 +272,8 @@ GroupsGrow(GpuAggState *st)
 	for (int i = 0; i < st->ninputs; i++)
 		if (st->inputs[i].group_counts)
 			st->inputs[i].group_counts = repalloc_huge(st->inputs[i].group_counts, sizeof(int64) * cap);
+		else if (st->inputs[i].group_accs)
+			GpuAggAccsGrow(&st->inputs[i], cap);
 	st->groups_cap = cap;
 }
 
@@ -370,6 +372,8 @@ GpuAggGroupLookup(GpuAggState *st)
 	for (int i = 0; i < st->ninputs; i++)
 		if (st->inputs[i].group_counts)
 			st->inputs[i].group_counts[group] = 0;
+		else if (st->inputs[i].group_accs)
+			GpuAggAccNew(st, &st->inputs[i], group);
 	return group;
 }
 
@@ -622,6 +626,11 @@ GpuAggGroupAdd(GpuAggState *st, GpuAggInput *in, uint32 group, Datum value)
 		in->group_counts[group]++;
 		return;
 	}
+	if (in->group_accs)
+	{
+		GpuextAccumAdd(&in->group_accs[group], value);
+		return;
+	}
 	if (unlikely(sink->nbatch == sink->capacity))
 		SinkFlush(st, sink);
 	GpuextStoreDatum(in->type, value, sink->values + sink->nbatch * sink->value_bytes);
@@ -666,7 +675,7 @@ GpuAggGroupsStart(GpuAggState *st, bool device)
 		GpuAggInput *in = &st->inputs[i];
 		GpuextDeviceOutcome outcome;
 
-		if (in->type == NULL)
+		if (in->type == NULL || GpuAggInputIsNumeric(in))
 			continue;
 		if ((outcome = TrySinkDeviceStart(InputSink(st, in), "grouped reduction")) != GPUEXT_DEVICE_DONE)
 		{
@@ -681,9 +690,15 @@ GpuAggGroupsStart(GpuAggState *st, bool device)
 		GpuAggSink *sink;
 
 		in->group_counts = NULL;
+		in->group_accs = NULL;
 		if (in->type == NULL)
 		{
 			in->group_counts = MemoryContextAllocHuge(st->runcxt, sizeof(int64) * st->groups_cap);
+			continue;
+		}
+		if (GpuAggInputIsNumeric(in))
+		{
+			GpuAggAccsStart(st, in);
 			continue;
 		}
 		sink = InputSink(st, in);
@@ -718,7 +733,7 @@ GpuAggGroupsFinish(GpuAggState *st)
 		GpuextDeviceOutcome outcome;
 		instr_time	start;
 
-		if (st->inputs[i].type == NULL)
+		if (st->inputs[i].type == NULL || st->inputs[i].group_accs)
 			continue;
 		SinkFlush(st, sink);
 		if (st->device_lost)
@@ -761,6 +776,8 @@ GpuAggGroupNext(GpuAggState *st)
 			scanslot->tts_values[i] = Int64GetDatum(st->group_rows[g]);
 		else if (in->type == NULL)
 			scanslot->tts_values[i] = Int64GetDatum(in->group_counts[g]);
+		else if (in->group_accs)
+			scanslot->tts_values[i] = GpuextAccumResult(&in->group_accs[g], st->kinds[i], &scanslot->tts_isnull[i]);
 		else
 			scanslot->tts_values[i] = GpuextGroupResultDatum(&in->sink->results[g], in->type, st->kinds[i],
 															 &scanslot->tts_isnull[i]);
