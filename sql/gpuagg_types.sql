@@ -1,8 +1,9 @@
--- Custom Scan (GpuAgg) over numeric (any typmod, expressions too: exact accumulators), and min
--- and max over date, timestamp and timestamptz, with and without GROUP BY.  Every result is
--- checked against PostgreSQL's own plan in the same test (gpuext.enable_agg = off), as text, so
--- display scales count; where there is no device code GpuAgg is never planned and the checks print
--- the same.  The plans are shown only where a device can be used.
+-- Custom Scan (GpuAgg) over numeric, and min and max over date, timestamp and timestamptz, with
+-- and without GROUP BY: numeric(p <= 18, s >= 0) (n15, n5) reduced as bigint at scale s, with
+-- NaNs counted aside; other numerics (n38, nu, expressions) in exact CPU accumulators.  Every
+-- result is checked against PostgreSQL's own plan in the same test (gpuext.enable_agg = off), as
+-- text, so display scales count; where there is no device code GpuAgg is never planned and the
+-- checks print the same.  The plans are shown only where a device can be used.
 SELECT device_state = 'ready' AS has_device FROM gpuext_info() \gset
 LOAD 'gpuext';
 SET gpuext.agg_min_rows = 0;
@@ -76,6 +77,9 @@ SELECT check_typ('SELECT sum(nu), avg(nu), min(nu), max(nu), count(nu) FROM gtyp
 SELECT check_typ('SELECT sum(n15), avg(n15), min(n15), max(n15), sum(n38), avg(n38), min(n38), max(n38), sum(n5), avg(n5), min(n5), max(n5) FROM gtyp WHERE id % 1000 <> 7');
 SELECT check_typ('SELECT sum(nu), avg(nu), min(nu), max(nu) FROM gtyp WHERE id % 9973 NOT IN (5, 6)');
 SELECT k1, sum(n5), avg(n5), min(n5), max(n5), count(n5) FROM gtyp WHERE id % 1000 <> 7 GROUP BY k1 ORDER BY k1;
+-- Only NaNs: NaN everywhere, min too.
+SELECT check_typ('SELECT sum(n15), avg(n15), min(n15), max(n15), count(n15), min(n5), sum(n38), min(n38) FROM gtyp WHERE id % 1000 = 7');
+SELECT check_typ('SELECT k3, sum(n15), avg(n15), min(n15), max(n15), count(n15), min(n5), sum(n38), min(n38) FROM gtyp GROUP BY k3 HAVING max(id) % 1000 = 7');
 -- numeric per group, the NULL-only group 99 giving NULLs and count 0, NaN in some groups only.
 SELECT check_typ('SELECT k2, sum(n15), avg(n15), min(n15), max(n15), count(n15), count(*) FROM gtyp GROUP BY k2');
 SELECT check_typ('SELECT k1, k2, sum(n38), avg(n38), min(n38), max(n38), sum(n5), avg(n5), min(n5), max(n5) FROM gtyp GROUP BY k1, k2');
@@ -118,6 +122,19 @@ ANALYZE gtyp_big;
 SELECT check_typ('SELECT sum(a), avg(a), min(a), max(a), sum(b), avg(b), sum(c), avg(c) FROM gtyp_big');
 SELECT check_typ('SELECT g, sum(a), avg(a), min(a), max(a), sum(b), avg(b), min(b), sum(c), avg(c), max(c) FROM gtyp_big GROUP BY g');
 SELECT g, sum(a), sum(b), sum(c) FROM gtyp_big GROUP BY g ORDER BY g;
+
+-- Typmods at the edges: numeric(18, 0) and (18, 6) at their limits (bigint at the scale, sums past
+-- it), numeric(3, 5), and on the CPU numeric(19, 0) and numeric(5, -2).
+CREATE TABLE gtyp_edge (g int4, e numeric(18, 0), f numeric(18, 6), h numeric(3, 5), m numeric(5, -2), z numeric(19, 0));
+INSERT INTO gtyp_edge SELECT i % 4,
+  CASE i % 3 WHEN 0 THEN 999999999999999999 WHEN 1 THEN -999999999999999999 ELSE i END,
+  CASE WHEN i % 5 = 0 THEN -999999999999.999999 ELSE 123456789012.345678 + i END,
+  0.00001 * (i % 999 - 499), i * 137, CASE WHEN i % 2 = 0 THEN 9999999999999999999 ELSE -i END
+FROM generate_series(1, 3000) i;
+ANALYZE gtyp_edge;
+SELECT check_typ('SELECT sum(e), avg(e), min(e), max(e), sum(f), avg(f), min(f), max(f), sum(h), avg(h), min(h), max(h), sum(m), avg(m), max(m), sum(z), avg(z), min(z) FROM gtyp_edge');
+SELECT check_typ('SELECT g, sum(e), avg(e), min(e), max(e), sum(f), avg(f), min(f), max(f), sum(h), avg(h), min(h), max(h), sum(m), avg(m), max(m), sum(z), avg(z), min(z) FROM gtyp_edge GROUP BY g');
+SELECT g, sum(e), max(e), sum(f), avg(f), min(f), sum(h), max(h), sum(m), max(z) FROM gtyp_edge GROUP BY g ORDER BY g;
 
 -- A TPC-H Q1-shaped query over numeric(15, 2) columns, its expressions of larger scales included.
 CREATE TABLE gtyp_lineitem (l_quantity numeric(15, 2), l_extendedprice numeric(15, 2), l_discount numeric(15, 2),
@@ -179,7 +196,20 @@ EXPLAIN (COSTS OFF)
 SELECT l_returnflag, l_linestatus, sum(l_quantity), sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)),
   avg(l_discount), count(*)
 FROM gtyp_lineitem WHERE l_shipdate <= DATE '1998-09-02' GROUP BY l_returnflag, l_linestatus ORDER BY 1, 2;
+-- numeric(15, 2) and (5, 0) go to the device (batches on device), numeric without typmod does not.
+CREATE FUNCTION gtyp_explained(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) ' || q LOOP
+    RETURN NEXT regexp_replace(line, '(rows=|loops=)[0-9.]+', '\1N', 'g');
+  END LOOP;
+END $$;
+SELECT gtyp_explained('SELECT k1, sum(n15), avg(n5), max(d) FROM gtyp GROUP BY k1');
+SELECT gtyp_explained('SELECT sum(n15), avg(n5), min(tz) FROM gtyp');
+SELECT gtyp_explained('SELECT k1, sum(nu) FROM gtyp GROUP BY k1');
+DROP FUNCTION gtyp_explained(text);
 \endif
 
-DROP TABLE gtyp, gtyp_empty, gtyp_big, gtyp_lineitem;
+DROP TABLE gtyp, gtyp_empty, gtyp_big, gtyp_edge, gtyp_lineitem;
 DROP FUNCTION gpuagg_planned(text), check_typ(text, boolean);

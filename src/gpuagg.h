@@ -8,7 +8,7 @@
  *	gpuagg_plan.c		the upper-paths hook, the path, its cost and its plan
  *	gpuagg_exec.c		the scan, the batches, the device reduction, the result rows
  *	gpuagg_group.c		the groups: keys numbered in a hash table, per-group states
- *	gpuagg_numeric.c	numeric inputs: per-group exact accumulators on the CPU
+ *	gpuagg_numeric.c	numeric inputs: int64 at the scale of numeric(p <= 18, s), else exact CPU accumulators
  *	gpuagg_explain.c	EXPLAIN
  *
  * custom_scan_tlist of a GpuAgg plan: the aggregates (Aggrefs, one entry
@@ -56,7 +56,8 @@ typedef struct GpuAggInput
 	int16		fixed_len;
 	ExprState  *filter;			/* NULL without FILTER */
 	const GpuextSortType *type; /* NULL: only non-NULL values are counted */
-	int64		count;			/* ... here */
+	int			numeric_scale;	/* >= 0: numerics reduced as bigint at this scale (type is bigint's), NaNs counted */
+	int64		count;			/* ... here; NaNs of a numeric at numeric_scale */
 	GpuextAccum *acc;
 	bool		batching;		/* values gather in batches for the device, else go to acc */
 	char	   *batch;			/* host memory, or the reducer's pinned host batch */
@@ -64,14 +65,14 @@ typedef struct GpuAggInput
 	size_t		capacity;
 	GpuextReducer *reducer;
 	struct GpuAggSink *sink;	/* GROUP BY: the per-group states */
-	int64	   *group_counts;	/* GROUP BY, type NULL: the count per group */
+	int64	   *group_counts;	/* GROUP BY, type NULL: the count per group; numeric_scale >= 0: NaNs */
 	GpuextAccum *group_accs;	/* GROUP BY, numeric: the accumulator per group */
 } GpuAggInput;
 
 /* Planned bytes per group of a numeric input: its accumulator, its min and max copies. */
 #define GPUAGG_NUMERIC_GROUP_BYTES (sizeof(GpuextAccum) + 96)
 
-/* Whether an input's values are numerics, added on the CPU into exact accumulators. */
+/* Whether an input's values are numerics added on the CPU into exact accumulators (no numeric_scale). */
 static inline bool
 GpuAggInputIsNumeric(const GpuAggInput *in)
 {
@@ -148,6 +149,7 @@ extern void GpuAggInit(void);
 
 /* gpuagg_exec.c */
 extern Node *GpuAggCreateState(CustomScan *cscan);
+extern void GpuAggNoteFallback(GpuAggState *st, const char *why);
 
 /* gpuagg_group.c */
 extern void GpuAggGroupsBegin(GpuAggState *st, CustomScan *cscan);
@@ -158,9 +160,13 @@ extern void GpuAggGroupAdd(GpuAggState *st, GpuAggInput *in, uint32 group, Datum
 extern void GpuAggGroupsFinish(GpuAggState *st);
 extern bool GpuAggGroupNext(GpuAggState *st);
 extern void GpuAggGroupsEnd(GpuAggState *st);
-extern void GpuAggNoteFallback(GpuAggState *st, const char *why);
 
 /* gpuagg_numeric.c */
+extern int	GpuAggNumericScale(Node *arg);
+extern bool GpuAggNumericToInt64(GpuAggInput *in, Datum *value, int64 *nans);
+extern Datum GpuAggNumericAccumResult(GpuAggInput *in, GpuextAggKind kind, bool *isnull);
+extern Datum GpuAggNumericGroupResult(GpuAggInput *in, const GpuextGroupResult *r, uint32 g, GpuextAggKind kind,
+									  bool *isnull);
 extern void GpuAggAccsStart(GpuAggState *st, GpuAggInput *in);
 extern void GpuAggAccsGrow(GpuAggInput *in, uint32 cap);
 extern void GpuAggAccNew(GpuAggState *st, GpuAggInput *in, uint32 group);

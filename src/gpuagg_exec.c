@@ -23,6 +23,7 @@
 #include "postgres.h"
 
 #include "access/heapam.h"
+#include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
@@ -46,6 +47,14 @@ static const CustomExecMethods gpuagg_exec_methods = {
 	.ReScanCustomScan = GpuAggReScan,
 	.ExplainCustomScan = GpuAggExplain,
 };
+
+/* Note the first reason some values went to the CPU. */
+void
+GpuAggNoteFallback(GpuAggState *st, const char *why)
+{
+	if (st->stats.fallback == NULL)
+		st->stats.fallback = MemoryContextStrdup(st->css.ss.ps.state->es_query_cxt, why);
+}
 
 /* The node's state for a GpuAgg plan. */
 Node *
@@ -160,6 +169,10 @@ GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
 			in->filter = ExecInitQual(list_make1(filter), &node->ss.ps);
 		st->need_scan_tuple |= in->arg != NULL || in->filter != NULL;
 		in->type = OidIsValid(type) ? GpuextAggTypeLookup(type) : NULL;
+		/* numeric(p <= 18, s) goes to the device as bigint at scale s */
+		in->numeric_scale = type == NUMERICOID ? GpuAggNumericScale((Node *) arg) : -1;
+		if (in->numeric_scale >= 0)
+			in->type = GpuextSortTypeLookup(INT8OID);
 		if (in->type)
 			in->acc = palloc(sizeof(GpuextAccum));
 		st->maxatt = Max(st->maxatt, in->argatt);
@@ -396,7 +409,8 @@ TakeRow(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext)
 			GpuAggInput *in = &st->inputs[i];
 			Datum		value;
 
-			if (InputValue(in, heapslot, econtext, &value))
+			if (InputValue(in, heapslot, econtext, &value) &&
+				(in->numeric_scale < 0 || GpuAggNumericToInt64(in, &value, &in->group_counts[group])))
 				GpuAggGroupAdd(st, in, group, value);
 		}
 		return;
@@ -406,7 +420,8 @@ TakeRow(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext)
 		GpuAggInput *in = &st->inputs[i];
 		Datum		value;
 
-		if (InputValue(in, heapslot, econtext, &value))
+		if (InputValue(in, heapslot, econtext, &value) &&
+			(in->numeric_scale < 0 || GpuAggNumericToInt64(in, &value, &in->count)))
 			InputAdd(st, in, value);
 	}
 }
@@ -573,6 +588,8 @@ Run(GpuAggState *st)
 			scanslot->tts_values[i] = Int64GetDatum(in->count);
 			scanslot->tts_isnull[i] = false;
 		}
+		else if (in->numeric_scale >= 0)
+			scanslot->tts_values[i] = GpuAggNumericAccumResult(in, st->kinds[i], &scanslot->tts_isnull[i]);
 		else
 			scanslot->tts_values[i] = GpuextAccumResult(in->acc, st->kinds[i], &scanslot->tts_isnull[i]);
 	}

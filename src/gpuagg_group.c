@@ -117,14 +117,6 @@ GroupsOffset(GpuAggSink *sink)
 	return TYPEALIGN(256, sink->capacity * sink->value_bytes);
 }
 
-/* Note the first reason some values went to the CPU. */
-void
-GpuAggNoteFallback(GpuAggState *st, const char *why)
-{
-	if (st->stats.fallback == NULL)
-		st->stats.fallback = MemoryContextStrdup(st->css.ss.ps.state->es_query_cxt, why);
-}
-
 /*
  * The key images of a GROUP BY whose keys are all equal exactly when their
  * bytes are (the type's own equality over integers, date, timestamps,
@@ -691,11 +683,10 @@ GpuAggGroupsStart(GpuAggState *st, bool device)
 
 		in->group_counts = NULL;
 		in->group_accs = NULL;
-		if (in->type == NULL)
-		{
+		if (in->type == NULL || in->numeric_scale >= 0)
 			in->group_counts = MemoryContextAllocHuge(st->runcxt, sizeof(int64) * st->groups_cap);
+		if (in->type == NULL)
 			continue;
-		}
 		if (GpuAggInputIsNumeric(in))
 		{
 			GpuAggAccsStart(st, in);
@@ -778,6 +769,9 @@ GpuAggGroupNext(GpuAggState *st)
 			scanslot->tts_values[i] = Int64GetDatum(in->group_counts[g]);
 		else if (in->group_accs)
 			scanslot->tts_values[i] = GpuextAccumResult(&in->group_accs[g], st->kinds[i], &scanslot->tts_isnull[i]);
+		else if (in->numeric_scale >= 0)
+			scanslot->tts_values[i] = GpuAggNumericGroupResult(in, &in->sink->results[g], g, st->kinds[i],
+																  &scanslot->tts_isnull[i]);
 		else
 			scanslot->tts_values[i] = GpuextGroupResultDatum(&in->sink->results[g], in->type, st->kinds[i],
 															 &scanslot->tts_isnull[i]);

@@ -6,7 +6,7 @@
  *
  * It takes count(*), count(x), sum, avg, min and max (with FILTER) over
  * smallint, integer, bigint, real, double precision and numeric (any
- * typmod, expressions too: exact CPU accumulators, gpuagg_numeric.c), and
+ * typmod, expressions too: gpuagg_numeric.c says how), and
  * min and max over date, timestamp and timestamptz, over one plain heap
  * table, with GROUP BY keys of any type with a hash opclass (expressions
  * over the table's columns) and HAVING.  The WHERE clause, the keys, the
@@ -266,8 +266,8 @@ GroupKeys(PlannerInfo *root, List **eqops, const char **refusal)
 
 /*
  * Bytes of one group in the node's memory: its hash entry and keys, its
- * counts and results, and a numeric aggregate's accumulator with its min
- * and max copies (GPUAGG_NUMERIC_GROUP_BYTES).
+ * counts and results, and a numeric aggregate's NaN count, or its CPU
+ * accumulator with its min and max copies (GPUAGG_NUMERIC_GROUP_BYTES).
  */
 static double
 GroupBytes(List *keys, List *aggrefs)
@@ -280,9 +280,10 @@ GroupBytes(List *keys, List *aggrefs)
 	{
 		Aggref	   *aggref = lfirst_node(Aggref, lc);
 
-		if (aggref->args != NIL &&
-			getBaseType(exprType((Node *) linitial_node(TargetEntry, aggref->args)->expr)) == NUMERICOID)
-			bytes += GPUAGG_NUMERIC_GROUP_BYTES;
+		Node	   *arg = aggref->args != NIL ? (Node *) linitial_node(TargetEntry, aggref->args)->expr : NULL;
+
+		if (arg != NULL && getBaseType(exprType(arg)) == NUMERICOID)
+			bytes += GpuAggNumericScale(arg) >= 0 ? sizeof(int64) : GPUAGG_NUMERIC_GROUP_BYTES;
 	}
 	foreach(lc, keys)
 		bytes += MAXALIGN(get_typavgwidth(exprType(lfirst(lc)), exprTypmod(lfirst(lc))));
