@@ -189,6 +189,8 @@ RESET gpuext.min_gpu_elements;
 -- The plans: only where a device can be used.
 \if :has_device
 SET gpuext.device = gpu;
+-- PostgreSQL's Sort above GpuAgg, whatever gpuext.sort_min_rows says.
+SET gpuext.enable_sort = off;
 EXPLAIN (COSTS OFF) SELECT k1, sum(n15), avg(n38), min(n5), max(nu), count(n15) FROM gtyp GROUP BY k1;
 EXPLAIN (COSTS OFF) SELECT sum(n15), avg(n15 * n5), min(d), max(ts), min(tz) FROM gtyp;
 EXPLAIN (COSTS OFF) SELECT k2, min(d), max(ts), max(tz) FROM gtyp WHERE d > DATE '1995-01-01' GROUP BY k2 ORDER BY k2;
