@@ -113,6 +113,20 @@ SELECT check_par('SELECT k4, sum(i4) FROM gpar WHERE id + 0 < 0 GROUP BY k4');
 SELECT check_par('SELECT k4, sum(i4) AS s FROM gpar GROUP BY k4 ORDER BY s DESC NULLS LAST, k4 LIMIT 5');
 SELECT check_par('SELECT a.kt, a.c, b.s FROM (SELECT kt, count(*) c FROM gpar GROUP BY kt) a JOIN (SELECT kt, sum(i4) s FROM gpar WHERE id % 2 = 0 GROUP BY kt) b ON a.kt = b.kt');
 
+-- numeric: at its column's scale (NaNs counted aside) and unconstrained (exact CPU accumulators,
+-- merged with their numerics); min and max of dates and timestamps.
+CREATE TABLE gpar_num AS SELECT i, i % 13 AS k,
+  CASE WHEN i % 101 = 0 THEN 'NaN' WHEN i % 7 = 0 THEN NULL ELSE (i * 7919 % 200000 - 100000) / 100.0 END::numeric(15, 2) AS n2,
+  CASE WHEN i % 103 = 0 THEN 'NaN'::numeric WHEN i % 3 = 0 THEN (i::numeric * 1e30) / 7 ELSE i / 8.0 END AS nu,
+  DATE '2000-01-01' + i % 5000 AS d, TIMESTAMPTZ '2000-01-01 00:00+00' + i * INTERVAL '1 minute' AS ts
+FROM generate_series(1, 40000) i;
+UPDATE gpar_num SET d = 'infinity' WHERE i = 777;
+ANALYZE gpar_num;
+SELECT check_par('SELECT count(n2), sum(n2), avg(n2), min(n2), max(n2), sum(nu), avg(nu), min(nu), max(nu), min(d), max(d), min(ts), max(ts) FROM gpar_num');
+SELECT check_par('SELECT sum(n2), avg(n2), min(n2), max(n2) FROM gpar_num WHERE n2 <> ''NaN''');
+SELECT check_par('SELECT k, count(n2), sum(n2), avg(n2), min(n2), max(n2), sum(nu), avg(nu), min(nu), max(nu), min(d), max(d), max(ts) FROM gpar_num GROUP BY k');
+SELECT check_par('SELECT i % 5000, sum(n2), sum(nu), min(d) FROM gpar_num GROUP BY 1');
+
 -- With no worker to launch, or without the leader reading blocks, the results are the same.
 SET max_parallel_workers = 0;
 SELECT check_par('SELECT kt, count(*), sum(i8), avg(f8) FROM gpar GROUP BY kt');

@@ -79,6 +79,8 @@ typedef enum GpuextNumericRoute
 } GpuextNumericRoute;
 
 extern void GpuextNumericAdd(GpuextAccum *acc, Datum value);
+extern int	GpuextNumericToFixed(Datum value, int scale, int128 *out);
+extern Datum GpuextFixedToNumeric(int128 v, int scale);
 extern GpuextNumericRoute GpuextNumericPrepare(GpuextAccum *acc, Datum value, int128 *fixed);
 extern void GpuextNumericAddFixed(GpuextAccum *acc, const int128 *values, size_t n);
 extern void GpuextNumericMergeReduce(GpuextAccum *acc, const GpuextReduceResult *r);

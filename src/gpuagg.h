@@ -9,6 +9,7 @@
  *	gpuagg_exec.c		the scan, the batches, the device reduction, the result rows
  *	gpuagg_group.c		the groups: keys numbered in a hash table, per-group states
  *	gpuagg_parallel.c	parallel workers: their share of the table, merged by the leader
+ *	gpuagg_numeric.c	numeric inputs: int64 at the scale of numeric(p <= 18, s), else exact CPU accumulators
  *	gpuagg_explain.c	EXPLAIN
  *
  * custom_scan_tlist of a GpuAgg plan: the aggregates (Aggrefs, one entry
@@ -58,7 +59,8 @@ typedef struct GpuAggInput
 	int16		fixed_len;
 	ExprState  *filter;			/* NULL without FILTER */
 	const GpuextSortType *type; /* NULL: only non-NULL values are counted */
-	int64		count;			/* ... here */
+	int			numeric_scale;	/* >= 0: numerics reduced as bigint at this scale (type is bigint's), NaNs counted */
+	int64		count;			/* ... here; NaNs of a numeric at numeric_scale */
 	GpuextAccum *acc;
 	bool		batching;		/* values gather in batches for the device, else go to acc */
 	char	   *batch;			/* host memory, or the reducer's pinned host batch */
@@ -66,8 +68,19 @@ typedef struct GpuAggInput
 	size_t		capacity;
 	GpuextReducer *reducer;
 	struct GpuAggSink *sink;	/* GROUP BY: the per-group states */
-	int64	   *group_counts;	/* GROUP BY, type NULL: the count per group */
+	int64	   *group_counts;	/* GROUP BY, type NULL: the count per group; numeric_scale >= 0: NaNs */
+	GpuextAccum *group_accs;	/* GROUP BY, numeric: the accumulator per group */
 } GpuAggInput;
+
+/* Planned bytes per group of a numeric input: its accumulator, its min and max copies. */
+#define GPUAGG_NUMERIC_GROUP_BYTES (sizeof(GpuextAccum) + 96)
+
+/* Whether an input's values are numerics added on the CPU into exact accumulators (no numeric_scale). */
+static inline bool
+GpuAggInputIsNumeric(const GpuAggInput *in)
+{
+	return in->type != NULL && in->type->typid == NUMERICOID;
+}
 
 /* What EXPLAIN ANALYZE reports, summed over the node's runs. */
 typedef struct GpuAggStats
@@ -147,6 +160,7 @@ extern void GpuAggInit(void);
 /* gpuagg_exec.c */
 extern Node *GpuAggCreateState(CustomScan *cscan);
 extern void GpuAggWorkerScan(GpuAggState *st);
+extern void GpuAggNoteFallback(GpuAggState *st, const char *why);
 
 /* gpuagg_group.c */
 extern void GpuAggGroupsBegin(GpuAggState *st, CustomScan *cscan);
@@ -157,7 +171,6 @@ extern void GpuAggGroupAdd(GpuAggState *st, GpuAggInput *in, uint32 group, Datum
 extern void GpuAggGroupsFinish(GpuAggState *st);
 extern bool GpuAggGroupNext(GpuAggState *st);
 extern void GpuAggGroupsEnd(GpuAggState *st);
-extern void GpuAggNoteFallback(GpuAggState *st, const char *why);
 extern void GpuAggGroupsSettle(GpuAggState *st);
 extern const GpuextGroupState *GpuAggGroupState(GpuAggInput *in, uint32 group, size_t *bytes);
 extern void GpuAggGroupMerge(GpuAggState *st, GpuAggInput *in, uint32 group, const GpuextGroupState *src);
@@ -166,6 +179,16 @@ extern void GpuAggGroupMerge(GpuAggState *st, GpuAggInput *in, uint32 group, con
 extern void GpuAggParallelStart(GpuAggState *st);
 extern void GpuAggParallelFinish(GpuAggState *st);
 extern PGDLLEXPORT void GpuAggWorkerMain(dsm_segment *seg, shm_toc *toc);
+
+/* gpuagg_numeric.c */
+extern int	GpuAggNumericScale(Node *arg);
+extern bool GpuAggNumericToInt64(GpuAggInput *in, Datum *value, int64 *nans);
+extern Datum GpuAggNumericAccumResult(GpuAggInput *in, GpuextAggKind kind, bool *isnull);
+extern Datum GpuAggNumericGroupResult(GpuAggInput *in, const GpuextGroupResult *r, uint32 g, GpuextAggKind kind,
+									  bool *isnull);
+extern void GpuAggAccsStart(GpuAggState *st, GpuAggInput *in);
+extern void GpuAggAccsGrow(GpuAggInput *in, uint32 cap);
+extern void GpuAggAccNew(GpuAggState *st, GpuAggInput *in, uint32 group);
 
 /* gpuagg_explain.c */
 extern void GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es);

@@ -24,6 +24,7 @@
 
 #include "access/heapam.h"
 #include "access/parallel.h"
+#include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
@@ -48,6 +49,14 @@ static const CustomExecMethods gpuagg_exec_methods = {
 	.ReScanCustomScan = GpuAggReScan,
 	.ExplainCustomScan = GpuAggExplain,
 };
+
+/* Note the first reason some values went to the CPU. */
+void
+GpuAggNoteFallback(GpuAggState *st, const char *why)
+{
+	if (st->stats.fallback == NULL)
+		st->stats.fallback = MemoryContextStrdup(st->css.ss.ps.state->es_query_cxt, why);
+}
 
 /* The node's state for a GpuAgg plan. */
 Node *
@@ -162,7 +171,11 @@ GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
 		if (!IsA(filter, Const) || ((Const *) filter)->constisnull || !DatumGetBool(((Const *) filter)->constvalue))
 			in->filter = ExecInitQual(list_make1(filter), &node->ss.ps);
 		st->need_scan_tuple |= in->arg != NULL || in->filter != NULL;
-		in->type = OidIsValid(type) ? GpuextSortTypeLookup(type) : NULL;
+		in->type = OidIsValid(type) ? GpuextAggTypeLookup(type) : NULL;
+		/* numeric(p <= 18, s) goes to the device as bigint at scale s */
+		in->numeric_scale = type == NUMERICOID ? GpuAggNumericScale((Node *) arg) : -1;
+		if (in->numeric_scale >= 0)
+			in->type = GpuextSortTypeLookup(INT8OID);
 		if (in->type)
 			in->acc = palloc(sizeof(GpuextAccum));
 		st->maxatt = Max(st->maxatt, in->argatt);
@@ -342,7 +355,7 @@ StartInputs(GpuAggState *st, bool may_use_device)
 
 		in->count = 0;
 		in->nbatch = 0;
-		in->batching = device && in->type != NULL && st->nkeys == 0;
+		in->batching = device && in->type != NULL && st->nkeys == 0 && !GpuAggInputIsNumeric(in);
 		if (in->type != NULL)
 			GpuextAccumInit(in->acc, in->type->typid);
 	}
@@ -402,7 +415,8 @@ TakeRow(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext)
 			GpuAggInput *in = &st->inputs[i];
 			Datum		value;
 
-			if (InputValue(in, heapslot, econtext, &value))
+			if (InputValue(in, heapslot, econtext, &value) &&
+				(in->numeric_scale < 0 || GpuAggNumericToInt64(in, &value, &in->group_counts[group])))
 				GpuAggGroupAdd(st, in, group, value);
 		}
 		return;
@@ -412,7 +426,8 @@ TakeRow(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext)
 		GpuAggInput *in = &st->inputs[i];
 		Datum		value;
 
-		if (InputValue(in, heapslot, econtext, &value))
+		if (InputValue(in, heapslot, econtext, &value) &&
+			(in->numeric_scale < 0 || GpuAggNumericToInt64(in, &value, &in->count)))
 			InputAdd(st, in, value);
 	}
 }
@@ -588,6 +603,8 @@ Run(GpuAggState *st)
 			scanslot->tts_values[i] = Int64GetDatum(in->count);
 			scanslot->tts_isnull[i] = false;
 		}
+		else if (in->numeric_scale >= 0)
+			scanslot->tts_values[i] = GpuAggNumericAccumResult(in, st->kinds[i], &scanslot->tts_isnull[i]);
 		else
 			scanslot->tts_values[i] = GpuextAccumResult(in->acc, st->kinds[i], &scanslot->tts_isnull[i]);
 	}

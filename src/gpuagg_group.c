@@ -117,14 +117,6 @@ GroupsOffset(GpuAggSink *sink)
 	return TYPEALIGN(256, sink->capacity * sink->value_bytes);
 }
 
-/* Note the first reason some values went to the CPU. */
-void
-GpuAggNoteFallback(GpuAggState *st, const char *why)
-{
-	if (st->stats.fallback == NULL)
-		st->stats.fallback = MemoryContextStrdup(st->css.ss.ps.state->es_query_cxt, why);
-}
-
 /*
  * The key images of a GROUP BY whose keys are all equal exactly when their
  * bytes are (the type's own equality over integers, date, timestamps,
@@ -272,6 +264,8 @@ GroupsGrow(GpuAggState *st)
 	for (int i = 0; i < st->ninputs; i++)
 		if (st->inputs[i].group_counts)
 			st->inputs[i].group_counts = repalloc_huge(st->inputs[i].group_counts, sizeof(int64) * cap);
+		else if (st->inputs[i].group_accs)
+			GpuAggAccsGrow(&st->inputs[i], cap);
 	st->groups_cap = cap;
 }
 
@@ -370,6 +364,8 @@ GpuAggGroupLookup(GpuAggState *st)
 	for (int i = 0; i < st->ninputs; i++)
 		if (st->inputs[i].group_counts)
 			st->inputs[i].group_counts[group] = 0;
+		else if (st->inputs[i].group_accs)
+			GpuAggAccNew(st, &st->inputs[i], group);
 	return group;
 }
 
@@ -622,6 +618,11 @@ GpuAggGroupAdd(GpuAggState *st, GpuAggInput *in, uint32 group, Datum value)
 		in->group_counts[group]++;
 		return;
 	}
+	if (in->group_accs)
+	{
+		GpuextAccumAdd(&in->group_accs[group], value);
+		return;
+	}
 	if (unlikely(sink->nbatch == sink->capacity))
 		SinkFlush(st, sink);
 	GpuextStoreDatum(in->type, value, sink->values + sink->nbatch * sink->value_bytes);
@@ -666,7 +667,7 @@ GpuAggGroupsStart(GpuAggState *st, bool device)
 		GpuAggInput *in = &st->inputs[i];
 		GpuextDeviceOutcome outcome;
 
-		if (in->type == NULL)
+		if (in->type == NULL || GpuAggInputIsNumeric(in))
 			continue;
 		if ((outcome = TrySinkDeviceStart(InputSink(st, in), "grouped reduction")) != GPUEXT_DEVICE_DONE)
 		{
@@ -681,9 +682,14 @@ GpuAggGroupsStart(GpuAggState *st, bool device)
 		GpuAggSink *sink;
 
 		in->group_counts = NULL;
-		if (in->type == NULL)
-		{
+		in->group_accs = NULL;
+		if (in->type == NULL || in->numeric_scale >= 0)
 			in->group_counts = MemoryContextAllocHuge(st->runcxt, sizeof(int64) * st->groups_cap);
+		if (in->type == NULL)
+			continue;
+		if (GpuAggInputIsNumeric(in))
+		{
+			GpuAggAccsStart(st, in);
 			continue;
 		}
 		sink = InputSink(st, in);
@@ -718,7 +724,7 @@ GpuAggGroupsFinish(GpuAggState *st)
 		GpuextDeviceOutcome outcome;
 		instr_time	start;
 
-		if (st->inputs[i].type == NULL)
+		if (st->inputs[i].type == NULL || st->inputs[i].group_accs)
 			continue;
 		SinkFlush(st, sink);
 		if (st->device_lost)
@@ -761,6 +767,11 @@ GpuAggGroupNext(GpuAggState *st)
 			scanslot->tts_values[i] = Int64GetDatum(st->group_rows[g]);
 		else if (in->type == NULL)
 			scanslot->tts_values[i] = Int64GetDatum(in->group_counts[g]);
+		else if (in->group_accs)
+			scanslot->tts_values[i] = GpuextAccumResult(&in->group_accs[g], st->kinds[i], &scanslot->tts_isnull[i]);
+		else if (in->numeric_scale >= 0)
+			scanslot->tts_values[i] = GpuAggNumericGroupResult(in, &in->sink->results[g], g, st->kinds[i],
+																  &scanslot->tts_isnull[i]);
 		else
 			scanslot->tts_values[i] = GpuextGroupResultDatum(&in->sink->results[g], in->type, st->kinds[i],
 															 &scanslot->tts_isnull[i]);
@@ -784,7 +795,7 @@ GpuAggGroupsSettle(GpuAggState *st)
 	{
 		GpuAggSink *sink = st->inputs[i].sink;
 
-		if (st->inputs[i].type == NULL)
+		if (st->inputs[i].type == NULL || st->inputs[i].group_accs)
 			continue;
 		SinkFlush(st, sink);
 		CpuStatesCover(sink, st->ngroups);

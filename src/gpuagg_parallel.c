@@ -42,7 +42,12 @@
 #define MSG_GROUPS 1
 #define MSG_TOTALS 2
 
-/* One group in a chunk: the record's bytes, where its keys start, its rows; then its inputs, then its keys. */
+/*
+ * One group in a chunk: the record's bytes, where its keys start, its rows;
+ * then per input its count (of values, or a numeric's NaNs), its
+ * accumulator (numeric on the CPU: length, then bytes) or its state; then
+ * its keys.
+ */
 typedef struct GroupRecord
 {
 	uint32		len;
@@ -130,6 +135,23 @@ LeaderGroup(GpuAggState *st, MinimalTuple keys)
 	return GpuAggGroupLookup(st);
 }
 
+/* Merge an accumulator a worker sent (its length, then its bytes) into dst; where the next field starts. */
+static const char *
+MergeAccum(GpuextAccum *dst, const char *p, const char *end)
+{
+	int64		len = *(const int64 *) p;
+	GpuextAccum acc;
+
+	p += sizeof(int64);
+	if (len < (int64) sizeof(GpuextAccum) || len > end - p)
+		elog(ERROR, "gpuext: bad accumulator from a GpuAgg worker");
+	memcpy(&acc, p, sizeof(GpuextAccum));
+	GpuextNumericSerialRead(&acc, p + sizeof(GpuextAccum), len - sizeof(GpuextAccum));
+	GpuextAccumAttach(&acc);
+	GpuextAccumMerge(dst, &acc);
+	return p + MAXALIGN(len);
+}
+
 /* Merge a chunk of a worker's groups into the leader's. */
 static void
 MergeGroups(GpuAggState *st, const char *p, const char *end)
@@ -147,16 +169,17 @@ MergeGroups(GpuAggState *st, const char *p, const char *end)
 		for (int i = 0; i < st->ninputs; i++)
 		{
 			GpuAggInput *in = &st->inputs[i];
+			size_t		bytes;
 
-			if (in->type == NULL)
+			if (in->group_counts)
 			{
 				in->group_counts[g] += *(const int64 *) q;
 				q += sizeof(int64);
 			}
-			else
+			if (in->group_accs)
+				q = MergeAccum(&in->group_accs[g], q, p + rec->len);
+			else if (in->type != NULL)
 			{
-				size_t		bytes;
-
 				(void) GpuAggGroupState(in, g, &bytes);
 				GpuAggGroupMerge(st, in, g, (const GpuextGroupState *) q);
 				q += bytes;
@@ -182,22 +205,11 @@ MergeTotals(GpuAggState *st, const char *p, const char *end)
 	for (int i = 0; i < st->ninputs && st->nkeys == 0; i++)
 	{
 		GpuAggInput *in = &st->inputs[i];
-		int64		len;
-		GpuextAccum acc;
 
 		in->count += *(const int64 *) p;
 		p += sizeof(int64);
-		if (in->type == NULL)
-			continue;
-		len = *(const int64 *) p;
-		p += sizeof(int64);
-		if (len < sizeof(GpuextAccum) || len > end - p)
-			elog(ERROR, "gpuext: bad accumulator from a GpuAgg worker");
-		memcpy(&acc, p, sizeof(GpuextAccum));
-		GpuextNumericSerialRead(&acc, p + sizeof(GpuextAccum), len - sizeof(GpuextAccum));
-		GpuextAccumAttach(&acc);
-		GpuextAccumMerge(in->acc, &acc);
-		p += MAXALIGN(len);
+		if (in->type != NULL)
+			p = MergeAccum(in->acc, p, end);
 	}
 }
 
@@ -264,6 +276,22 @@ PadBuffer(StringInfo buf)
 	appendBinaryStringInfo(buf, zeros, MAXALIGN(buf->len) - buf->len);
 }
 
+/* An accumulator as MergeAccum reads it. */
+static void
+AppendAccum(StringInfo buf, const GpuextAccum *acc)
+{
+	int64		len = sizeof(GpuextAccum) + GpuextNumericSerialSize(acc);
+	int			start;
+
+	appendBinaryStringInfo(buf, (const char *) &len, sizeof(int64));
+	start = buf->len;
+	enlargeStringInfo(buf, len);
+	memcpy(buf->data + start, acc, sizeof(GpuextAccum));
+	GpuextNumericSerialWrite(acc, buf->data + start + sizeof(GpuextAccum));
+	buf->len += len;
+	PadBuffer(buf);
+}
+
 /* A worker's groups, in chunks, to the leader. */
 static void
 SendGroups(GpuAggState *st, shm_mq_handle *mqh, StringInfo buf)
@@ -287,13 +315,15 @@ SendGroups(GpuAggState *st, shm_mq_handle *mqh, StringInfo buf)
 			size_t		bytes;
 			const GpuextGroupState *s;
 
-			if (in->type == NULL)
-			{
+			if (in->group_counts)
 				appendBinaryStringInfo(buf, (const char *) &in->group_counts[g], sizeof(int64));
-				continue;
+			if (in->group_accs)
+				AppendAccum(buf, &in->group_accs[g]);
+			else if (in->type != NULL)
+			{
+				s = GpuAggGroupState(in, g, &bytes);
+				appendBinaryStringInfo(buf, (const char *) s, bytes);
 			}
-			s = GpuAggGroupState(in, g, &bytes);
-			appendBinaryStringInfo(buf, (const char *) s, bytes);
 		}
 		PadBuffer(buf);
 		rec.keys_off = buf->len - start;
@@ -327,20 +357,10 @@ SendTotals(GpuAggState *st, shm_mq_handle *mqh, StringInfo buf)
 	for (int i = 0; i < st->ninputs && st->nkeys == 0; i++)
 	{
 		GpuAggInput *in = &st->inputs[i];
-		int64		len;
-		int			start;
 
 		appendBinaryStringInfo(buf, (const char *) &in->count, sizeof(int64));
-		if (in->type == NULL)
-			continue;
-		len = sizeof(GpuextAccum) + GpuextNumericSerialSize(in->acc);
-		appendBinaryStringInfo(buf, (const char *) &len, sizeof(int64));
-		start = buf->len;
-		enlargeStringInfo(buf, len);
-		memcpy(buf->data + start, in->acc, sizeof(GpuextAccum));
-		GpuextNumericSerialWrite(in->acc, buf->data + start + sizeof(GpuextAccum));
-		buf->len += len;
-		PadBuffer(buf);
+		if (in->type != NULL)
+			AppendAccum(buf, in->acc);
 	}
 	Send(mqh, buf);
 }

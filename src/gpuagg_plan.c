@@ -5,7 +5,9 @@
  *		aggregate paths, and the plan built from it.
  *
  * It takes count(*), count(x), sum, avg, min and max (with FILTER) over
- * smallint, integer, bigint, real and double precision, over one plain heap
+ * smallint, integer, bigint, real, double precision and numeric (any
+ * typmod, expressions too: gpuagg_numeric.c says how), and
+ * min and max over date, timestamp and timestamptz, over one plain heap
  * table, with GROUP BY keys of any type with a hash opclass (expressions
  * over the table's columns) and HAVING.  The WHERE clause, the keys, the
  * arguments and the FILTERs are evaluated on the CPU per row, the keys
@@ -63,7 +65,7 @@ int			gpuext_agg_min_rows = GPUEXT_AGG_MIN_ROWS_DEFAULT;
 
 static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
 
-/* The argument types GpuAgg reduces, and the types of their sum and avg (PostgreSQL's). */
+/* The argument types GpuAgg reduces, and the types of their sum and avg (PostgreSQL's; none: min and max only). */
 typedef struct GpuAggType
 {
 	Oid			type;
@@ -77,6 +79,10 @@ static const GpuAggType gpuagg_types[] = {
 	{INT8OID, NUMERICOID, NUMERICOID},
 	{FLOAT4OID, FLOAT4OID, FLOAT8OID},
 	{FLOAT8OID, FLOAT8OID, FLOAT8OID},
+	{NUMERICOID, NUMERICOID, NUMERICOID},
+	{DATEOID, InvalidOid, InvalidOid},
+	{TIMESTAMPOID, InvalidOid, InvalidOid},
+	{TIMESTAMPTZOID, InvalidOid, InvalidOid},
 };
 
 /* The aggregates GpuAgg computes, by their name in pg_catalog. */
@@ -160,7 +166,7 @@ AggrefRefusal(Aggref *aggref, GpuextAggKind *kind, Oid *type)
 		return aggref->aggtype == INT8OID ? NULL : "count is not bigint";
 	*type = getBaseType(exprType((Node *) linitial_node(TargetEntry, aggref->args)->expr));
 	t = AggTypeLookup(*type);
-	if (t == NULL || GpuextSortTypeLookup(*type) == NULL)
+	if (t == NULL || GpuextAggTypeLookup(*type) == NULL)
 		return psprintf("%s of type %s is not supported", name, format_type_be(*type));
 	switch (*kind)
 	{
@@ -174,6 +180,8 @@ AggrefRefusal(Aggref *aggref, GpuextAggKind *kind, Oid *type)
 			result = t->type;
 			break;
 	}
+	if (!OidIsValid(result))
+		return psprintf("%s of type %s is not supported", name, format_type_be(*type));
 	if (aggref->aggtype != result)
 		return psprintf("%s of %s does not return %s", name, format_type_be(*type), format_type_be(result));
 	return NULL;
@@ -260,13 +268,27 @@ GroupKeys(PlannerInfo *root, List **eqops, const char **refusal)
 	return keys;
 }
 
-/* Bytes of one group in the node's memory: its hash entry and keys, its counts and results. */
+/*
+ * Bytes of one group in the node's memory: its hash entry and keys, its
+ * counts and results, and a numeric aggregate's NaN count, or its CPU
+ * accumulator with its min and max copies (GPUAGG_NUMERIC_GROUP_BYTES).
+ */
 static double
-GroupBytes(List *keys, int naggs)
+GroupBytes(List *keys, List *aggrefs)
 {
+	int			naggs = list_length(aggrefs);
 	double		bytes = 64 + 8 + 8 * naggs + naggs * sizeof(GpuextGroupResult);
 	ListCell   *lc;
 
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *aggref = lfirst_node(Aggref, lc);
+
+		Node	   *arg = aggref->args != NIL ? (Node *) linitial_node(TargetEntry, aggref->args)->expr : NULL;
+
+		if (arg != NULL && getBaseType(exprType(arg)) == NUMERICOID)
+			bytes += GpuAggNumericScale(arg) >= 0 ? sizeof(int64) : GPUAGG_NUMERIC_GROUP_BYTES;
+	}
 	foreach(lc, keys)
 		bytes += MAXALIGN(get_typavgwidth(exprType(lfirst(lc)), exprTypmod(lfirst(lc))));
 	return bytes;
@@ -439,7 +461,7 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	if (aggrefs != NIL && keys != NIL)
 	{
 		groups = estimate_num_groups(root, keys, input_rel->rows, NULL, NULL);
-		if (groups * GroupBytes(keys, list_length(aggrefs)) > get_hash_memory_limit())
+		if (groups * GroupBytes(keys, aggrefs) > get_hash_memory_limit())
 		{
 			refusal = psprintf("%.0f groups estimated would not fit in hash_mem", groups);
 			aggrefs = NIL;
