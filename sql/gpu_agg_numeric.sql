@@ -169,3 +169,9 @@ FROM gpu_query_agg('SELECT x FROM nt WHERE g < 7') q, (SELECT sum(x), avg(x) FRO
 RESET gpuext.debug_fail_device_calls;
 RESET client_min_messages;
 RESET gpuext.device;
+
+-- A sum past 128 bits keeps the display scale of a later value whose fraction is all zeros.
+SELECT gpu_sum(x)::text = sum(x)::text AS sum, gpu_avg(x)::text = avg(x)::text AS avg, sum(x)::text
+FROM (VALUES (1, 3428571428571428571428571428571::numeric), (2, 628.0000000000000000), (3, 2.5)) v(i, x);
+SELECT gpu_sum(x ORDER BY i)::text = sum(x)::text AS sum
+FROM (VALUES (1, 99999999999999999999999999999999999999::numeric), (2, 1.000), (3, 1)) v(i, x);

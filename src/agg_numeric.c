@@ -249,6 +249,25 @@ FixedToNumeric(int128 v, int scale)
 	return Fixed192ToNumeric((uint128) v, v < 0 ? -1 : 0, scale);
 }
 
+/* A numeric as an integer at scale: 0, 1 for NaN, -1 where it has none (an infinity, digits below scale, past 38 digits). */
+int
+GpuextNumericToFixed(Datum value, int scale, int128 *out)
+{
+	NumParts	p;
+
+	Decode(value, &p);
+	if (p.kind == NUM_IS_NAN)
+		return 1;
+	return p.kind == NUM_FINITE && ToFixed(&p, scale, out) ? 0 : -1;
+}
+
+/* An integer at scale as numeric of that display scale. */
+Datum
+GpuextFixedToNumeric(int128 v, int scale)
+{
+	return FixedToNumeric(v, scale);
+}
+
 /* A copy of a numeric in cxt, with a 4-byte varlena header. */
 static Datum
 CopyNumeric(Datum value, MemoryContext cxt)
@@ -390,7 +409,8 @@ GpuextNumericAdd(GpuextAccum *acc, Datum value)
 	ok = ToFixed(&p, acc->nscale, &v);
 	UpdateMinMax(acc, value, p.dscale, ok, v);
 	acc->count++;
-	if (ok)
+	/* a big sum takes the value itself: its display scale may be above nscale */
+	if (ok && !acc->nbig)
 		FoldFixed(acc, v, true);
 	else
 		BigAdd(acc, value, true);
