@@ -108,6 +108,24 @@ ANALYZE ggrp_fixed;
 SELECT check_grp('SELECT k, count(*), count(i4), sum(i4), avg(f8), min(i4), max(f8) FROM ggrp_fixed GROUP BY k');
 SELECT check_grp('SELECT k8, d, b, count(*), sum(i4), sum(f8), avg(i4) FROM ggrp_fixed GROUP BY k8, d, b');
 SELECT check_grp('SELECT d, k8, max(k), sum(k8) FROM ggrp_fixed GROUP BY d, k8');
+-- One key of fixed width is looked up by value in a direct map around the first key seen; keys
+-- outside it (far, negative, the ends of bigint), and keys in pages that hash_mem has no room
+-- for, go to the hash table: the groups are the same.
+CREATE TABLE ggrp_direct AS SELECT i,
+  CASE i % 5 WHEN 0 THEN i * 1000003::int8 WHEN 1 THEN -i WHEN 2 THEN 9223372036854775807 - i % 3
+    WHEN 3 THEN -9223372036854775808 + i % 3 ELSE i % 100 END AS k8,
+  CASE WHEN i % 17 = 0 THEN NULL ELSE (i * 37 % 65536 - 32768)::int2 END AS k2,
+  i * 7919 % 20000000 - 10000000 AS k4, (i % 50) * 100003 AS kw, i % 3 = 0 AS kb, i / 4.0::float8 AS f
+FROM generate_series(1, 20000) i;
+ANALYZE ggrp_direct;
+SELECT check_grp('SELECT k8, count(*), sum(f), min(i) FROM ggrp_direct GROUP BY k8');
+SELECT check_grp('SELECT k2, count(*), sum(f), max(i) FROM ggrp_direct GROUP BY k2');
+SELECT check_grp('SELECT k4, count(*), sum(i) FROM ggrp_direct GROUP BY k4');
+SELECT check_grp('SELECT kb, count(*), sum(i), avg(f) FROM ggrp_direct GROUP BY kb');
+SET work_mem = '64kB';
+SELECT check_grp('SELECT kw, count(*), sum(i), avg(f) FROM ggrp_direct GROUP BY kw');
+RESET work_mem;
+SET work_mem = '64MB';
 -- Text keys stored compressed (expanded for the lookup, a row at a time).
 CREATE TABLE ggrp_long AS SELECT repeat(chr(65 + i % 3), 3000) || (i % 5) AS t, i FROM generate_series(1, 3000) i;
 ANALYZE ggrp_long;
@@ -237,5 +255,5 @@ RESET gpuext.min_gpu_elements;
 DROP FUNCTION ggrp_explained(text, text);
 \endif
 
-DROP TABLE ggrp, ggrp_special, ggrp_empty, ggrp_fixed, ggrp_long;
+DROP TABLE ggrp, ggrp_special, ggrp_empty, ggrp_fixed, ggrp_long, ggrp_direct;
 DROP FUNCTION random_grp_queries(int), gpuagg_planned(text), check_grp(text, text, boolean);

@@ -7,7 +7,8 @@
  *
  *	gpuagg_plan.c		the upper-paths hook, the path, its cost and its plan
  *	gpuagg_exec.c		the scan, the batches, the device reduction, the result rows
- *	gpuagg_group.c		the groups: keys numbered in a hash table, per-group states
+ *	gpuagg_keys.c		the GROUP BY keys: evaluated per row, numbered (a group each)
+ *	gpuagg_group.c		the groups' per-input states and results
  *	gpuagg_parallel.c	parallel workers: their share of the table, merged by the leader
  *	gpuagg_numeric.c	numeric inputs: int64 at the scale of numeric(p <= 18, s), else exact CPU accumulators
  *	gpuagg_explain.c	EXPLAIN
@@ -111,7 +112,8 @@ typedef struct GpuAggState
 	AttrNumber	maxatt;			/* the last column read */
 	bool		need_scan_tuple;	/* some expression reads the scan tuple */
 	bool		fixed;			/* heap tuples without NULLs are read at fixed offsets */
-	TupleTableSlot *heapslot;
+	TupleTableSlot *heapslot;	/* a row of the table, through its access method */
+	TupleTableSlot *tupslot;	/* a heap table's row read in place, its page pinned by the scan */
 	MemoryContext nodecxt;		/* the inputs' batches and reducers, kept across rescans */
 	MemoryContext runcxt;		/* one run's result */
 	bool		done;
@@ -127,6 +129,7 @@ typedef struct GpuAggState
 	TupleTableSlot *groupslot;	/* a group's keys, read back from its entry */
 	TupleHashTable hashtable;
 	struct GpuAggKeyImages *images;	/* keys equal as bytes: their own table, else NULL */
+	struct GpuAggDirect *direct;	/* one such key of fixed width: its direct map, else NULL */
 	MemoryContext hashcxt;		/* the hash table's entries */
 	MinimalTuple *group_keys;	/* per group number, its keys in the hash table (entries move, these do not) */
 	int64	   *group_rows;		/* per group, rows passed (count(*)) */
@@ -162,15 +165,21 @@ extern Node *GpuAggCreateState(CustomScan *cscan);
 extern void GpuAggWorkerScan(GpuAggState *st);
 extern void GpuAggNoteFallback(GpuAggState *st, const char *why);
 
-/* gpuagg_group.c */
+/* Groups the per-group arrays start with; they double. */
+#define GPUAGG_GROUPS_START 1024
+
+/* gpuagg_keys.c */
 extern void GpuAggGroupsBegin(GpuAggState *st, CustomScan *cscan);
-extern void GpuAggGroupsStart(GpuAggState *st, bool device);
 extern void GpuAggKeysEval(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext);
 extern uint32 GpuAggGroupLookup(GpuAggState *st);
+extern void GpuAggKeysReset(GpuAggState *st);
+extern void GpuAggGroupsEnd(GpuAggState *st);
+
+/* gpuagg_group.c */
+extern void GpuAggGroupsStart(GpuAggState *st, bool device);
 extern void GpuAggGroupAdd(GpuAggState *st, GpuAggInput *in, uint32 group, Datum value);
 extern void GpuAggGroupsFinish(GpuAggState *st);
 extern bool GpuAggGroupNext(GpuAggState *st);
-extern void GpuAggGroupsEnd(GpuAggState *st);
 extern void GpuAggGroupsSettle(GpuAggState *st);
 extern const GpuextGroupState *GpuAggGroupState(GpuAggInput *in, uint32 group, size_t *bytes);
 extern void GpuAggGroupMerge(GpuAggState *st, GpuAggInput *in, uint32 group, const GpuextGroupState *src);

@@ -196,6 +196,7 @@ GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
 			st->maxatt = Max(st->maxatt, st->var_att[i]);
 	}
 	st->heapslot = table_slot_create(node->ss.ss_currentRelation, &estate->es_tupleTable);
+	st->tupslot = ExecInitExtraTupleSlot(estate, RelationGetDescr(node->ss.ss_currentRelation), &TTSOpsHeapTuple);
 	FixedOffsets(st, RelationGetDescr(node->ss.ss_currentRelation));
 	st->nodecxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg batches", ALLOCSET_DEFAULT_SIZES);
 	st->runcxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg run", ALLOCSET_DEFAULT_SIZES);
@@ -509,8 +510,9 @@ ScanTable(GpuAggState *st)
 			st->stats.rows_read++;
 			if (st->fixed && TakeFixedRow(st, tuple))
 				continue;
-			ExecStoreBufferHeapTuple(tuple, heapslot, ((HeapScanDesc) scan)->rs_cbuf);
-			TakeRow(st, heapslot, econtext);
+			/* The scan keeps the page pinned until the next one: no pin per row */
+			ExecStoreHeapTuple(tuple, st->tupslot, false);
+			TakeRow(st, st->tupslot, econtext);
 		}
 	}
 	else
@@ -524,6 +526,7 @@ ScanTable(GpuAggState *st)
 	}
 	table_endscan(scan);
 	ExecClearTuple(heapslot);
+	ExecClearTuple(st->tupslot);
 	ResetExprContext(econtext);
 }
 

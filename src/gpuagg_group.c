@@ -1,21 +1,14 @@
 /*
  * gpuagg_group.c
- *		GpuAgg's groups: each passing row's GROUP BY keys numbered in one of
- *		PostgreSQL's tuple hash tables (any type with a hash opclass, grouped
- *		by its own equality, as a hashed Agg groups), and each input's values
- *		reduced into per-group states (gpuext_groups_* of gpuext_cuda.h).
+ *		GpuAgg's groups: each input's values, with the group numbers of their
+ *		rows' keys (gpuagg_keys.c), reduced into per-group states
+ *		(gpuext_groups_* of gpuext_cuda.h), and the groups' results.
  *
  * With a device the states live in device memory for the whole run; each
  * input fills one of two pinned batches of values and group numbers while
  * the other goes up and is added (event slots 2 and 3 mark the halves).
  * Without one the same states are kept in host memory and added to by the
- * same code on the CPU.
- *
- * Keys whose equality is their bytes' (integers, date, timestamps, bool,
- * text under a deterministic collation, with the type's own equality) skip
- * the tuple hash table: the row's keys become one byte string, hashed and
- * compared as bytes in a simplehash table; the key tuple is still kept for
- * the output.  Sums are exact, so the results have the same bits
+ * same code on the CPU.  Sums are exact, so the results have the same bits
  * either way.  Under auto a device failure, or device memory found short,
  * stops the run: it starts again with every group on the CPU (nothing has
  * been returned yet).
@@ -23,22 +16,14 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
-#include "common/hashfn.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
-#include "nodes/nodeFuncs.h"
-#include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/pg_locale.h"
-#include "utils/typcache.h"
 
 #include "gpuagg.h"
 
 /* The event slot of pinned half h is HALF_EVENT + h (0 and 1 are the staging halves'). */
 #define HALF_EVENT 2
-
-/* Groups the per-group arrays start with; they double. */
-#define GROUPS_START 1024
 
 /* Values a batch holds on the CPU path. */
 #define CPU_BATCH ((size_t) 1 << 16)
@@ -67,42 +52,6 @@ typedef struct GpuAggSink
 	GpuextGroupResult *results; /* per group, once the run is reduced */
 } GpuAggSink;
 
-/* A group of byte-equal keys: the keys as one byte string, and its group number. */
-typedef struct KeyImage
-{
-	const char *bytes;
-	uint32		len;
-} KeyImage;
-
-typedef struct KeyImageEntry
-{
-	KeyImage	key;
-	uint32		hash;
-	uint32		group;
-	char		status;
-} KeyImageEntry;
-
-#define SH_PREFIX keyimage
-#define SH_ELEMENT_TYPE KeyImageEntry
-#define SH_KEY_TYPE KeyImage
-#define SH_KEY key
-#define SH_HASH_KEY(tb, k) hash_bytes((const unsigned char *) (k).bytes, (int) (k).len)
-#define SH_EQUAL(tb, a, b) ((a).len == (b).len && memcmp((a).bytes, (b).bytes, (a).len) == 0)
-#define SH_STORE_HASH
-#define SH_GET_HASH(tb, a) ((a)->hash)
-#define SH_SCOPE static inline
-#define SH_DECLARE
-#define SH_DEFINE
-#include "lib/simplehash.h"
-
-/* The byte-equal keys' table and the buffer a row's key string is built in. */
-typedef struct GpuAggKeyImages
-{
-	keyimage_hash *table;
-	StringInfoData buf;
-	int16	   *typlen;			/* per key: > 0 by value, -1 text */
-} GpuAggKeyImages;
-
 /* Bytes of n states. */
 static inline size_t
 StatesBytes(GpuAggSink *sink, size_t n)
@@ -117,258 +66,6 @@ GroupsOffset(GpuAggSink *sink)
 	return TYPEALIGN(256, sink->capacity * sink->value_bytes);
 }
 
-/*
- * The key images of a GROUP BY whose keys are all equal exactly when their
- * bytes are (the type's own equality over integers, date, timestamps,
- * bool, or text under a deterministic collation), else NULL.
- */
-static GpuAggKeyImages *
-ByteEqualKeys(GpuAggState *st, TupleDesc desc, const Oid *eqops, const Oid *collations)
-{
-	GpuAggKeyImages *images;
-	int16	   *typlen = palloc(sizeof(int16) * st->nkeys);
-
-	for (int i = 0; i < st->nkeys; i++)
-	{
-		Oid			type = TupleDescAttr(desc, i)->atttypid;
-		TypeCacheEntry *tc = lookup_type_cache(type, TYPECACHE_EQ_OPR);
-
-		if (tc->eq_opr != eqops[i])
-			return NULL;
-		switch (type)
-		{
-			case INT2OID:
-			case INT4OID:
-			case INT8OID:
-			case OIDOID:
-			case DATEOID:
-			case TIMEOID:
-			case TIMESTAMPOID:
-			case TIMESTAMPTZOID:
-			case BOOLOID:
-			case CHAROID:
-				typlen[i] = TupleDescAttr(desc, i)->attlen;
-				break;
-			case TEXTOID:
-			case VARCHAROID:
-				if (!OidIsValid(collations[i]) || !get_collation_isdeterministic(collations[i]))
-					return NULL;
-				typlen[i] = -1;
-				break;
-			default:
-				return NULL;
-		}
-	}
-	images = palloc0(sizeof(GpuAggKeyImages));
-	images->typlen = typlen;
-	images->table = keyimage_create(st->hashcxt, 256, NULL);
-	initStringInfo(&images->buf);
-	return images;
-}
-
-/* The keys' slots, hash functions and expressions. */
-void
-GpuAggGroupsBegin(GpuAggState *st, CustomScan *cscan)
-{
-	EState	   *estate = st->css.ss.ps.state;
-	List	   *eqops = lfourth(cscan->custom_private);
-	TupleDesc	desc;
-	Oid		   *eqops_arr;
-	Oid		   *collations;
-
-	st->nkeys = list_length(eqops);
-	if (st->nkeys == 0)
-		return;
-	st->hashcxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg groups", ALLOCSET_DEFAULT_SIZES);
-	desc = CreateTemplateTupleDesc(st->nkeys);
-	st->key_exprs = palloc0(sizeof(ExprState *) * st->nkeys);
-	st->key_att = palloc0(sizeof(AttrNumber) * st->nkeys);
-	eqops_arr = palloc(sizeof(Oid) * st->nkeys);
-	collations = palloc(sizeof(Oid) * st->nkeys);
-	for (int i = 0; i < st->nkeys; i++)
-	{
-		Expr	   *expr = list_nth_node(TargetEntry, cscan->custom_scan_tlist, st->naggs + i)->expr;
-
-		TupleDescInitEntry(desc, i + 1, NULL, exprType((Node *) expr), exprTypmod((Node *) expr), 0);
-		TupleDescInitEntryCollation(desc, i + 1, exprCollation((Node *) expr));
-		if (IsA(expr, Var))
-		{
-			st->key_att[i] = ((Var *) expr)->varattno;
-			st->maxatt = Max(st->maxatt, st->key_att[i]);
-		}
-		else
-			st->key_exprs[i] = ExecInitExpr(expr, &st->css.ss.ps);
-		eqops_arr[i] = list_nth_oid(eqops, i);
-		collations[i] = exprCollation((Node *) expr);
-	}
-	st->keyslot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsVirtual);
-	st->groupslot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsMinimalTuple);
-	st->images = ByteEqualKeys(st, desc, eqops_arr, collations);
-	if (st->images)
-		return;
-	{
-		AttrNumber *cols = palloc(sizeof(AttrNumber) * st->nkeys);
-		Oid		   *eqfuncs;
-		FmgrInfo   *hashfuncs;
-		long		nbuckets = (long) Min(Max(cscan->scan.plan.plan_rows, 256), 1 << 20);
-
-		for (int i = 0; i < st->nkeys; i++)
-			cols[i] = i + 1;
-		execTuplesHashPrepare(st->nkeys, eqops_arr, &eqfuncs, &hashfuncs);
-		st->hashtable = GpuextBuildTupleHashTable(&st->css.ss.ps, desc, &TTSOpsVirtual, st->nkeys, cols,
-												  eqfuncs, hashfuncs, collations, nbuckets,
-												  estate->es_query_cxt, st->hashcxt,
-												  st->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
-	}
-}
-
-/* Put this row's keys into the key slot and the scan tuple's key columns. */
-void
-GpuAggKeysEval(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext)
-{
-	TupleTableSlot *ks = st->keyslot;
-	TupleTableSlot *scanslot = st->css.ss.ss_ScanTupleSlot;
-
-	ExecClearTuple(ks);
-	econtext->ecxt_scantuple = heapslot;
-	for (int i = 0; i < st->nkeys; i++)
-	{
-		if (st->key_exprs[i] == NULL)
-		{
-			ks->tts_values[i] = heapslot->tts_values[st->key_att[i] - 1];
-			ks->tts_isnull[i] = heapslot->tts_isnull[st->key_att[i] - 1];
-		}
-		else
-			ks->tts_values[i] = ExecEvalExprSwitchContext(st->key_exprs[i], econtext, &ks->tts_isnull[i]);
-		scanslot->tts_values[st->naggs + i] = ks->tts_values[i];
-		scanslot->tts_isnull[st->naggs + i] = ks->tts_isnull[i];
-	}
-	ExecStoreVirtualTuple(ks);
-	econtext->ecxt_scantuple = scanslot;
-}
-
-/* Room for one more group in the per-group arrays. */
-static void
-GroupsGrow(GpuAggState *st)
-{
-	uint32		cap;
-
-	if (st->groups_cap >= PG_UINT32_MAX / 2)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("GpuAgg cannot group into more than %u groups", st->groups_cap),
-				 errhint("Set gpuext.enable_agg to off for this query.")));
-	cap = st->groups_cap * 2;
-	st->group_keys = repalloc_huge(st->group_keys, sizeof(MinimalTuple) * cap);
-	st->group_rows = repalloc_huge(st->group_rows, sizeof(int64) * cap);
-	for (int i = 0; i < st->ninputs; i++)
-		if (st->inputs[i].group_counts)
-			st->inputs[i].group_counts = repalloc_huge(st->inputs[i].group_counts, sizeof(int64) * cap);
-		else if (st->inputs[i].group_accs)
-			GpuAggAccsGrow(&st->inputs[i], cap);
-	st->groups_cap = cap;
-}
-
-/* A new group's number, with room for it in the per-group arrays. */
-static uint32
-NewGroup(GpuAggState *st)
-{
-	if (st->ngroups == st->groups_cap)
-		GroupsGrow(st);
-	return st->ngroups++;
-}
-
-/* The group number of the byte-equal keys in the key slot, a new group if they are new. */
-static uint32
-ImageLookup(GpuAggState *st, bool *isnew)
-{
-	GpuAggKeyImages *im = st->images;
-	TupleTableSlot *ks = st->keyslot;
-	KeyImageEntry *entry;
-	KeyImage	key;
-	bool		found;
-
-	resetStringInfo(&im->buf);
-	for (int i = 0; i < st->nkeys; i++)
-	{
-		char		isnull = ks->tts_isnull[i];
-
-		appendBinaryStringInfo(&im->buf, &isnull, 1);
-		if (isnull)
-			continue;
-		if (im->typlen[i] > 0)
-		{
-			char		bytes[8];
-
-			store_att_byval(bytes, ks->tts_values[i], im->typlen[i]);
-			appendBinaryStringInfo(&im->buf, bytes, im->typlen[i]);
-		}
-		else
-		{
-			struct varlena *v = (struct varlena *) DatumGetPointer(ks->tts_values[i]);
-			uint32		len;
-
-			/* A compressed or external key is expanded in the row's memory, reset for the next row */
-			if (VARATT_IS_EXTENDED(v))
-			{
-				MemoryContext old = MemoryContextSwitchTo(st->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
-
-				v = pg_detoast_datum_packed(v);
-				MemoryContextSwitchTo(old);
-			}
-			len = VARSIZE_ANY_EXHDR(v);
-			appendBinaryStringInfo(&im->buf, (const char *) &len, sizeof(len));
-			appendBinaryStringInfo(&im->buf, VARDATA_ANY(v), len);
-		}
-	}
-	key.bytes = im->buf.data;
-	key.len = im->buf.len;
-	entry = keyimage_insert(im->table, key, &found);
-	*isnew = !found;
-	if (found)
-		return entry->group;
-	entry->key.bytes = MemoryContextAlloc(st->hashcxt, key.len);
-	memcpy((char *) entry->key.bytes, key.bytes, key.len);
-	entry->group = NewGroup(st);
-	{
-		MemoryContext old = MemoryContextSwitchTo(st->hashcxt);
-
-		st->group_keys[entry->group] = ExecCopySlotMinimalTuple(ks);
-		MemoryContextSwitchTo(old);
-	}
-	return entry->group;
-}
-
-/* The group number of the keys in the key slot, a new group if they are new. */
-uint32
-GpuAggGroupLookup(GpuAggState *st)
-{
-	bool		isnew;
-	TupleHashEntry entry;
-	uint32		group;
-
-	if (st->images)
-		group = ImageLookup(st, &isnew);
-	else
-	{
-		entry = LookupTupleHashEntry(st->hashtable, st->keyslot, &isnew, NULL);
-		if (!isnew)
-			return GpuextHashEntryGroup(st->hashtable, entry);
-		group = NewGroup(st);
-		GpuextHashEntrySetGroup(st->hashtable, entry, group);
-		st->group_keys[group] = GpuextHashEntryTuple(entry);
-	}
-	if (!isnew)
-		return group;
-	st->group_rows[group] = 0;
-	for (int i = 0; i < st->ninputs; i++)
-		if (st->inputs[i].group_counts)
-			st->inputs[i].group_counts[group] = 0;
-		else if (st->inputs[i].group_accs)
-			GpuAggAccNew(st, &st->inputs[i], group);
-	return group;
-}
-
 /* Clear the states up to need (CPU): grow them in host memory. */
 static void
 CpuStatesCover(GpuAggSink *sink, uint32 need)
@@ -377,7 +74,7 @@ CpuStatesCover(GpuAggSink *sink, uint32 need)
 
 	if (need <= sink->ncleared)
 		return;
-	cap = Max(need, Max(GROUPS_START, sink->nstates * 2));
+	cap = Max(need, Max(GPUAGG_GROUPS_START, sink->nstates * 2));
 	if (cap > sink->nstates)
 	{
 		sink->host_states = sink->host_states
@@ -397,7 +94,7 @@ DeviceStatesCover(GpuAggSink *sink, uint32 need)
 		return true;
 	if (need > sink->nstates)
 	{
-		uint32		cap = Max(need, Max(GROUPS_START, Min(sink->nstates, PG_UINT32_MAX / 2) * 2));
+		uint32		cap = Max(need, Max(GPUAGG_GROUPS_START, Min(sink->nstates, PG_UINT32_MAX / 2) * 2));
 		MemoryContext old = MemoryContextSwitchTo(sink->st->nodecxt);
 		GpuextBuffer *buf = GpuextDeviceAlloc(StatesBytes(sink, cap), gpuext_device_mode == GPUEXT_DEVICE_AUTO);
 
@@ -651,17 +348,8 @@ InputSink(GpuAggState *st, GpuAggInput *in)
 void
 GpuAggGroupsStart(GpuAggState *st, bool device)
 {
-	if (st->hashtable)
-		ResetTupleHashTable(st->hashtable);
-	MemoryContextReset(st->hashcxt);
-	if (st->images)
-		st->images->table = keyimage_create(st->hashcxt, 256, NULL);
-	st->ngroups = 0;
-	st->next_group = 0;
+	GpuAggKeysReset(st);
 	st->device_lost = false;
-	st->groups_cap = GROUPS_START;
-	st->group_keys = MemoryContextAllocHuge(st->runcxt, sizeof(MinimalTuple) * st->groups_cap);
-	st->group_rows = MemoryContextAllocHuge(st->runcxt, sizeof(int64) * st->groups_cap);
 	for (int i = 0; i < st->ninputs && device; i++)
 	{
 		GpuAggInput *in = &st->inputs[i];
@@ -818,14 +506,4 @@ GpuAggGroupMerge(GpuAggState *st, GpuAggInput *in, uint32 group, const GpuextGro
 {
 	CpuStatesCover(in->sink, st->ngroups);
 	gpuext_groups_merge_cpu(in->sink->is_float, in->sink->host_states, group, src);
-}
-
-/* Let go of the key slots' tuples (the device buffers go with the node's memory contexts). */
-void
-GpuAggGroupsEnd(GpuAggState *st)
-{
-	if (st->groupslot)
-		ExecClearTuple(st->groupslot);
-	if (st->keyslot)
-		ExecClearTuple(st->keyslot);
 }
