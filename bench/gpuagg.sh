@@ -8,11 +8,15 @@
 #   WORKERS=8            max_parallel_workers_per_gather of the parallel lines
 #   BIG_WORK_MEM=1GB     work_mem of the lines marked "work_mem <BIG_WORK_MEM>" (both sides); the
 #                        others run at the server's settings (PostgreSQL's defaults on a fresh one)
+#   CLIENTS=128          clients of the pgbench lines (the server's max_connections must allow them)
+#   SECS=10              seconds of each pgbench side
 # Each line: the query, the plan's top nodes on each side, the medians and PostgreSQL / GpuAgg.  The
 # serial lines set max_parallel_workers_per_gather = 0 on both sides; the parallel lines let the
 # planner choose with gpuext.enable_agg on (GpuAgg or PostgreSQL's parallel plan) against off.
 # GROUP BY lines: 1,000 and 1,000,000 groups of an integer column, and a TPC-H Q1-shaped query (two
-# one-letter text keys, a date WHERE, sums and averages of double precision columns).
+# one-letter text keys, a date WHERE, sums and averages of double precision columns), and the same
+# over numeric(15,2) columns.  Clients lines: CLIENTS pgbench clients each running a GROUP BY over a
+# 1,000,000-row table for SECS seconds, enable_agg on against off (transactions per second).
 set -euo pipefail
 
 rows=${1:-10000000}
@@ -20,6 +24,8 @@ runs=${RUNS:-5}
 device=${GPUEXT_DEVICE:-gpu}
 workers=${WORKERS:-8}
 big_work_mem=${BIG_WORK_MEM:-1GB}
+clients=${CLIENTS:-128}
+secs=${SECS:-10}
 case $rows in '' | *[!0-9]* | 0) echo "ROWS must be a positive integer, not '$rows'" >&2; exit 2 ;; esac
 case $runs in '' | *[!0-9]* | 0) echo "RUNS must be a positive integer, not '$runs'" >&2; exit 2 ;; esac
 
@@ -36,7 +42,12 @@ CREATE TABLE gpuext_bench.gagg AS SELECT i AS id, (i % 100000)::int4 AS i4, i::i
   (i % 50 + 1)::float8 AS qty, (i * 7 % 1000)::int4 AS k1k, (i::int8 * 7 % 1000000)::int4 AS k1m
 FROM generate_series(1, $rows) i;
 CREATE TABLE gpuext_bench.gagg_small AS SELECT * FROM gpuext_bench.gagg LIMIT 1000;
-VACUUM ANALYZE gpuext_bench.gagg, gpuext_bench.gagg_small;
+DROP TABLE IF EXISTS gpuext_bench.gagg_num, gpuext_bench.gagg_1m;
+CREATE TABLE gpuext_bench.gagg_num AS SELECT rf, ls, ship, qty::numeric(15,2) AS qty,
+  round(f8::numeric, 2)::numeric(15,2) AS price, disc::numeric(15,2) AS disc, tax::numeric(15,2) AS tax
+FROM gpuext_bench.gagg;
+CREATE TABLE gpuext_bench.gagg_1m AS SELECT * FROM gpuext_bench.gagg LIMIT 1000000;
+VACUUM ANALYZE gpuext_bench.gagg, gpuext_bench.gagg_small, gpuext_bench.gagg_num, gpuext_bench.gagg_1m;
 EOF
 
 # time NAME WORKERS QUERY [WORK_MEM]: one session running QUERY with gpuext.enable_agg on and off
@@ -99,3 +110,21 @@ time_query "Q1 shape (double precision), serial" 0 "$q1" "$big_work_mem"
 time_query "GROUP BY 1,000 groups, $workers workers" "$workers" "$g1k"
 time_query "Q1 shape (double precision), $workers workers" "$workers" "$q1"
 time_query "GROUP BY, 1,000 rows" 0 "$gs"
+q1n="SELECT rf, ls, sum(qty), sum(price), sum(price * (1 - disc)), sum(price * (1 - disc) * (1 + tax)), avg(qty), avg(price), avg(disc), count(*) FROM gpuext_bench.gagg_num WHERE ship <= DATE ''1998-12-01'' - 90 GROUP BY rf, ls ORDER BY rf, ls"
+time_query "Q1 shape (numeric(15,2)), serial" 0 "$q1n"
+time_query "Q1 shape (numeric(15,2)), $workers workers" "$workers" "$q1n"
+
+# clients NAME QUERY: CLIENTS pgbench clients running QUERY for SECS seconds with enable_agg on, then
+# off: transactions per second of each, and on / off.
+clients_query() {
+	local name=$1 q=$2 f on off
+	f=$(mktemp)
+	echo "$q;" >"$f"
+	chmod 644 "$f"
+	on=$(PGOPTIONS="-c gpuext.device=$device -c gpuext.enable_agg=on" pgbench -n -c "$clients" -j 16 -T "$secs" -f "$f" 2>/dev/null | awk '/^tps/ {print $3; exit}')
+	off=$(PGOPTIONS="-c gpuext.device=$device -c gpuext.enable_agg=off" pgbench -n -c "$clients" -j 16 -T "$secs" -f "$f" 2>/dev/null | awk '/^tps/ {print $3; exit}')
+	rm -f "$f"
+	echo "$name, $clients clients | on: $on tps | off: $off tps | ratio $(python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$on" "$off")"
+}
+clients_query "GROUP BY 1,000 groups of 1,000,000 rows" "SELECT k1k, sum(f8), count(f8) FROM gpuext_bench.gagg_1m GROUP BY 1"
+clients_query "five aggregates of 1,000,000 rows" "SELECT sum(i4), sum(i8), avg(f8), min(i4), max(i8) FROM gpuext_bench.gagg_1m"
