@@ -148,6 +148,31 @@ ANALYZE gpar_big;
 SELECT sum(f) FROM gpar_big;
 SELECT i % 2, sum(f) FROM gpar_big GROUP BY 1;
 
+-- A cancel, or an ERROR caught in a subtransaction, leaves no parallel mode behind: the
+-- transaction writes afterwards, and a run after a write launches workers again.
+CREATE TABLE gpar_log (x int);
+\set VERBOSITY terse
+SET statement_timeout = '100ms';
+SELECT count(*), sum(i4) FROM gpar WHERE pg_sleep(0.00001) IS NOT NULL;
+RESET statement_timeout;
+INSERT INTO gpar_log VALUES (1);
+DO $$
+BEGIN
+  BEGIN
+    PERFORM sum(1 / (id - 30000)) FROM gpar;
+  EXCEPTION WHEN division_by_zero THEN
+    INSERT INTO gpar_log VALUES (2);
+  END;
+  INSERT INTO gpar_log VALUES (3);
+END $$;
+BEGIN;
+INSERT INTO gpar_log VALUES (4);
+SELECT check_par('SELECT kt, count(*), sum(i4) FROM gpar GROUP BY kt');
+INSERT INTO gpar_log VALUES (5);
+COMMIT;
+SELECT array_agg(x ORDER BY x) FROM gpar_log;
+\set VERBOSITY default
+
 -- Run again: a rescan launches the workers again.  A cursor, and a generic plan with a
 -- parameter, are planned without workers.
 SELECT check_par('SELECT s.x, y.s FROM generate_series(1, 3) s(x), LATERAL (SELECT sum(i4) + 0 AS s FROM gpar) y');
