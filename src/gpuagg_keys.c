@@ -248,6 +248,16 @@ NewGroup(GpuAggState *st)
 	return st->ngroups++;
 }
 
+/* Append to a row's key string; appendBinaryStringInfo, with no call while it has room. */
+static inline void
+ImageAppend(StringInfo buf, const void *data, int len)
+{
+	if (unlikely(buf->len + len >= buf->maxlen))
+		enlargeStringInfo(buf, len);
+	memcpy(buf->data + buf->len, data, len);
+	buf->len += len;
+}
+
 /* The group number of the byte-equal keys in the key slot, a new group if they are new. */
 static uint32
 ImageLookup(GpuAggState *st, bool *isnew)
@@ -263,7 +273,7 @@ ImageLookup(GpuAggState *st, bool *isnew)
 	{
 		char		isnull = ks->tts_isnull[i];
 
-		appendBinaryStringInfo(&im->buf, &isnull, 1);
+		ImageAppend(&im->buf, &isnull, 1);
 		if (isnull)
 			continue;
 		if (im->typlen[i] > 0)
@@ -271,7 +281,7 @@ ImageLookup(GpuAggState *st, bool *isnew)
 			char		bytes[8];
 
 			store_att_byval(bytes, ks->tts_values[i], im->typlen[i]);
-			appendBinaryStringInfo(&im->buf, bytes, im->typlen[i]);
+			ImageAppend(&im->buf, bytes, im->typlen[i]);
 		}
 		else
 		{
@@ -287,8 +297,8 @@ ImageLookup(GpuAggState *st, bool *isnew)
 				MemoryContextSwitchTo(old);
 			}
 			len = VARSIZE_ANY_EXHDR(v);
-			appendBinaryStringInfo(&im->buf, (const char *) &len, sizeof(len));
-			appendBinaryStringInfo(&im->buf, VARDATA_ANY(v), len);
+			ImageAppend(&im->buf, &len, sizeof(len));
+			ImageAppend(&im->buf, VARDATA_ANY(v), len);
 		}
 	}
 	key.bytes = im->buf.data;
