@@ -56,8 +56,7 @@ typedef struct GpuAggInput
 {
 	ExprState  *arg;			/* NULL when the argument is a plain column */
 	AttrNumber	argatt;			/* ... that column of the table */
-	int			fixed_off;		/* ... its offset in a tuple without NULLs (when st->fixed) */
-	int16		fixed_len;
+	int16		fixed_len;		/* ... its width, when st->fixed */
 	ExprState  *filter;			/* NULL without FILTER */
 	const GpuextSortType *type; /* NULL: only non-NULL values are counted */
 	int			numeric_scale;	/* >= 0: numerics reduced as bigint at this scale (type is bigint's), NaNs counted */
@@ -111,7 +110,12 @@ typedef struct GpuAggState
 	AttrNumber *var_att;
 	AttrNumber	maxatt;			/* the last column read */
 	bool		need_scan_tuple;	/* some expression reads the scan tuple */
-	bool		fixed;			/* heap tuples without NULLs are read at fixed offsets */
+	bool		fixed;			/* heap tuples without NULLs are read in place, column by offset */
+	int		   *att_off;		/* per column up to maxatt: its offset in such a tuple */
+	AttrNumber	walk_from;		/* ... from this column on, found per row past one of varying width */
+	int			walk_start;		/* ... starting here */
+	int16	   *att_len;
+	char	   *att_align;
 	TupleTableSlot *heapslot;	/* a row of the table, through its access method */
 	TupleTableSlot *tupslot;	/* a heap table's row read in place, its page pinned by the scan */
 	MemoryContext nodecxt;		/* the inputs' batches and reducers, kept across rescans */
@@ -123,8 +127,7 @@ typedef struct GpuAggState
 	int			nkeys;			/* 0 without GROUP BY */
 	ExprState **key_exprs;		/* per key, over the table's columns; NULL for a plain column */
 	AttrNumber *key_att;		/* ... that column */
-	int		   *key_off;		/* ... its offset in a tuple without NULLs (when fixed) */
-	int16	   *key_len;
+	int16	   *key_len;		/* ... its width, when fixed */
 	TupleTableSlot *keyslot;	/* one row's keys, looked up in the hash table */
 	TupleTableSlot *groupslot;	/* a group's keys, read back from its entry */
 	TupleHashTable hashtable;

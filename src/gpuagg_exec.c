@@ -27,6 +27,8 @@
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/bufmgr.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
@@ -83,54 +85,56 @@ ScanColumn(CustomScan *cscan, Expr *expr)
 }
 
 /*
- * Where each input's column lies in a heap tuple without NULLs (as
- * attcacheoff: up to the first column of varying width), and whether every
- * row without NULLs can be read so: no WHERE, no FILTER, only plain columns
- * passed by value.
+ * Whether every row without NULLs can be read in place (no WHERE, no FILTER,
+ * inputs and keys plain columns passed by value), and where its columns lie:
+ * fixed offsets up to the first column of varying width, found per row after.
  */
 static void
 FixedOffsets(GpuAggState *st, TupleDesc tupdesc)
 {
 	int			off = 0;
-	int			nfixed = 0;
-	int		   *attoff = palloc(sizeof(int) * Max(tupdesc->natts, 1));
+	int			natts = Max(st->maxatt, 1);
 
-	for (; nfixed < tupdesc->natts && TupleDescAttr(tupdesc, nfixed)->attlen > 0; nfixed++)
+	st->att_off = palloc0(sizeof(int) * natts);
+	st->att_len = palloc(sizeof(int16) * natts);
+	st->att_align = palloc(sizeof(char) * natts);
+	st->walk_from = st->maxatt;
+	for (int a = 0; a < st->maxatt; a++)
 	{
-		Form_pg_attribute att = TupleDescAttr(tupdesc, nfixed);
+		Form_pg_attribute att = TupleDescAttr(tupdesc, a);
 
-		off = att_align_nominal(off, att->attalign);
-		attoff[nfixed] = off;
-		off += att->attlen;
+		st->att_len[a] = att->attlen;
+		st->att_align[a] = att->attalign;
+		if (a < st->walk_from && att->attlen > 0)
+		{
+			off = att_align_nominal(off, att->attalign);
+			st->att_off[a] = off;
+			off += att->attlen;
+		}
+		else if (a < st->walk_from)
+		{
+			st->walk_from = a;
+			st->walk_start = off;
+		}
 	}
 	st->fixed = st->qual == NULL && (st->nkeys == 0 || st->images != NULL);
-	st->key_off = palloc(sizeof(int) * Max(st->nkeys, 1));
 	st->key_len = palloc(sizeof(int16) * Max(st->nkeys, 1));
 	for (int k = 0; k < st->nkeys && st->fixed; k++)
 	{
-		if (st->key_exprs[k] != NULL || st->key_att[k] > nfixed ||
-			!TupleDescAttr(tupdesc, st->key_att[k] - 1)->attbyval)
+		if (st->key_exprs[k] != NULL || !TupleDescAttr(tupdesc, st->key_att[k] - 1)->attbyval)
 			st->fixed = false;
 		else
-		{
-			st->key_off[k] = attoff[st->key_att[k] - 1];
 			st->key_len[k] = TupleDescAttr(tupdesc, st->key_att[k] - 1)->attlen;
-		}
 	}
-	for (int i = 0; i < st->ninputs; i++)
+	for (int i = 0; i < st->ninputs && st->fixed; i++)
 	{
 		GpuAggInput *in = &st->inputs[i];
 
-		if (in->filter != NULL || in->arg != NULL || in->argatt > nfixed ||
-			!TupleDescAttr(tupdesc, in->argatt - 1)->attbyval)
-		{
+		if (in->filter != NULL || in->arg != NULL || !TupleDescAttr(tupdesc, in->argatt - 1)->attbyval)
 			st->fixed = false;
-			break;
-		}
-		in->fixed_off = attoff[in->argatt - 1];
-		in->fixed_len = TupleDescAttr(tupdesc, in->argatt - 1)->attlen;
+		else
+			in->fixed_len = TupleDescAttr(tupdesc, in->argatt - 1)->attlen;
 	}
-	pfree(attoff);
 }
 
 /* Set up the expressions, the inputs and the slot the table is read into. */
@@ -433,11 +437,29 @@ TakeRow(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext)
 	}
 }
 
+/* The offsets of a row's columns past the first of varying width, as slot_deform_heap_tuple finds them. */
+static pg_attribute_always_inline void
+WalkOffsets(GpuAggState *st, const char *tp)
+{
+	uint32		off = st->walk_start;
+
+	for (int a = st->walk_from; a < st->maxatt; a++)
+	{
+		int16		len = st->att_len[a];
+
+		if (len > 0)
+			off = att_align_nominal(off, st->att_align[a]);
+		else
+			off = att_align_pointer(off, st->att_align[a], len, tp + off);
+		st->att_off[a] = off;
+		off = att_addlength_pointer(off, len, tp + off);
+	}
+}
+
 /*
  * Add one row's values straight from a heap tuple, when every input and key
- * is a plain column at a fixed offset (keys equal as bytes) and there is no
- * WHERE or FILTER: false, having done nothing, for a tuple with NULLs or
- * fewer columns.
+ * is a plain column (keys equal as bytes) and there is no WHERE or FILTER:
+ * false, having done nothing, for a tuple with NULLs or fewer columns.
  */
 static pg_attribute_always_inline bool
 TakeFixedRow(GpuAggState *st, HeapTuple tuple)
@@ -447,6 +469,8 @@ TakeFixedRow(GpuAggState *st, HeapTuple tuple)
 	if (HeapTupleHasNulls(tuple) || HeapTupleHeaderGetNatts(tuple->t_data) < st->maxatt)
 		return false;
 	tp = (const char *) tuple->t_data + tuple->t_data->t_hoff;
+	if (st->walk_from < st->maxatt)
+		WalkOffsets(st, tp);
 	st->stats.rows_passed++;
 	if (st->nkeys > 0)
 	{
@@ -456,7 +480,7 @@ TakeFixedRow(GpuAggState *st, HeapTuple tuple)
 		ExecClearTuple(ks);
 		for (int k = 0; k < st->nkeys; k++)
 		{
-			ks->tts_values[k] = fetch_att(tp + st->key_off[k], true, st->key_len[k]);
+			ks->tts_values[k] = fetch_att(tp + st->att_off[st->key_att[k] - 1], true, st->key_len[k]);
 			ks->tts_isnull[k] = false;
 		}
 		ExecStoreVirtualTuple(ks);
@@ -466,7 +490,7 @@ TakeFixedRow(GpuAggState *st, HeapTuple tuple)
 		{
 			GpuAggInput *in = &st->inputs[i];
 
-			GpuAggGroupAdd(st, in, group, fetch_att(tp + in->fixed_off, true, in->fixed_len));
+			GpuAggGroupAdd(st, in, group, fetch_att(tp + st->att_off[in->argatt - 1], true, in->fixed_len));
 		}
 		return true;
 	}
@@ -474,15 +498,28 @@ TakeFixedRow(GpuAggState *st, HeapTuple tuple)
 	{
 		GpuAggInput *in = &st->inputs[i];
 
-		InputAdd(st, in, fetch_att(tp + in->fixed_off, true, in->fixed_len));
+		InputAdd(st, in, fetch_att(tp + st->att_off[in->argatt - 1], true, in->fixed_len));
 	}
 	return true;
 }
 
+/* Add one visible heap row: in place where it can be, else through the in-place slot. */
+static pg_attribute_always_inline void
+TakeHeapRow(GpuAggState *st, HeapTuple tuple, ExprContext *econtext)
+{
+	st->stats.rows_read++;
+	if (st->fixed && TakeFixedRow(st, tuple))
+		return;
+	/* The scan keeps the page pinned until the next one: no pin per row */
+	ExecStoreHeapTuple(tuple, st->tupslot, false);
+	TakeRow(st, st->tupslot, econtext);
+}
+
 /*
  * Read the table with the query's snapshot, adding each passing row's values
- * to the inputs: a heap table page by page (heap_getnext, no slot for a row
- * read at fixed offsets), any other table through its slots.
+ * to the inputs: a heap table page by page (heap_getnext finds a page's
+ * visible rows, which are then read as it would return them), any other
+ * table through its slots.
  */
 static void
 ScanTable(GpuAggState *st)
@@ -502,17 +539,30 @@ ScanTable(GpuAggState *st)
 		scanslot->tts_isnull[i] = true;
 	if (rel->rd_tableam == GetHeapamTableAmRoutine())
 	{
+		HeapScanDesc hscan = (HeapScanDesc) scan;
+		bool		pagemode = (scan->rs_flags & SO_ALLOW_PAGEMODE) != 0;
 		HeapTuple	tuple;
 
 		while (!st->device_lost && (tuple = heap_getnext(scan, ForwardScanDirection)) != NULL)
 		{
+			Page		page;
+
 			CHECK_FOR_INTERRUPTS();
-			st->stats.rows_read++;
-			if (st->fixed && TakeFixedRow(st, tuple))
+			TakeHeapRow(st, tuple, econtext);
+			if (!pagemode)
 				continue;
-			/* The scan keeps the page pinned until the next one: no pin per row */
-			ExecStoreHeapTuple(tuple, st->tupslot, false);
-			TakeRow(st, st->tupslot, econtext);
+			page = BufferGetPage(hscan->rs_cbuf);
+			while (hscan->rs_cindex + 1 < hscan->rs_ntuples && !st->device_lost)
+			{
+				OffsetNumber off = hscan->rs_vistuples[++hscan->rs_cindex];
+				ItemId		lp = PageGetItemId(page, off);
+
+				tuple->t_data = (HeapTupleHeader) PageGetItem(page, lp);
+				tuple->t_len = ItemIdGetLength(lp);
+				ItemPointerSet(&tuple->t_self, hscan->rs_cblock, off);
+				pgstat_count_heap_getnext(rel);
+				TakeHeapRow(st, tuple, econtext);
+			}
 		}
 	}
 	else
