@@ -52,7 +52,8 @@ EOF
 
 # time NAME WORKERS QUERY [WORK_MEM]: one session running QUERY with gpuext.enable_agg on and off
 # in turn (a warm-up pair, then RUNS pairs), so that drift in the machine falls on both sides:
-# each side's top plan nodes and median, and off / on.
+# each side's top plan nodes and median, and off / on; then, from one more run with timing,
+# GpuAgg's own split of its time (Stage Timing: scanning rows on the CPU, and device calls).
 time_query() {
 	local name=$1 w=$2 q=$3 mem=${4:-}
 	"${psql_[@]}" -At <<EOF
@@ -61,10 +62,12 @@ SET gpuext.device = $device;
 SET max_parallel_workers_per_gather = $w;
 ${mem:+SET work_mem = '$mem';}
 CREATE TEMP TABLE t (side text, ms float8, node text);
+CREATE TEMP TABLE stage (scan_ms float8, device_ms float8);
 DO \$\$
 DECLARE
   plan json;
   side text;
+  timing jsonb;
 BEGIN
   FOR i IN 0 .. $runs LOOP
     FOREACH side IN ARRAY ARRAY['on', 'off'] LOOP
@@ -78,10 +81,17 @@ BEGIN
       END IF;
     END LOOP;
   END LOOP;
+  PERFORM set_config('gpuext.enable_agg', 'on', false);
+  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON) $q' INTO plan;
+  timing := jsonb_path_query_first(plan::jsonb, 'strict \$.**."Stage Timing"');
+  IF timing IS NOT NULL THEN
+    INSERT INTO stage VALUES ((timing->>'Scan')::float8, (timing->>'Device')::float8);
+  END IF;
 END \$\$;
 WITH m AS (SELECT side, min(node) AS node, percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS ms FROM t GROUP BY side)
-SELECT format('%s | on: %s %s ms | off: %s %s ms | ratio %s', '$name${mem:+, work_mem $mem}',
-  a.node, round(a.ms::numeric, 1), b.node, round(b.ms::numeric, 1), round((b.ms / a.ms)::numeric, 2))
+SELECT format('%s | on: %s %s ms | off: %s %s ms | ratio %s%s', '$name${mem:+, work_mem $mem}',
+  a.node, round(a.ms::numeric, 1), b.node, round(b.ms::numeric, 1), round((b.ms / a.ms)::numeric, 2),
+  (SELECT format(' | GpuAgg stages: scan %s ms, device %s ms', round(scan_ms::numeric), round(device_ms::numeric)) FROM stage))
 FROM m a, m b WHERE a.side = 'on' AND b.side = 'off';
 EOF
 }
