@@ -3,7 +3,7 @@
 #   bash bench/gpuagg.sh [ROWS]          (ROWS default 10000000)
 # The server comes from PGHOST/PGPORT/PGUSER/PGDATABASE; gpuext must be installable there and its
 # library loaded by the session (it is LOADed here).  Environment:
-#   RUNS=5               timed runs per side, alternating (median of EXPLAIN ANALYZE's Execution Time), after a warm-up pair
+#   RUNS=5               timed runs per side, alternating (median of EXPLAIN ANALYZE's Planning plus Execution Time), after a warm-up pair
 #   GPUEXT_DEVICE=gpu    gpuext.device for the run
 #   WORKERS=8            max_parallel_workers_per_gather of the parallel lines
 #   BIG_WORK_MEM=1GB     work_mem of the lines marked "work_mem <BIG_WORK_MEM>" (both sides); the
@@ -50,12 +50,12 @@ CREATE TABLE gpuext_bench.gagg_1m AS SELECT * FROM gpuext_bench.gagg LIMIT 10000
 VACUUM ANALYZE gpuext_bench.gagg, gpuext_bench.gagg_small, gpuext_bench.gagg_num, gpuext_bench.gagg_1m;
 EOF
 
-# time NAME WORKERS QUERY [WORK_MEM]: one session running QUERY with gpuext.enable_agg on and off
-# in turn (a warm-up pair, then RUNS pairs), so that drift in the machine falls on both sides:
+# time NAME WORKERS QUERY [WORK_MEM [PAIRS]]: one session running QUERY with gpuext.enable_agg on and
+# off in turn (a warm-up pair, then PAIRS pairs, RUNS by default), so that drift in the machine falls on both sides:
 # each side's top plan nodes and median, and off / on; then, from one more run with timing,
 # GpuAgg's own split of its time (Stage Timing: scanning rows on the CPU, and device calls).
 time_query() {
-	local name=$1 w=$2 q=$3 mem=${4:-}
+	local name=$1 w=$2 q=$3 mem=${4:-} pairs=${5:-$runs}
 	"${psql_[@]}" -At <<EOF
 LOAD 'gpuext';
 SET gpuext.device = $device;
@@ -69,12 +69,12 @@ DECLARE
   side text;
   timing jsonb;
 BEGIN
-  FOR i IN 0 .. $runs LOOP
+  FOR i IN 0 .. $pairs LOOP
     FOREACH side IN ARRAY ARRAY['on', 'off'] LOOP
       PERFORM set_config('gpuext.enable_agg', side, false);
       EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) $q' INTO plan;
       IF i > 0 THEN
-        INSERT INTO t VALUES (side, (plan->0->>'Execution Time')::float8,
+        INSERT INTO t VALUES (side, (plan->0->>'Planning Time')::float8 + (plan->0->>'Execution Time')::float8,
           coalesce(plan->0->'Plan'->>'Custom Plan Provider', plan->0->'Plan'->>'Node Type') ||
           coalesce('/' || (SELECT coalesce(p->>'Custom Plan Provider', p->>'Node Type')
                            FROM json_array_elements(plan->0->'Plan'->'Plans') p LIMIT 1), ''));
@@ -105,7 +105,8 @@ time_query "sum(f8), serial" 0 "$qf"
 time_query "WHERE and expressions, serial" 0 "$qw"
 time_query "five aggregates, $workers workers" "$workers" "$q5"
 time_query "WHERE and expressions, $workers workers" "$workers" "$qw"
-time_query "1,000 rows" 0 "$qs"
+# Sub-millisecond queries: more pairs, so that the median is not one run's noise.
+time_query "1,000 rows" 0 "$qs" "" $((runs * 30))
 
 g1k="SELECT k1k, sum(f8), count(f8) FROM gpuext_bench.gagg GROUP BY 1"
 g1m="SELECT k1m, sum(f8), count(*) FROM gpuext_bench.gagg GROUP BY 1"
@@ -119,7 +120,7 @@ time_query "Q1 shape (double precision), serial" 0 "$q1"
 time_query "Q1 shape (double precision), serial" 0 "$q1" "$big_work_mem"
 time_query "GROUP BY 1,000 groups, $workers workers" "$workers" "$g1k"
 time_query "Q1 shape (double precision), $workers workers" "$workers" "$q1"
-time_query "GROUP BY, 1,000 rows" 0 "$gs"
+time_query "GROUP BY, 1,000 rows" 0 "$gs" "" $((runs * 30))
 q1n="SELECT rf, ls, sum(qty), sum(price), sum(price * (1 - disc)), sum(price * (1 - disc) * (1 + tax)), avg(qty), avg(price), avg(disc), count(*) FROM gpuext_bench.gagg_num WHERE ship <= DATE ''1998-12-01'' - 90 GROUP BY rf, ls ORDER BY rf, ls"
 time_query "Q1 shape (numeric(15,2)), serial" 0 "$q1n"
 time_query "Q1 shape (numeric(15,2)), $workers workers" "$workers" "$q1n"
