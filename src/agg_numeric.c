@@ -242,9 +242,9 @@ Fixed192ToNumeric(uint128 low, int64 top, int scale)
 							   Int32GetDatum(-1));
 }
 
-/* A 128-bit integer at scale as numeric. */
-static Datum
-FixedToNumeric(int128 v, int scale)
+/* A 128-bit integer at scale as numeric of that display scale. */
+Datum
+GpuextFixedToNumeric(int128 v, int scale)
 {
 	return Fixed192ToNumeric((uint128) v, v < 0 ? -1 : 0, scale);
 }
@@ -259,13 +259,6 @@ GpuextNumericToFixed(Datum value, int scale, int128 *out)
 	if (p.kind == NUM_IS_NAN)
 		return 1;
 	return p.kind == NUM_FINITE && ToFixed(&p, scale, out) ? 0 : -1;
-}
-
-/* An integer at scale as numeric of that display scale. */
-Datum
-GpuextFixedToNumeric(int128 v, int scale)
-{
-	return FixedToNumeric(v, scale);
 }
 
 /* A copy of a numeric in cxt, with a 4-byte varlena header. */
@@ -287,7 +280,7 @@ MakeBig(GpuextAccum *acc)
 {
 	if (acc->nbig)
 		return;
-	acc->nbig_sum = CopyNumeric(FixedToNumeric(acc->isum, acc->nscale), acc->cxt);
+	acc->nbig_sum = CopyNumeric(GpuextFixedToNumeric(acc->isum, acc->nscale), acc->cxt);
 	acc->nbig = true;
 	acc->isum = 0;
 }
@@ -316,7 +309,7 @@ FoldFixed(GpuextAccum *acc, int128 v, bool free_old)
 		acc->isum = t;
 		return;
 	}
-	BigAdd(acc, FixedToNumeric(v, acc->nscale), free_old);
+	BigAdd(acc, GpuextFixedToNumeric(v, acc->nscale), free_old);
 }
 
 /* Bring the sum and the cached min and max to a larger scale; the sum goes big where it overflows. */
@@ -484,7 +477,7 @@ GpuextNumericMergeReduce(GpuextAccum *acc, const GpuextReduceResult *r)
 static Datum
 SumNumeric(const GpuextAccum *acc)
 {
-	return acc->nbig ? acc->nbig_sum : FixedToNumeric(acc->isum, acc->nscale);
+	return acc->nbig ? acc->nbig_sum : GpuextFixedToNumeric(acc->isum, acc->nscale);
 }
 
 /* Keep src's min or max in dst where it wins or ties (combine: numeric_smaller(dst, src)). */

@@ -185,7 +185,7 @@ extern void GpuAggGroupsFinish(GpuAggState *st);
 extern bool GpuAggGroupNext(GpuAggState *st);
 extern void GpuAggGroupsSettle(GpuAggState *st);
 extern const GpuextGroupState *GpuAggGroupState(GpuAggInput *in, uint32 group, size_t *bytes);
-extern void GpuAggGroupMerge(GpuAggState *st, GpuAggInput *in, uint32 group, const GpuextGroupState *src);
+extern size_t GpuAggGroupMerge(GpuAggState *st, GpuAggInput *in, uint32 group, const GpuextGroupState *src);
 
 /* gpuagg_parallel.c */
 extern void GpuAggParallelStart(GpuAggState *st);

@@ -500,10 +500,11 @@ GpuAggGroupState(GpuAggInput *in, uint32 group, size_t *bytes)
 	return (const GpuextGroupState *) (in->sink->host_states + StatesBytes(in->sink, group));
 }
 
-/* Fold a worker's settled state of a group into the leader's (CPU states). */
-void
+/* Fold a worker's settled state of a group into the leader's (CPU states); the bytes it took. */
+size_t
 GpuAggGroupMerge(GpuAggState *st, GpuAggInput *in, uint32 group, const GpuextGroupState *src)
 {
 	CpuStatesCover(in->sink, st->ngroups);
 	gpuext_groups_merge_cpu(in->sink->is_float, in->sink->host_states, group, src);
+	return StatesBytes(in->sink, 1);
 }

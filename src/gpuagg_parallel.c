@@ -169,7 +169,6 @@ MergeGroups(GpuAggState *st, const char *p, const char *end)
 		for (int i = 0; i < st->ninputs; i++)
 		{
 			GpuAggInput *in = &st->inputs[i];
-			size_t		bytes;
 
 			if (in->group_counts)
 			{
@@ -179,11 +178,7 @@ MergeGroups(GpuAggState *st, const char *p, const char *end)
 			if (in->group_accs)
 				q = MergeAccum(&in->group_accs[g], q, p + rec->len);
 			else if (in->type != NULL)
-			{
-				(void) GpuAggGroupState(in, g, &bytes);
-				GpuAggGroupMerge(st, in, g, (const GpuextGroupState *) q);
-				q += bytes;
-			}
+				q += GpuAggGroupMerge(st, in, g, (const GpuextGroupState *) q);
 		}
 		p += rec->len;
 	}
