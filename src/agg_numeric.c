@@ -144,11 +144,46 @@ Decode(Datum value, NumParts *p)
 	p->digits = data + hdr;
 }
 
+/* ToFixed for up to four base-10000 digits whose value at scale fits 64 bits: false where it does not apply. */
+static inline bool
+ToFixed64(const NumParts *p, int scale, int128 *out)
+{
+	static const uint64 pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+		1000000000, UINT64CONST(10000000000), UINT64CONST(100000000000), UINT64CONST(1000000000000),
+		UINT64CONST(10000000000000), UINT64CONST(100000000000000), UINT64CONST(1000000000000000),
+		UINT64CONST(10000000000000000), UINT64CONST(100000000000000000), UINT64CONST(1000000000000000000)};
+	uint64		mag = 0;
+	int			e = 4 * (p->weight - p->ndigits + 1) + scale;
+
+	if (p->ndigits > 4 || e < -16 || e > 18)
+		return false;
+	for (int i = 0; i < p->ndigits; i++)
+	{
+		int16		d;
+
+		memcpy(&d, p->digits + i * sizeof(int16), sizeof(d));
+		mag = mag * 10000 + (uint64) d;
+	}
+	if (e >= 0 && __builtin_mul_overflow(mag, pow10[e], &mag))
+		return false;
+	if (e < 0)
+	{
+		if (mag % pow10[-e] != 0)
+			return false;
+		mag /= pow10[-e];
+	}
+	*out = p->negative ? -(int128) mag : (int128) mag;
+	return true;
+}
+
 /* The finite value as an integer at scale: false if it has more than 38 digits there, or digits below it. */
 static bool
 ToFixed(const NumParts *p, int scale, int128 *out)
 {
 	uint128		mag = 0;
+
+	if (ToFixed64(p, scale, out))
+		return true;
 
 	for (int i = 0; i < p->ndigits; i++)
 	{
