@@ -148,10 +148,6 @@ Decode(Datum value, NumParts *p)
 static inline bool
 ToFixed64(const NumParts *p, int scale, int128 *out)
 {
-	static const uint64 pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
-		1000000000, UINT64CONST(10000000000), UINT64CONST(100000000000), UINT64CONST(1000000000000),
-		UINT64CONST(10000000000000), UINT64CONST(100000000000000), UINT64CONST(1000000000000000),
-		UINT64CONST(10000000000000000), UINT64CONST(100000000000000000), UINT64CONST(1000000000000000000)};
 	uint64		mag = 0;
 	int			e = 4 * (p->weight - p->ndigits + 1) + scale;
 
@@ -164,13 +160,15 @@ ToFixed64(const NumParts *p, int scale, int128 *out)
 		memcpy(&d, p->digits + i * sizeof(int16), sizeof(d));
 		mag = mag * 10000 + (uint64) d;
 	}
-	if (e >= 0 && __builtin_mul_overflow(mag, pow10[e], &mag))
+	if (e >= 0 && __builtin_mul_overflow(mag, (uint64) Pow10(e), &mag))
 		return false;
 	if (e < 0)
 	{
-		if (mag % pow10[-e] != 0)
+		uint64		div = (uint64) Pow10(-e);
+
+		if (mag % div != 0)
 			return false;
-		mag /= pow10[-e];
+		mag /= div;
 	}
 	*out = p->negative ? -(int128) mag : (int128) mag;
 	return true;

@@ -94,29 +94,24 @@ FixedOffsets(GpuAggState *st, TupleDesc tupdesc)
 {
 	int			off = 0;
 	int			natts = Max(st->maxatt, 1);
+	int			a;
 
 	st->att_off = palloc0(sizeof(int) * natts);
 	st->att_len = palloc(sizeof(int16) * natts);
 	st->att_align = palloc(sizeof(char) * natts);
-	st->walk_from = st->maxatt;
-	for (int a = 0; a < st->maxatt; a++)
+	for (a = 0; a < st->maxatt; a++)
 	{
-		Form_pg_attribute att = TupleDescAttr(tupdesc, a);
-
-		st->att_len[a] = att->attlen;
-		st->att_align[a] = att->attalign;
-		if (a < st->walk_from && att->attlen > 0)
-		{
-			off = att_align_nominal(off, att->attalign);
-			st->att_off[a] = off;
-			off += att->attlen;
-		}
-		else if (a < st->walk_from)
-		{
-			st->walk_from = a;
-			st->walk_start = off;
-		}
+		st->att_len[a] = TupleDescAttr(tupdesc, a)->attlen;
+		st->att_align[a] = TupleDescAttr(tupdesc, a)->attalign;
 	}
+	for (a = 0; a < st->maxatt && st->att_len[a] > 0; a++)
+	{
+		off = att_align_nominal(off, st->att_align[a]);
+		st->att_off[a] = off;
+		off += st->att_len[a];
+	}
+	st->walk_from = a;
+	st->walk_start = off;
 	st->fixed = st->qual == NULL && (st->nkeys == 0 || st->images != NULL);
 	st->key_len = palloc(sizeof(int16) * Max(st->nkeys, 1));
 	for (int k = 0; k < st->nkeys && st->fixed; k++)
