@@ -7,6 +7,7 @@
  *
  *	gpuagg_plan.c		the upper-paths hook, the path, its cost and its plan
  *	gpuagg_exec.c		the scan, the batches, the device reduction, the result rows
+ *	gpuagg_inplace.c	WHERE, FILTERs and double precision arguments compiled for rows read in place
  *	gpuagg_keys.c		the GROUP BY keys: evaluated per row, numbered (a group each)
  *	gpuagg_group.c		the groups' per-input states and results
  *	gpuagg_parallel.c	parallel workers: their share of the table, merged by the leader
@@ -51,13 +52,19 @@
 extern bool gpuext_enable_agg;
 extern int	gpuext_agg_min_rows;
 
+/* Conditions and double precision arguments compiled for rows read in place (gpuagg_inplace.c). */
+typedef struct GpuAggRowQual GpuAggRowQual;
+typedef struct GpuAggRowExpr GpuAggRowExpr;
+
 /* One input: the values of one argument under one FILTER, and where they go. */
 typedef struct GpuAggInput
 {
 	ExprState  *arg;			/* NULL when the argument is a plain column */
 	AttrNumber	argatt;			/* ... that column of the table */
 	int16		fixed_len;		/* ... its width, when st->fixed */
+	GpuAggRowExpr *rowarg;		/* the argument compiled, or NULL */
 	ExprState  *filter;			/* NULL without FILTER */
+	GpuAggRowQual *rowfilter;	/* the FILTER compiled, or NULL */
 	const GpuextSortType *type; /* NULL: only non-NULL values are counted */
 	int			numeric_scale;	/* >= 0: numerics reduced as bigint at this scale (type is bigint's), NaNs counted */
 	int64		count;			/* ... here; NaNs of a numeric at numeric_scale */
@@ -88,6 +95,7 @@ typedef struct GpuAggStats
 	int64		runs;
 	int64		rows_read;
 	int64		rows_passed;
+	int64		rows_in_place;	/* rows read from their bytes in the page, not through a slot */
 	int64		device_batches;
 	int64		cpu_batches;
 	int64		groups;			/* GROUP BY: groups formed */
@@ -106,6 +114,7 @@ typedef struct GpuAggState
 	int			ninputs;
 	GpuAggInput *inputs;
 	ExprState  *qual;
+	GpuAggRowQual *rowqual;		/* the WHERE clause compiled, or NULL */
 	int			nvars;			/* table columns copied into the scan tuple, after the aggregates */
 	AttrNumber *var_att;
 	AttrNumber	maxatt;			/* the last column read */
@@ -127,7 +136,8 @@ typedef struct GpuAggState
 	int			nkeys;			/* 0 without GROUP BY */
 	ExprState **key_exprs;		/* per key, over the table's columns; NULL for a plain column */
 	AttrNumber *key_att;		/* ... that column */
-	int16	   *key_len;		/* ... its width, when fixed */
+	int16	   *key_len;		/* ... its length (-1: varlena), when fixed */
+	bool	   *key_byval;
 	TupleTableSlot *keyslot;	/* one row's keys, looked up in the hash table */
 	TupleTableSlot *groupslot;	/* a group's keys, read back from its entry */
 	TupleHashTable hashtable;
@@ -165,6 +175,7 @@ extern void GpuAggInit(void);
 
 /* gpuagg_exec.c */
 extern Node *GpuAggCreateState(CustomScan *cscan);
+extern AttrNumber GpuAggScanColumn(CustomScan *cscan, Expr *expr);
 extern void GpuAggWorkerScan(GpuAggState *st);
 extern void GpuAggNoteFallback(GpuAggState *st, const char *why);
 
@@ -201,6 +212,12 @@ extern Datum GpuAggNumericGroupResult(GpuAggInput *in, const GpuextGroupResult *
 extern void GpuAggAccsStart(GpuAggState *st, GpuAggInput *in);
 extern void GpuAggAccsGrow(GpuAggInput *in, uint32 cap);
 extern void GpuAggAccNew(GpuAggState *st, GpuAggInput *in, uint32 group);
+
+/* gpuagg_inplace.c */
+extern GpuAggRowQual *GpuAggCompileRowQual(CustomScan *cscan, List *quals);
+extern GpuAggRowExpr *GpuAggCompileRowExpr(CustomScan *cscan, Expr *expr);
+extern bool GpuAggRowQualPasses(const GpuAggRowQual *q, const char *tp, const int *att_off);
+extern float8 GpuAggRowExprEval(GpuAggRowExpr *e, const char *tp, const int *att_off);
 
 /* gpuagg_explain.c */
 extern void GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es);

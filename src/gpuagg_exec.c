@@ -72,8 +72,8 @@ GpuAggCreateState(CustomScan *cscan)
 }
 
 /* The table column a scan-tuple reference stands for, or 0 if expr is not one. */
-static AttrNumber
-ScanColumn(CustomScan *cscan, Expr *expr)
+AttrNumber
+GpuAggScanColumn(CustomScan *cscan, Expr *expr)
 {
 	Var		   *var = (Var *) expr;
 	TargetEntry *tle;
@@ -85,13 +85,15 @@ ScanColumn(CustomScan *cscan, Expr *expr)
 }
 
 /*
- * Whether every row without NULLs can be read in place (no WHERE, no FILTER,
- * inputs and keys plain columns passed by value), and where its columns lie:
+ * Whether every row without NULLs can be read in place (WHERE and FILTERs
+ * compiled or absent, inputs plain columns passed by value or compiled
+ * arguments, keys plain columns equal as bytes), and where its columns lie:
  * fixed offsets up to the first column of varying width, found per row after.
  */
 static void
-FixedOffsets(GpuAggState *st, TupleDesc tupdesc)
+FixedOffsets(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 {
+	List	   *args = lsecond(cscan->custom_exprs);
 	int			off = 0;
 	int			natts = Max(st->maxatt, 1);
 	int			a;
@@ -112,22 +114,36 @@ FixedOffsets(GpuAggState *st, TupleDesc tupdesc)
 	}
 	st->walk_from = a;
 	st->walk_start = off;
-	st->fixed = st->qual == NULL && (st->nkeys == 0 || st->images != NULL);
+	if (st->qual != NULL)
+		st->rowqual = GpuAggCompileRowQual(cscan, linitial(cscan->custom_exprs));
+	st->fixed = (st->qual == NULL || st->rowqual != NULL) && (st->nkeys == 0 || st->images != NULL);
 	st->key_len = palloc(sizeof(int16) * Max(st->nkeys, 1));
+	st->key_byval = palloc(sizeof(bool) * Max(st->nkeys, 1));
 	for (int k = 0; k < st->nkeys && st->fixed; k++)
 	{
-		if (st->key_exprs[k] != NULL || !TupleDescAttr(tupdesc, st->key_att[k] - 1)->attbyval)
+		Form_pg_attribute attr;
+
+		if (st->key_exprs[k] != NULL)
+		{
 			st->fixed = false;
-		else
-			st->key_len[k] = TupleDescAttr(tupdesc, st->key_att[k] - 1)->attlen;
+			break;
+		}
+		attr = TupleDescAttr(tupdesc, st->key_att[k] - 1);
+		st->key_len[k] = attr->attlen;
+		st->key_byval[k] = attr->attbyval;
 	}
 	for (int i = 0; i < st->ninputs && st->fixed; i++)
 	{
 		GpuAggInput *in = &st->inputs[i];
 
-		if (in->filter != NULL || in->arg != NULL || !TupleDescAttr(tupdesc, in->argatt - 1)->attbyval)
+		if (in->filter != NULL)
+			in->rowfilter = GpuAggCompileRowQual(cscan, list_make1(list_nth(lthird(cscan->custom_exprs), i)));
+		if (in->arg != NULL && in->numeric_scale < 0)
+			in->rowarg = GpuAggCompileRowExpr(cscan, list_nth(args, i));
+		if ((in->filter != NULL && in->rowfilter == NULL) || (in->arg != NULL && in->rowarg == NULL) ||
+			(in->arg == NULL && !TupleDescAttr(tupdesc, in->argatt - 1)->attbyval))
 			st->fixed = false;
-		else
+		else if (in->arg == NULL)
 			in->fixed_len = TupleDescAttr(tupdesc, in->argatt - 1)->attlen;
 	}
 }
@@ -164,7 +180,7 @@ GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
 		Expr	   *filter = list_nth(filters, i);
 		Oid			type = list_nth_oid(types, i);
 
-		in->argatt = ScanColumn(cscan, arg);
+		in->argatt = GpuAggScanColumn(cscan, arg);
 		if (in->argatt == 0)
 			in->arg = ExecInitExpr(arg, &node->ss.ps);
 		if (!IsA(filter, Const) || ((Const *) filter)->constisnull || !DatumGetBool(((Const *) filter)->constvalue))
@@ -196,7 +212,7 @@ GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
 	}
 	st->heapslot = table_slot_create(node->ss.ss_currentRelation, &estate->es_tupleTable);
 	st->tupslot = ExecInitExtraTupleSlot(estate, RelationGetDescr(node->ss.ss_currentRelation), &TTSOpsHeapTuple);
-	FixedOffsets(st, RelationGetDescr(node->ss.ss_currentRelation));
+	FixedOffsets(st, cscan, RelationGetDescr(node->ss.ss_currentRelation));
 	st->nodecxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg batches", ALLOCSET_DEFAULT_SIZES);
 	st->runcxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg run", ALLOCSET_DEFAULT_SIZES);
 }
@@ -451,21 +467,39 @@ WalkOffsets(GpuAggState *st, const char *tp)
 	}
 }
 
+/* An input's value for a row read in place, false where its FILTER rejects the row. */
+static pg_attribute_always_inline bool
+InputInPlace(GpuAggState *st, GpuAggInput *in, const char *tp, Datum *value)
+{
+	if (in->rowfilter && !GpuAggRowQualPasses(in->rowfilter, tp, st->att_off))
+		return false;
+	if (in->rowarg)
+		*value = Float8GetDatum(GpuAggRowExprEval(in->rowarg, tp, st->att_off));
+	else
+		*value = fetch_att(tp + st->att_off[in->argatt - 1], true, in->fixed_len);
+	return true;
+}
+
 /*
- * Add one row's values straight from a heap tuple, when every input and key
- * is a plain column (keys equal as bytes) and there is no WHERE or FILTER:
- * false, having done nothing, for a tuple with NULLs or fewer columns.
+ * Add one row's values straight from a heap tuple, when the WHERE clause,
+ * the FILTERs and the arguments are compiled or plain columns, and the keys
+ * plain columns equal as bytes: false, having done nothing, for a tuple with
+ * NULLs or fewer columns.
  */
 static pg_attribute_always_inline bool
 TakeFixedRow(GpuAggState *st, HeapTuple tuple)
 {
 	const char *tp;
+	Datum		value;
 
 	if (HeapTupleHasNulls(tuple) || HeapTupleHeaderGetNatts(tuple->t_data) < st->maxatt)
 		return false;
 	tp = (const char *) tuple->t_data + tuple->t_data->t_hoff;
 	if (st->walk_from < st->maxatt)
 		WalkOffsets(st, tp);
+	st->stats.rows_in_place++;
+	if (st->rowqual && !GpuAggRowQualPasses(st->rowqual, tp, st->att_off))
+		return true;
 	st->stats.rows_passed++;
 	if (st->nkeys > 0)
 	{
@@ -475,7 +509,7 @@ TakeFixedRow(GpuAggState *st, HeapTuple tuple)
 		ExecClearTuple(ks);
 		for (int k = 0; k < st->nkeys; k++)
 		{
-			ks->tts_values[k] = fetch_att(tp + st->att_off[st->key_att[k] - 1], true, st->key_len[k]);
+			ks->tts_values[k] = fetch_att(tp + st->att_off[st->key_att[k] - 1], st->key_byval[k], st->key_len[k]);
 			ks->tts_isnull[k] = false;
 		}
 		ExecStoreVirtualTuple(ks);
@@ -485,7 +519,8 @@ TakeFixedRow(GpuAggState *st, HeapTuple tuple)
 		{
 			GpuAggInput *in = &st->inputs[i];
 
-			GpuAggGroupAdd(st, in, group, fetch_att(tp + st->att_off[in->argatt - 1], true, in->fixed_len));
+			if (InputInPlace(st, in, tp, &value))
+				GpuAggGroupAdd(st, in, group, value);
 		}
 		return true;
 	}
@@ -493,7 +528,8 @@ TakeFixedRow(GpuAggState *st, HeapTuple tuple)
 	{
 		GpuAggInput *in = &st->inputs[i];
 
-		InputAdd(st, in, fetch_att(tp + st->att_off[in->argatt - 1], true, in->fixed_len));
+		if (InputInPlace(st, in, tp, &value))
+			InputAdd(st, in, value);
 	}
 	return true;
 }
@@ -584,6 +620,7 @@ RunGroups(GpuAggState *st, bool device)
 {
 	int64		read_before = st->stats.rows_read;
 	int64		passed_before = st->stats.rows_passed;
+	int64		in_place_before = st->stats.rows_in_place;
 
 	GpuAggGroupsStart(st, device && st->pcxt == NULL);
 	ScanTable(st);
@@ -594,6 +631,7 @@ RunGroups(GpuAggState *st, bool device)
 		return;
 	st->stats.rows_read = read_before;
 	st->stats.rows_passed = passed_before;
+	st->stats.rows_in_place = in_place_before;
 	MemoryContextReset(st->runcxt);
 	StartInputs(st, false);
 	GpuAggGroupsStart(st, false);

@@ -2,7 +2,8 @@
  * gpuagg_explain.c
  *		EXPLAIN of Custom Scan (GpuAgg): the GROUP BY keys, the WHERE clause
  *		(Scan Filter; HAVING is the node's Filter), the aggregates, the
- *		workers planned; with ANALYZE the workers launched, the rows read and passed, the groups, the batches reduced on
+ *		workers planned; with ANALYZE the workers launched, the rows read and passed (with VERBOSE, those read in
+ *		place), the groups, the batches reduced on
  *		the device and on the CPU, why values went to the CPU, and with TIMING
  *		the time of the scan and of the device calls.
  */
@@ -89,6 +90,8 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 		GpuextExplainIndent(es);
 		appendStringInfo(es->str, "Rows Read: " INT64_FORMAT "  Rows Passed: " INT64_FORMAT,
 						 st->stats.rows_read, st->stats.rows_passed);
+		if (es->verbose)
+			appendStringInfo(es->str, "  Rows In Place: " INT64_FORMAT, st->stats.rows_in_place);
 		if (st->nkeys > 0)
 			appendStringInfo(es->str, "  Groups: " INT64_FORMAT, st->stats.groups);
 		appendStringInfo(es->str, "  Batches: " INT64_FORMAT " on device, " INT64_FORMAT " on CPU\n",
@@ -98,6 +101,8 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	{
 		ExplainPropertyInteger("Rows Read", NULL, st->stats.rows_read, es);
 		ExplainPropertyInteger("Rows Passed", NULL, st->stats.rows_passed, es);
+		if (es->verbose)
+			ExplainPropertyInteger("Rows In Place", NULL, st->stats.rows_in_place, es);
 		if (st->nkeys > 0)
 			ExplainPropertyInteger("Groups", NULL, st->stats.groups, es);
 		ExplainPropertyInteger("Device Batches", NULL, st->stats.device_batches, es);

@@ -69,6 +69,7 @@ typedef struct WorkerTotals
 	int64		tag;
 	int64		rows_read;
 	int64		rows_passed;
+	int64		rows_in_place;
 	int64		device_batches;
 	int64		cpu_batches;
 	char		fallback[96];
@@ -192,6 +193,7 @@ MergeTotals(GpuAggState *st, const char *p, const char *end)
 
 	st->stats.rows_read += t->rows_read;
 	st->stats.rows_passed += t->rows_passed;
+	st->stats.rows_in_place += t->rows_in_place;
 	st->stats.device_batches += t->device_batches;
 	st->stats.cpu_batches += t->cpu_batches;
 	if (t->fallback[0] != '\0' && st->stats.fallback == NULL)
@@ -343,6 +345,7 @@ SendTotals(GpuAggState *st, shm_mq_handle *mqh, StringInfo buf)
 	t.tag = MSG_TOTALS;
 	t.rows_read = st->stats.rows_read;
 	t.rows_passed = st->stats.rows_passed;
+	t.rows_in_place = st->stats.rows_in_place;
 	t.device_batches = st->stats.device_batches;
 	t.cpu_batches = st->stats.cpu_batches;
 	if (st->stats.fallback)

@@ -1,0 +1,137 @@
+-- Custom Scan (GpuAgg) reading rows in place: a WHERE clause and FILTERs of column-constant
+-- comparisons, and double precision arguments of + - * / over columns and constants, compiled and
+-- evaluated from the row's bytes in the page; GROUP BY keys that fit eight bytes looked up packed.
+-- Every result is checked against PostgreSQL's own plan (gpuext.enable_agg = off), errors too;
+-- where there is no device code GpuAgg is never planned and the checks print the same.
+SELECT device_state = 'ready' AS has_device FROM gpuext_info() \gset
+LOAD 'gpuext';
+SET gpuext.agg_min_rows = 0;
+SET max_parallel_workers_per_gather = 0;
+SET work_mem = '64MB';
+SET timezone = 'UTC';
+-- Text before the columns read (their offsets are found per row), NaN, infinities, -0 and
+-- NULLs (rows with NULLs are read through a slot), keys of 0 to 9 characters and long keys.
+CREATE TABLE ginp (t text, id int4, i2 int2, i4 int4, i8 int8, d date, ts timestamp, tz timestamptz,
+  k text, f4 float4, f8 float8, g float8, kk text);
+INSERT INTO ginp SELECT repeat('p', i % 5), i, (i % 300 - 150)::int2, i * 37 % 2001 - 1000,
+  CASE WHEN i % 53 = 0 THEN NULL ELSE i::int8 * 1000003 END,
+  DATE '2024-01-01' + i % 90, TIMESTAMP '2024-01-01' + i * interval '7 minutes',
+  TIMESTAMPTZ '2024-01-01 00:00+00' + i * interval '11 minutes',
+  substr('abcdefghi', 1, i % 10),
+  CASE i % 11 WHEN 0 THEN 'NaN'::float4 WHEN 1 THEN '-0'::float4 WHEN 2 THEN 'Infinity'::float4 ELSE (i % 64) / 8.0 END,
+  CASE i % 13 WHEN 0 THEN 'NaN'::float8 WHEN 1 THEN '-0'::float8 WHEN 2 THEN '-Infinity'::float8
+    WHEN 3 THEN 0 ELSE (i % 1000) / 16.0 END,
+  CASE i % 17 WHEN 0 THEN 'Infinity'::float8 ELSE (i % 32) / 64.0 END,
+  CASE WHEN i % 7 = 0 THEN NULL ELSE repeat(chr(65 + i % 4), 40) END
+FROM generate_series(1, 20000) i;
+ANALYZE ginp;
+
+-- 'ok' when q's rows with GpuAgg allowed equal its rows with gpuext.enable_agg off, and GpuAgg was
+-- planned exactly where there is device code; else the row counts and the first difference.
+CREATE FUNCTION check_inp(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  planned boolean := false;
+  expect_planned boolean := (SELECT gpu_kernels FROM gpuext_info(open_device => false));
+  line text;
+  got text[];
+  want text[];
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    planned := planned OR line LIKE '%Custom Scan (GpuAgg)%';
+  END LOOP;
+  EXECUTE format('SELECT array_agg(x ORDER BY x) FROM (SELECT row(s.*)::text x FROM (%s) s) t', q) INTO got;
+  PERFORM set_config('gpuext.enable_agg', 'off', true);
+  EXECUTE format('SELECT array_agg(x ORDER BY x) FROM (SELECT row(s.*)::text x FROM (%s) s) t', q) INTO want;
+  PERFORM set_config('gpuext.enable_agg', 'on', true);
+  IF got IS NOT DISTINCT FROM want AND planned = expect_planned THEN
+    RETURN 'ok';
+  END IF;
+  RETURN format('%s rows against %s, first difference: got %s, want %s, GpuAgg planned: %s',
+    cardinality(got), cardinality(want),
+    (SELECT g FROM unnest(got, want) u(g, w) WHERE g IS DISTINCT FROM w LIMIT 1),
+    (SELECT w FROM unnest(got, want) u(g, w) WHERE g IS DISTINCT FROM w LIMIT 1), planned);
+END $$;
+
+-- The error q raises with GpuAgg allowed and with gpuext.enable_agg off: 'same: SQLSTATE message'.
+CREATE FUNCTION check_inp_error(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  got text := 'no error';
+  want text := 'no error';
+BEGIN
+  BEGIN
+    EXECUTE q;
+  EXCEPTION WHEN OTHERS THEN
+    got := SQLSTATE || ' ' || SQLERRM;
+  END;
+  PERFORM set_config('gpuext.enable_agg', 'off', true);
+  BEGIN
+    EXECUTE q;
+  EXCEPTION WHEN OTHERS THEN
+    want := SQLSTATE || ' ' || SQLERRM;
+  END;
+  PERFORM set_config('gpuext.enable_agg', 'on', true);
+  RETURN CASE WHEN got = want THEN 'same: ' || got ELSE format('got %s, want %s', got, want) END;
+END $$;
+
+-- Comparisons of each type and strategy, constant first or second, integers across widths,
+-- real against double precision, NaN above every number and equal to itself, -0 equal to 0.
+SELECT check_inp('SELECT count(*), sum(i4), sum(f8) FROM ginp WHERE i2 < 100::int8 AND i4 >= -500 AND 900 > i4');
+SELECT check_inp('SELECT count(*), sum(i2), max(f8) FROM ginp WHERE i8 <= 10000030000::int8 AND i8 > 0::int2');
+SELECT check_inp('SELECT count(*), sum(i8), min(f4) FROM ginp WHERE i2 = 7 OR i2 = 8');
+SELECT check_inp('SELECT count(*), sum(i4) FROM ginp WHERE d <= DATE ''2024-02-01'' AND d > DATE ''2024-01-05''');
+SELECT check_inp('SELECT count(*), sum(i4) FROM ginp WHERE ts >= TIMESTAMP ''2024-01-20'' AND TIMESTAMP ''2024-02-10 12:00'' > ts');
+SELECT check_inp('SELECT count(*), sum(i4) FROM ginp WHERE tz < TIMESTAMPTZ ''2024-02-01 00:00+00''');
+SELECT check_inp('SELECT count(*), sum(i4) FROM ginp WHERE f8 >= ''NaN''::float8');
+SELECT check_inp('SELECT count(*), sum(i4) FROM ginp WHERE f8 < ''Infinity'' AND f8 > ''-Infinity''');
+SELECT check_inp('SELECT count(*), sum(i4) FROM ginp WHERE f8 = 0');
+SELECT check_inp('SELECT count(*), sum(i4) FROM ginp WHERE f4 < 0.5::float8 AND f4 >= ''-0''::float4');
+SELECT check_inp('SELECT count(*), sum(i4) FROM ginp WHERE f4 > ''NaN''::float4');
+SELECT check_inp('SELECT count(*), sum(i4) FROM ginp WHERE ''NaN''::float4 = f4');
+-- Arguments: NaN and infinities through + - * /, integers and real cast to double precision,
+-- unary minus, a constant divided by a column.  GpuAgg's float sums are exact; the values here are
+-- binary fractions whose sums PostgreSQL's plan gets exactly too.
+SELECT check_inp('SELECT sum(f8 * (1 - g)), sum(f8 * (1 - g) * (1 + g)), avg(f8 - g), min(f8 / 4), max(g * f8) FROM ginp WHERE d <= DATE ''2024-03-01''');
+SELECT check_inp('SELECT sum(i4::float8 / 4), avg(-f8 + i2::float8), sum(i8::float8 * 2), max(f4::float8 - 1), min(-g) FROM ginp');
+SELECT check_inp('SELECT max(1 / g), max(f8 / g), min(i4 / g), sum(f8 / 8) FROM ginp WHERE g > 0');
+-- FILTERs compiled as the WHERE clause is.
+SELECT check_inp('SELECT sum(f8) FILTER (WHERE i4 > 0), avg(f8 * g) FILTER (WHERE d < DATE ''2024-02-01''), max(i8) FILTER (WHERE f4 >= 3), count(*) FROM ginp WHERE i2 > -100');
+-- Keys: text of 0 to 9 characters alone and with other keys (packed where they fit eight
+-- bytes, as key strings where not), long text, NULL keys; with compiled conditions and arguments.
+SELECT check_inp('SELECT k, count(*), sum(f8), sum(f8 * (1 - g)), avg(i4) FROM ginp GROUP BY k');
+SELECT check_inp('SELECT k, i2 % 3 AS m, count(*), sum(i8) FROM ginp GROUP BY k, i2 % 3');
+SELECT check_inp('SELECT k, i2, count(*), sum(f8) FROM ginp WHERE f8 <= 30 GROUP BY k, i2');
+SELECT check_inp('SELECT k, d, count(*), max(g) FROM ginp GROUP BY k, d');
+SELECT check_inp('SELECT i4, k, count(*), min(f8) FROM ginp GROUP BY i4, k');
+SELECT check_inp('SELECT kk, k, count(*), sum(f8 * g) FILTER (WHERE f8 > 10) FROM ginp WHERE d >= DATE ''2024-01-10'' GROUP BY kk, k');
+SELECT check_inp('SELECT k, kk IS NULL, count(*) FROM ginp GROUP BY k, kk IS NULL');
+-- Errors in compiled arguments are PostgreSQL's, raised for rows that pass the WHERE clause only.
+SELECT check_inp_error('SELECT sum(f8 * 1e308) FROM ginp WHERE f8 > 10');
+SELECT check_inp_error('SELECT sum(f8 * 1e-308 * 1e-308) FROM ginp WHERE f8 > 10');
+SELECT check_inp_error('SELECT sum(f8 / g) FROM ginp WHERE i4 > 0');
+SELECT check_inp_error('SELECT sum(f8 / (g - g)) FROM ginp WHERE f8 > 1 AND g < 1');
+SELECT check_inp_error('SELECT k, sum(1 / f8) FROM ginp WHERE f8 = 0 GROUP BY k');
+SELECT check_inp_error('SELECT sum(1 / f8) FROM ginp WHERE f8 > 0');
+
+-- Which rows were read in place: all without NULLs where the WHERE clause, FILTERs and arguments
+-- compile, none where one does not (a function of a column, a text comparison, a numeric argument).
+\if :has_device
+CREATE FUNCTION inp_rows(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  plan json;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
+  SELECT p INTO plan FROM json_array_elements(plan->0->'Plan'->'Plans') p WHERE p->>'Custom Plan Provider' = 'GpuAgg'
+  UNION ALL SELECT plan->0->'Plan' WHERE plan->0->'Plan'->>'Custom Plan Provider' = 'GpuAgg' LIMIT 1;
+  RETURN format('read %s, passed %s, in place %s', plan->>'Rows Read', plan->>'Rows Passed', plan->>'Rows In Place');
+END $$;
+SELECT count(*) FILTER (WHERE i8 IS NULL OR kk IS NULL) AS rows_with_nulls FROM ginp;
+SELECT inp_rows('SELECT k, sum(f8), sum(f8 * (1 - g)), avg(i4) FROM ginp WHERE d <= DATE ''2024-02-01'' GROUP BY k');
+SELECT inp_rows('SELECT sum(f8 * (1 - g)) FILTER (WHERE f4 > 1), count(*) FROM ginp WHERE i4 > 0');
+SELECT inp_rows('SELECT sum(f8) FROM ginp WHERE abs(i4) > 0');
+SELECT inp_rows('SELECT sum(f8) FROM ginp WHERE k < ''c''');
+SELECT inp_rows('SELECT sum(i4::numeric * 2) FROM ginp');
+DROP FUNCTION inp_rows(text);
+\endif
+
+DROP TABLE ginp;
+DROP FUNCTION check_inp(text), check_inp_error(text);

@@ -1,0 +1,432 @@
+/*
+ * gpuagg_inplace.c
+ *		GpuAgg's WHERE clause, FILTERs and double precision arguments compiled
+ *		for rows read in place (gpuagg_exec.c), so that a row is tested and
+ *		its values computed from its bytes in the page, without a slot or the
+ *		expression interpreter.
+ *
+ * A condition compiles when it is an AND of comparisons of a column with a
+ * constant by the btree operators of the integers, date, timestamp,
+ * timestamptz, real and double precision (cross-type within the integers
+ * and within the floats).  An argument compiles when it is + - * / and unary
+ * minus of double precision over columns of double precision (or of
+ * integers and real cast to it) and constants.  They are evaluated by the
+ * same inline functions as PostgreSQL's operators (utils/float.h), so that
+ * NaN, infinities and the overflow and division errors are the same.
+ * Anything else is not compiled, and the node reads rows through a slot.
+ */
+#include "postgres.h"
+
+#include "access/nbtree.h"
+#include "catalog/pg_type.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/fmgroids.h"
+#include "utils/float.h"
+#include "utils/lsyscache.h"
+#include "utils/typcache.h"
+
+#include "gpuagg.h"
+
+/* Registers of a compiled argument: its constants, its columns' values, its intermediate results. */
+#define ROWEXPR_REGS 32
+
+/* What a compiled comparison compares: signed integers, or floats as double precision. */
+typedef enum RowCmpKind
+{
+	ROWCMP_INT,
+	ROWCMP_FLOAT
+} RowCmpKind;
+
+/* One comparison of a column with a constant: column <strategy> constant. */
+typedef struct RowCmp
+{
+	AttrNumber	att;
+	int16		len;
+	Oid			coltype;
+	RowCmpKind	kind;
+	StrategyNumber strategy;
+	int64		ival;
+	float8		fval;
+} RowCmp;
+
+struct GpuAggRowQual
+{
+	int			ncmps;
+	RowCmp		cmps[FLEXIBLE_ARRAY_MEMBER];
+};
+
+typedef enum RowOp
+{
+	ROWOP_ADD,
+	ROWOP_SUB,
+	ROWOP_MUL,
+	ROWOP_DIV,
+	ROWOP_NEG
+} RowOp;
+
+/* One operation: regs[dst] = regs[a] op regs[b]. */
+typedef struct RowStep
+{
+	RowOp		op;
+	uint8		dst;
+	uint8		a;
+	uint8		b;
+} RowStep;
+
+/* One column read into a register. */
+typedef struct RowLoad
+{
+	AttrNumber	att;
+	Oid			coltype;
+	uint8		dst;
+} RowLoad;
+
+struct GpuAggRowExpr
+{
+	int			nregs;
+	int			nloads;
+	int			nsteps;
+	uint8		result;
+	RowLoad		loads[ROWEXPR_REGS];
+	RowStep		steps[ROWEXPR_REGS];
+	float8		regs[ROWEXPR_REGS]; /* the constants set once, the rest per row */
+};
+
+/* A table column's value as double precision, read in place. */
+static inline float8
+ColumnFloat8(const char *tp, const int *att_off, AttrNumber att, Oid type)
+{
+	const char *p = tp + att_off[att - 1];
+
+	switch (type)
+	{
+		case FLOAT8OID:
+			return DatumGetFloat8(fetch_att(p, true, 8));
+		case FLOAT4OID:
+			return (float8) DatumGetFloat4(fetch_att(p, true, 4));
+		case INT8OID:
+			return (float8) DatumGetInt64(fetch_att(p, true, 8));
+		case INT4OID:
+			return (float8) DatumGetInt32(fetch_att(p, true, 4));
+		default:
+			return (float8) DatumGetInt16(fetch_att(p, true, 2));
+	}
+}
+
+/* Whether a row passes every compiled comparison of the WHERE clause or a FILTER. */
+bool
+GpuAggRowQualPasses(const GpuAggRowQual *q, const char *tp, const int *att_off)
+{
+	for (int i = 0; i < q->ncmps; i++)
+	{
+		const RowCmp *c = &q->cmps[i];
+		int			cmp;
+
+		if (c->kind == ROWCMP_INT)
+		{
+			const char *p = tp + att_off[c->att - 1];
+			int64		v;
+
+			v = c->len == 8 ? DatumGetInt64(fetch_att(p, true, 8)) :
+				c->len == 4 ? DatumGetInt32(fetch_att(p, true, 4)) : DatumGetInt16(fetch_att(p, true, 2));
+			cmp = v < c->ival ? -1 : v > c->ival ? 1 : 0;
+		}
+		else
+			cmp = float8_cmp_internal(ColumnFloat8(tp, att_off, c->att, c->coltype), c->fval);
+		switch (c->strategy)
+		{
+			case BTLessStrategyNumber:
+				if (cmp >= 0)
+					return false;
+				break;
+			case BTLessEqualStrategyNumber:
+				if (cmp > 0)
+					return false;
+				break;
+			case BTEqualStrategyNumber:
+				if (cmp != 0)
+					return false;
+				break;
+			case BTGreaterEqualStrategyNumber:
+				if (cmp < 0)
+					return false;
+				break;
+			default:
+				if (cmp <= 0)
+					return false;
+				break;
+		}
+	}
+	return true;
+}
+
+/* A compiled argument's value for a row read in place. */
+float8
+GpuAggRowExprEval(GpuAggRowExpr *e, const char *tp, const int *att_off)
+{
+	float8	   *r = e->regs;
+
+	for (int i = 0; i < e->nloads; i++)
+		r[e->loads[i].dst] = ColumnFloat8(tp, att_off, e->loads[i].att, e->loads[i].coltype);
+	for (int i = 0; i < e->nsteps; i++)
+	{
+		const RowStep *s = &e->steps[i];
+
+		switch (s->op)
+		{
+			case ROWOP_ADD:
+				r[s->dst] = float8_pl(r[s->a], r[s->b]);
+				break;
+			case ROWOP_SUB:
+				r[s->dst] = float8_mi(r[s->a], r[s->b]);
+				break;
+			case ROWOP_MUL:
+				r[s->dst] = float8_mul(r[s->a], r[s->b]);
+				break;
+			case ROWOP_DIV:
+				r[s->dst] = float8_div(r[s->a], r[s->b]);
+				break;
+			case ROWOP_NEG:
+				r[s->dst] = -r[s->a];
+				break;
+		}
+	}
+	return r[e->result];
+}
+
+/* The table column a scan-tuple Var stands for (possibly under a cast to double precision), or 0. */
+static AttrNumber
+CompiledColumn(CustomScan *cscan, Node *node, Oid *type)
+{
+	AttrNumber	att;
+
+	if (IsA(node, FuncExpr))
+	{
+		FuncExpr   *f = (FuncExpr *) node;
+
+		if (list_length(f->args) != 1 ||
+			(f->funcid != F_FLOAT8_INT2 && f->funcid != F_FLOAT8_INT4 && f->funcid != F_FLOAT8_INT8 &&
+			 f->funcid != F_FLOAT8_FLOAT4))
+			return 0;
+		node = linitial(f->args);
+		if (!IsA(node, Var))
+			return 0;
+	}
+	if (!IsA(node, Var))
+		return 0;
+	att = GpuAggScanColumn(cscan, (Expr *) node);
+	*type = ((Var *) node)->vartype;
+	return att;
+}
+
+/* The register holding node's value as double precision (steps added), or -1 where it is not of the forms compiled. */
+static int
+CompileFloat8(CustomScan *cscan, Node *node, GpuAggRowExpr *e)
+{
+	RowStep    *s;
+	int			a;
+	int			b = 0;
+
+	if (e->nregs == ROWEXPR_REGS)
+		return -1;
+	if (IsA(node, Const))
+	{
+		Const	   *c = (Const *) node;
+
+		if (c->consttype != FLOAT8OID || c->constisnull)
+			return -1;
+		e->regs[e->nregs] = DatumGetFloat8(c->constvalue);
+		return e->nregs++;
+	}
+	if (IsA(node, OpExpr) && ((OpExpr *) node)->opresulttype == FLOAT8OID)
+	{
+		OpExpr	   *op = (OpExpr *) node;
+		RowOp		kind;
+
+		switch (op->opfuncid)
+		{
+			case F_FLOAT8PL:
+				kind = ROWOP_ADD;
+				break;
+			case F_FLOAT8MI:
+				kind = ROWOP_SUB;
+				break;
+			case F_FLOAT8MUL:
+				kind = ROWOP_MUL;
+				break;
+			case F_FLOAT8DIV:
+				kind = ROWOP_DIV;
+				break;
+			case F_FLOAT8UM:
+				kind = ROWOP_NEG;
+				break;
+			default:
+				return -1;
+		}
+		if (list_length(op->args) != (kind == ROWOP_NEG ? 1 : 2))
+			return -1;
+		if ((a = CompileFloat8(cscan, linitial(op->args), e)) < 0 ||
+			(kind != ROWOP_NEG && (b = CompileFloat8(cscan, lsecond(op->args), e)) < 0) ||
+			e->nregs == ROWEXPR_REGS)
+			return -1;
+		s = &e->steps[e->nsteps++];
+		s->op = kind;
+		s->a = a;
+		s->b = b;
+		s->dst = e->nregs++;
+		return s->dst;
+	}
+	{
+		Oid			type;
+		AttrNumber	att = CompiledColumn(cscan, node, &type);
+
+		if (att == 0 || (IsA(node, Var) && type != FLOAT8OID))
+			return -1;
+		for (int i = 0; i < e->nloads; i++)
+			if (e->loads[i].att == att && e->loads[i].coltype == type)
+				return e->loads[i].dst;
+		e->loads[e->nloads].att = att;
+		e->loads[e->nloads].coltype = type;
+		e->loads[e->nloads].dst = e->nregs;
+		e->nloads++;
+		return e->nregs++;
+	}
+}
+
+/* An argument of type double precision compiled, or NULL where it is not of the forms compiled. */
+GpuAggRowExpr *
+GpuAggCompileRowExpr(CustomScan *cscan, Expr *expr)
+{
+	GpuAggRowExpr *e = palloc0(sizeof(GpuAggRowExpr));
+	int			result;
+
+	if (exprType((Node *) expr) != FLOAT8OID || (result = CompileFloat8(cscan, (Node *) expr, e)) < 0)
+		return NULL;
+	e->result = result;
+	return e;
+}
+
+/* Whether the column type is compared as signed integers (ints, date, timestamps) or as floats. */
+static bool
+CmpKind(Oid type, RowCmpKind *kind)
+{
+	switch (type)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case DATEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			*kind = ROWCMP_INT;
+			return true;
+		case FLOAT4OID:
+		case FLOAT8OID:
+			*kind = ROWCMP_FLOAT;
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* One conjunct compiled as column <op> constant, false where it is not of that form. */
+static bool
+CompileCmp(CustomScan *cscan, Node *node, RowCmp *c)
+{
+	OpExpr	   *op = (OpExpr *) node;
+	Node	   *left;
+	Node	   *right;
+	Const	   *k;
+	bool		commuted = false;
+	TypeCacheEntry *tc;
+	int			strategy;
+	Oid			lefttype;
+	Oid			righttype;
+	RowCmpKind	constkind;
+
+	if (!IsA(node, OpExpr) || list_length(op->args) != 2)
+		return false;
+	left = linitial(op->args);
+	right = lsecond(op->args);
+	if (IsA(left, Const) && IsA(right, Var))
+	{
+		Node	   *t = left;
+
+		left = right;
+		right = t;
+		commuted = true;
+	}
+	if (!IsA(left, Var) || !IsA(right, Const) || ((Const *) right)->constisnull)
+		return false;
+	k = (Const *) right;
+	c->coltype = ((Var *) left)->vartype;
+	c->att = GpuAggScanColumn(cscan, (Expr *) left);
+	if (c->att == 0 || !CmpKind(c->coltype, &c->kind) || !CmpKind(k->consttype, &constkind) ||
+		constkind != c->kind)
+		return false;
+	/* Only the type's own btree operators; across types, only integers with integers and floats with floats */
+	tc = lookup_type_cache(c->coltype, TYPECACHE_BTREE_OPFAMILY);
+	if (!OidIsValid(tc->btree_opf) || !op_in_opfamily(op->opno, tc->btree_opf))
+		return false;
+	get_op_opfamily_properties(op->opno, tc->btree_opf, false, &strategy, &lefttype, &righttype);
+	if ((commuted ? righttype : lefttype) != c->coltype || (commuted ? lefttype : righttype) != k->consttype)
+		return false;
+	if (c->kind == ROWCMP_INT && c->coltype != k->consttype &&
+		!((c->coltype == INT2OID || c->coltype == INT4OID || c->coltype == INT8OID) &&
+		  (k->consttype == INT2OID || k->consttype == INT4OID || k->consttype == INT8OID)))
+		return false;
+	if (commuted)
+		strategy = BTCommuteStrategyNumber(strategy);
+	c->strategy = strategy;
+	c->len = get_typlen(c->coltype);
+	switch (k->consttype)
+	{
+		case INT2OID:
+			c->ival = DatumGetInt16(k->constvalue);
+			break;
+		case INT4OID:
+		case DATEOID:
+			c->ival = DatumGetInt32(k->constvalue);
+			break;
+		case FLOAT4OID:
+			c->fval = (float8) DatumGetFloat4(k->constvalue);
+			break;
+		case FLOAT8OID:
+			c->fval = DatumGetFloat8(k->constvalue);
+			break;
+		default:
+			c->ival = DatumGetInt64(k->constvalue);
+			break;
+	}
+	return true;
+}
+
+/* An implicit-AND list of conditions compiled, or NULL where some conjunct is not of the forms compiled. */
+GpuAggRowQual *
+GpuAggCompileRowQual(CustomScan *cscan, List *quals)
+{
+	GpuAggRowQual *q = palloc(offsetof(GpuAggRowQual, cmps) + sizeof(RowCmp) * Max(list_length(quals), 1));
+	ListCell   *lc;
+
+	q->ncmps = 0;
+	foreach(lc, quals)
+	{
+		Node	   *node = lfirst(lc);
+
+		if (IsA(node, BoolExpr) && ((BoolExpr *) node)->boolop == AND_EXPR)
+		{
+			GpuAggRowQual *sub = GpuAggCompileRowQual(cscan, ((BoolExpr *) node)->args);
+
+			if (sub == NULL)
+				return NULL;
+			q = repalloc(q, offsetof(GpuAggRowQual, cmps) + sizeof(RowCmp) * (q->ncmps + sub->ncmps + list_length(quals)));
+			memcpy(&q->cmps[q->ncmps], sub->cmps, sizeof(RowCmp) * sub->ncmps);
+			q->ncmps += sub->ncmps;
+			continue;
+		}
+		if (!CompileCmp(cscan, node, &q->cmps[q->ncmps]))
+			return NULL;
+		q->ncmps++;
+	}
+	return q;
+}
