@@ -22,6 +22,7 @@
 #include "executor/nodeHash.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/pg_locale.h"
@@ -74,9 +75,48 @@ typedef struct KeyImageEntry
 #define SH_DEFINE
 #include "lib/simplehash.h"
 
-/* The byte-equal keys' table and the buffer a row's key string is built in. */
+/* Byte-equal keys without NULLs whose image fits eight bytes: the image as a number, and its group. */
+typedef struct PackedKeyEntry
+{
+	uint64		key;
+	uint32		group;
+	char		status;
+} PackedKeyEntry;
+
+/* The splitmix64 finaliser: every bit of the packed image moves the hash. */
+static inline uint32
+PackedHash(uint64 k)
+{
+	k ^= k >> 30;
+	k *= UINT64CONST(0xbf58476d1ce4e5b9);
+	k ^= k >> 27;
+	k *= UINT64CONST(0x94d049bb133111eb);
+	k ^= k >> 31;
+	return (uint32) k;
+}
+
+#define SH_PREFIX packedkey
+#define SH_ELEMENT_TYPE PackedKeyEntry
+#define SH_KEY_TYPE uint64
+#define SH_KEY key
+#define SH_HASH_KEY(tb, k) PackedHash(k)
+#define SH_EQUAL(tb, a, b) ((a) == (b))
+#define SH_SCOPE static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
+/*
+ * The byte-equal keys' tables and the buffer a row's key string is built in.
+ * A row whose keys are all non-NULL and take at most eight bytes (each
+ * fixed-width key its value's bytes, each text its length in one byte and
+ * its bytes) is looked up by that packed image; any other row by its key string.
+ * Which table a set of keys goes to depends only on their values, so each
+ * set has one group.
+ */
 typedef struct GpuAggKeyImages
 {
+	packedkey_hash *packed;
 	keyimage_hash *table;
 	StringInfoData buf;
 	int16	   *typlen;			/* per key: > 0 by value, -1 text */
@@ -127,8 +167,30 @@ ByteEqualKeys(GpuAggState *st, TupleDesc desc, const Oid *eqops, const Oid *coll
 	images = palloc0(sizeof(GpuAggKeyImages));
 	images->typlen = typlen;
 	images->table = keyimage_create(st->hashcxt, 256, NULL);
+	images->packed = packedkey_create(st->hashcxt, 256, NULL);
 	initStringInfo(&images->buf);
 	return images;
+}
+
+/*
+ * Read the row as far as the columns a key expression reads: it is
+ * evaluated over the row's slot, which the expression does not deform.
+ */
+static void
+KeyColumns(GpuAggState *st, Expr *expr, Index scanrelid)
+{
+	Bitmapset  *atts = NULL;
+	int			a = -1;
+
+	pull_varattnos((Node *) expr, scanrelid, &atts);
+	while ((a = bms_next_member(atts, a)) >= 0)
+	{
+		AttrNumber	att = a + FirstLowInvalidHeapAttributeNumber;
+
+		if (att == InvalidAttrNumber)
+			att = RelationGetDescr(st->css.ss.ss_currentRelation)->natts;
+		st->maxatt = Max(st->maxatt, att);
+	}
 }
 
 /* The keys' slots, hash functions and expressions. */
@@ -162,7 +224,10 @@ GpuAggGroupsBegin(GpuAggState *st, CustomScan *cscan)
 			st->maxatt = Max(st->maxatt, st->key_att[i]);
 		}
 		else
+		{
 			st->key_exprs[i] = ExecInitExpr(expr, &st->css.ss.ps);
+			KeyColumns(st, expr, cscan->scan.scanrelid);
+		}
 		eqops_arr[i] = list_nth_oid(eqops, i);
 		collations[i] = exprCollation((Node *) expr);
 	}
@@ -258,6 +323,68 @@ ImageAppend(StringInfo buf, const void *data, int len)
 	buf->len += len;
 }
 
+/*
+ * The keys in the key slot packed into eight bytes (see GpuAggKeyImages),
+ * built in a register, false where they do not fit.
+ */
+static inline bool
+PackKeys(GpuAggState *st, uint64 *packed)
+{
+	GpuAggKeyImages *im = st->images;
+	TupleTableSlot *ks = st->keyslot;
+	uint64		word = 0;
+	int			bits = 0;
+
+	for (int i = 0; i < st->nkeys; i++)
+	{
+		int16		typlen = im->typlen[i];
+
+		if (ks->tts_isnull[i])
+			return false;
+		if (typlen > 0)
+		{
+			if (bits + typlen * 8 > 64)
+				return false;
+			if (typlen < 8)
+				word |= ((uint64) ks->tts_values[i] & ((UINT64CONST(1) << (typlen * 8)) - 1)) << bits;
+			else
+				word = (uint64) ks->tts_values[i];
+			bits += typlen * 8;
+		}
+		else
+		{
+			struct varlena *v = (struct varlena *) DatumGetPointer(ks->tts_values[i]);
+			const unsigned char *p;
+			int			n;
+
+			if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
+				return false;
+			n = VARSIZE_ANY_EXHDR(v);
+			if (bits + (1 + n) * 8 > 64)
+				return false;
+			word |= (uint64) n << bits;
+			bits += 8;
+			p = (const unsigned char *) VARDATA_ANY(v);
+			for (int j = 0; j < n; j++, bits += 8)
+				word |= (uint64) p[j] << bits;
+		}
+	}
+	*packed = word;
+	return true;
+}
+
+/* A new group for the keys in the key slot, its key tuple kept. */
+static uint32
+NewKeyedGroup(GpuAggState *st)
+{
+	uint32		group = NewGroup(st);
+	MemoryContext old = MemoryContextSwitchTo(st->hashcxt);
+
+	st->group_keys[group] = ExecCopySlotMinimalTuple(st->keyslot);
+	MemoryContextSwitchTo(old);
+	return group;
+}
+
 /* The group number of the byte-equal keys in the key slot, a new group if they are new. */
 static uint32
 ImageLookup(GpuAggState *st, bool *isnew)
@@ -267,7 +394,17 @@ ImageLookup(GpuAggState *st, bool *isnew)
 	KeyImageEntry *entry;
 	KeyImage	key;
 	bool		found;
+	uint64		packed;
 
+	if (PackKeys(st, &packed))
+	{
+		PackedKeyEntry *pe = packedkey_insert(im->packed, packed, &found);
+
+		*isnew = !found;
+		if (!found)
+			pe->group = NewKeyedGroup(st);
+		return pe->group;
+	}
 	resetStringInfo(&im->buf);
 	for (int i = 0; i < st->nkeys; i++)
 	{
@@ -285,20 +422,18 @@ ImageLookup(GpuAggState *st, bool *isnew)
 		}
 		else
 		{
-			struct varlena *v = (struct varlena *) DatumGetPointer(ks->tts_values[i]);
+			struct varlena *stored = (struct varlena *) DatumGetPointer(ks->tts_values[i]);
+			struct varlena *v = stored;
 			uint32		len;
 
-			/* A compressed or external key is expanded in the row's memory, reset for the next row */
-			if (VARATT_IS_EXTENDED(v))
-			{
-				MemoryContext old = MemoryContextSwitchTo(st->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
-
-				v = pg_detoast_datum_packed(v);
-				MemoryContextSwitchTo(old);
-			}
+			/* A compressed or external key is expanded for its bytes, then let go */
+			if (VARATT_IS_EXTERNAL(stored) || VARATT_IS_COMPRESSED(stored))
+				v = pg_detoast_datum_packed(stored);
 			len = VARSIZE_ANY_EXHDR(v);
 			ImageAppend(&im->buf, &len, sizeof(len));
 			ImageAppend(&im->buf, VARDATA_ANY(v), len);
+			if (v != stored)
+				pfree(v);
 		}
 	}
 	key.bytes = im->buf.data;
@@ -309,13 +444,7 @@ ImageLookup(GpuAggState *st, bool *isnew)
 		return entry->group;
 	entry->key.bytes = MemoryContextAlloc(st->hashcxt, key.len);
 	memcpy((char *) entry->key.bytes, key.bytes, key.len);
-	entry->group = NewGroup(st);
-	{
-		MemoryContext old = MemoryContextSwitchTo(st->hashcxt);
-
-		st->group_keys[entry->group] = ExecCopySlotMinimalTuple(ks);
-		MemoryContextSwitchTo(old);
-	}
+	entry->group = NewKeyedGroup(st);
 	return entry->group;
 }
 
@@ -376,13 +505,7 @@ GpuAggGroupLookup(GpuAggState *st)
 	{
 		if (likely(*slot != DIRECT_EMPTY))
 			return *slot;
-		group = *slot = NewGroup(st);
-		{
-			MemoryContext old = MemoryContextSwitchTo(st->hashcxt);
-
-			st->group_keys[group] = ExecCopySlotMinimalTuple(st->keyslot);
-			MemoryContextSwitchTo(old);
-		}
+		group = *slot = NewKeyedGroup(st);
 	}
 	else if (st->images)
 		group = ImageLookup(st, &isnew);
@@ -414,7 +537,10 @@ GpuAggKeysReset(GpuAggState *st)
 		ResetTupleHashTable(st->hashtable);
 	MemoryContextReset(st->hashcxt);
 	if (st->images)
+	{
 		st->images->table = keyimage_create(st->hashcxt, 256, NULL);
+		st->images->packed = packedkey_create(st->hashcxt, 256, NULL);
+	}
 	if (st->direct)
 	{
 		memset(st->direct->pages, 0, sizeof(st->direct->pages));
