@@ -79,6 +79,7 @@ typedef enum GpuextNumericRoute
 } GpuextNumericRoute;
 
 extern void GpuextNumericAdd(GpuextAccum *acc, Datum value);
+extern void GpuextNumericAddFixedValue(GpuextAccum *acc, int128 v, int dscale);
 extern int	GpuextNumericToFixed(Datum value, int scale, int128 *out);
 extern Datum GpuextFixedToNumeric(int128 v, int scale);
 extern GpuextNumericRoute GpuextNumericPrepare(GpuextAccum *acc, Datum value, int128 *fixed);

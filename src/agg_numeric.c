@@ -443,6 +443,44 @@ GpuextNumericAdd(GpuextAccum *acc, Datum value)
 }
 
 /*
+ * Add one finite numeric given as v at its display scale dscale, as
+ * GpuextNumericAdd adds that numeric: the numeric is made only where it may
+ * become the min or the max, or where the sum cannot take v at nscale.
+ */
+void
+GpuextNumericAddFixedValue(GpuextAccum *acc, int128 v, int dscale)
+{
+	int128		f = v;
+	uint128		mag;
+	bool		need_min;
+	bool		need_max;
+	Datum		value;
+
+	if (dscale > acc->nscale)
+		Rescale(acc, dscale);
+	if (acc->nbig || !MulPow10(&f, acc->nscale - dscale) ||
+		(mag = f < 0 ? (uint128) 0 - (uint128) f : (uint128) f) >= Pow10(FIXED_MAX_DIGITS))
+	{
+		value = GpuextFixedToNumeric(v, dscale);
+		GpuextNumericAdd(acc, value);
+		pfree(DatumGetPointer(value));
+		return;
+	}
+	need_min = acc->min_value == (Datum) 0 || !acc->min_fixed_ok || f < acc->min_fixed ||
+		(f == acc->min_fixed && dscale != acc->min_dscale);
+	need_max = acc->max_value == (Datum) 0 || !acc->max_fixed_ok || f > acc->max_fixed ||
+		(f == acc->max_fixed && dscale != acc->max_dscale);
+	if (need_min || need_max)
+	{
+		value = GpuextFixedToNumeric(v, dscale);
+		UpdateMinMax(acc, value, dscale, true, f);
+		pfree(DatumGetPointer(value));
+	}
+	acc->count++;
+	FoldFixed(acc, f, true);
+}
+
+/*
  * Where a value goes: GPUEXT_NUMERIC_BATCH, with its min and max taken and
  * *fixed its integer at nscale for the caller's batch (which adds its count
  * and sum); GPUEXT_NUMERIC_RESCALE, a larger scale: the caller flushes its

@@ -55,6 +55,7 @@ extern int	gpuext_agg_min_rows;
 /* Conditions and double precision arguments compiled for rows read in place (gpuagg_inplace.c). */
 typedef struct GpuAggRowQual GpuAggRowQual;
 typedef struct GpuAggRowExpr GpuAggRowExpr;
+typedef struct GpuAggNumExpr GpuAggNumExpr;
 
 /* One input: the values of one argument under one FILTER, and where they go. */
 typedef struct GpuAggInput
@@ -63,6 +64,9 @@ typedef struct GpuAggInput
 	AttrNumber	argatt;			/* ... that column of the table */
 	int16		fixed_len;		/* ... its width, when st->fixed */
 	GpuAggRowExpr *rowarg;		/* the argument compiled, or NULL */
+	GpuAggNumExpr *numarg;		/* ... a numeric argument compiled, or NULL */
+	bool		fixed_byval;	/* a plain column's values are by value (else numeric) */
+	int128		numval;			/* numarg's value for the row being read */
 	ExprState  *filter;			/* NULL without FILTER */
 	GpuAggRowQual *rowfilter;	/* the FILTER compiled, or NULL */
 	const GpuextSortType *type; /* NULL: only non-NULL values are counted */
@@ -115,6 +119,7 @@ typedef struct GpuAggState
 	GpuAggInput *inputs;
 	ExprState  *qual;
 	GpuAggRowQual *rowqual;		/* the WHERE clause compiled, or NULL */
+	bool		numargs;		/* some input has a compiled numeric argument */
 	int			nvars;			/* table columns copied into the scan tuple, after the aggregates */
 	AttrNumber *var_att;
 	AttrNumber	maxatt;			/* the last column read */
@@ -218,6 +223,9 @@ extern GpuAggRowQual *GpuAggCompileRowQual(CustomScan *cscan, List *quals);
 extern GpuAggRowExpr *GpuAggCompileRowExpr(CustomScan *cscan, Expr *expr);
 extern bool GpuAggRowQualPasses(const GpuAggRowQual *q, const char *tp, const int *att_off);
 extern float8 GpuAggRowExprEval(GpuAggRowExpr *e, const char *tp, const int *att_off);
+extern GpuAggNumExpr *GpuAggCompileNumExpr(CustomScan *cscan, Expr *expr);
+extern int	GpuAggNumExprScale(const GpuAggNumExpr *e);
+extern bool GpuAggNumExprEval(GpuAggNumExpr *e, const char *tp, const int *att_off, int128 *out);
 
 /* gpuagg_explain.c */
 extern void GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es);

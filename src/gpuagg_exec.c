@@ -140,11 +140,21 @@ FixedOffsets(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 			in->rowfilter = GpuAggCompileRowQual(cscan, list_make1(list_nth(lthird(cscan->custom_exprs), i)));
 		if (in->arg != NULL && in->numeric_scale < 0)
 			in->rowarg = GpuAggCompileRowExpr(cscan, list_nth(args, i));
-		if ((in->filter != NULL && in->rowfilter == NULL) || (in->arg != NULL && in->rowarg == NULL) ||
-			(in->arg == NULL && !TupleDescAttr(tupdesc, in->argatt - 1)->attbyval))
+		if (in->arg != NULL && in->rowarg == NULL && GpuAggInputIsNumeric(in))
+			in->numarg = GpuAggCompileNumExpr(cscan, list_nth(args, i));
+		st->numargs |= in->numarg != NULL;
+		if ((in->filter != NULL && in->rowfilter == NULL) ||
+			(in->arg != NULL && in->rowarg == NULL && in->numarg == NULL))
 			st->fixed = false;
 		else if (in->arg == NULL)
-			in->fixed_len = TupleDescAttr(tupdesc, in->argatt - 1)->attlen;
+		{
+			Form_pg_attribute attr = TupleDescAttr(tupdesc, in->argatt - 1);
+
+			in->fixed_len = attr->attlen;
+			in->fixed_byval = attr->attbyval;
+			if (!attr->attbyval && attr->atttypid != NUMERICOID)
+				st->fixed = false;
+		}
 	}
 }
 
@@ -467,24 +477,36 @@ WalkOffsets(GpuAggState *st, const char *tp)
 	}
 }
 
-/* An input's value for a row read in place, false where its FILTER rejects the row. */
+/*
+ * An input's value for a row read in place, false where there is none to
+ * add: its FILTER rejects the row, the value is a NaN of a fixed-scale
+ * numeric (counted in *nans), or a compiled numeric argument's, added here
+ * into acc.
+ */
 static pg_attribute_always_inline bool
-InputInPlace(GpuAggState *st, GpuAggInput *in, const char *tp, Datum *value)
+InputInPlace(GpuAggState *st, GpuAggInput *in, const char *tp, GpuextAccum *acc, int64 *nans, Datum *value)
 {
 	if (in->rowfilter && !GpuAggRowQualPasses(in->rowfilter, tp, st->att_off))
 		return false;
 	if (in->rowarg)
+	{
 		*value = Float8GetDatum(GpuAggRowExprEval(in->rowarg, tp, st->att_off));
-	else
-		*value = fetch_att(tp + st->att_off[in->argatt - 1], true, in->fixed_len);
-	return true;
+		return true;
+	}
+	if (in->numarg)
+	{
+		GpuextNumericAddFixedValue(acc, in->numval, GpuAggNumExprScale(in->numarg));
+		return false;
+	}
+	*value = fetch_att(tp + st->att_off[in->argatt - 1], in->fixed_byval, in->fixed_len);
+	return in->numeric_scale < 0 || GpuAggNumericToInt64(in, value, nans);
 }
 
 /*
  * Add one row's values straight from a heap tuple, when the WHERE clause,
  * the FILTERs and the arguments are compiled or plain columns, and the keys
  * plain columns equal as bytes: false, having done nothing, for a tuple with
- * NULLs or fewer columns.
+ * NULLs or fewer columns, or whose numeric arithmetic the slot must do.
  */
 static pg_attribute_always_inline bool
 TakeFixedRow(GpuAggState *st, HeapTuple tuple)
@@ -497,9 +519,20 @@ TakeFixedRow(GpuAggState *st, HeapTuple tuple)
 	tp = (const char *) tuple->t_data + tuple->t_data->t_hoff;
 	if (st->walk_from < st->maxatt)
 		WalkOffsets(st, tp);
-	st->stats.rows_in_place++;
 	if (st->rowqual && !GpuAggRowQualPasses(st->rowqual, tp, st->att_off))
+	{
+		st->stats.rows_in_place++;
 		return true;
+	}
+	/* The numeric arguments first: a row where one cannot be computed goes to the slot whole */
+	for (int i = 0; i < st->ninputs && st->numargs; i++)
+	{
+		GpuAggInput *in = &st->inputs[i];
+
+		if (in->numarg && !GpuAggNumExprEval(in->numarg, tp, st->att_off, &in->numval))
+			return false;
+	}
+	st->stats.rows_in_place++;
 	st->stats.rows_passed++;
 	if (st->nkeys > 0)
 	{
@@ -519,7 +552,8 @@ TakeFixedRow(GpuAggState *st, HeapTuple tuple)
 		{
 			GpuAggInput *in = &st->inputs[i];
 
-			if (InputInPlace(st, in, tp, &value))
+			if (InputInPlace(st, in, tp, in->group_accs ? &in->group_accs[group] : NULL,
+							 in->group_counts ? &in->group_counts[group] : NULL, &value))
 				GpuAggGroupAdd(st, in, group, value);
 		}
 		return true;
@@ -528,7 +562,7 @@ TakeFixedRow(GpuAggState *st, HeapTuple tuple)
 	{
 		GpuAggInput *in = &st->inputs[i];
 
-		if (InputInPlace(st, in, tp, &value))
+		if (InputInPlace(st, in, tp, in->acc, &in->count, &value))
 			InputAdd(st, in, value);
 	}
 	return true;

@@ -1,7 +1,7 @@
 /*
  * gpuagg_inplace.c
- *		GpuAgg's WHERE clause, FILTERs and double precision arguments compiled
- *		for rows read in place (gpuagg_exec.c), so that a row is tested and
+ *		GpuAgg's WHERE clause, FILTERs and double precision and numeric
+ *		arguments compiled for rows read in place (gpuagg_exec.c), so that a row is tested and
  *		its values computed from its bytes in the page, without a slot or the
  *		expression interpreter.
  *
@@ -13,18 +13,27 @@
  * integers and real cast to it) and constants.  They are evaluated by the
  * same inline functions as PostgreSQL's operators (utils/float.h), so that
  * NaN, infinities and the overflow and division errors are the same.
- * Anything else is not compiled, and the node reads rows through a slot.
+ * A numeric argument compiles when it is + - * and unary minus over numeric
+ * columns with a typmod's scale and constants: it is computed as a 128-bit
+ * integer at the display scale PostgreSQL's numeric arithmetic gives it (the
+ * larger scale for + and -, their sum for *), so its value and scale are
+ * PostgreSQL's; a row where it meets a NaN or leaves 128 bits is read through
+ * the slot instead.  Anything else is not compiled, and the node reads rows
+ * through a slot.
  */
 #include "postgres.h"
 
 #include "access/nbtree.h"
 #include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/float.h"
 #include "utils/lsyscache.h"
+#include "utils/numeric.h"
 #include "utils/typcache.h"
 
+#include "agg_accum.h"
 #include "gpuagg.h"
 
 /* Registers of a compiled argument: its constants, its columns' values, its intermediate results. */
@@ -429,4 +438,229 @@ GpuAggCompileRowQual(CustomScan *cscan, List *quals)
 		q->ncmps++;
 	}
 	return q;
+}
+
+/* One fixed-point operation: regs[dst] = regs[a] op regs[b], a and b first brought to the larger scale. */
+typedef struct NumStep
+{
+	RowOp		op;
+	uint8		dst;
+	uint8		a;
+	uint8		b;
+	int8		ka;				/* ROWOP_ADD, ROWOP_SUB: a * 10^ka, b * 10^kb */
+	int8		kb;
+} NumStep;
+
+struct GpuAggNumExpr
+{
+	int			nregs;
+	int			nloads;
+	int			nsteps;
+	uint8		result;
+	int			scale;			/* the result's display scale */
+	RowLoad		loads[ROWEXPR_REGS];
+	int8		load_scale[ROWEXPR_REGS];
+	NumStep		steps[ROWEXPR_REGS];
+	int8		reg_scale[ROWEXPR_REGS];
+	int128		regs[ROWEXPR_REGS]; /* the constants set once, the rest per row */
+};
+
+/* Past this scale an expression is not compiled (the fixed point's 38 digits). */
+#define NUMEXPR_MAX_SCALE 38
+
+/* 10^k for 0 <= k <= 38. */
+static int128
+NumPow10(int k)
+{
+	static int128 table[NUMEXPR_MAX_SCALE + 1];
+
+	if (table[0] == 0)
+	{
+		table[0] = 1;
+		for (int i = 1; i <= NUMEXPR_MAX_SCALE; i++)
+			table[i] = table[i - 1] * 10;
+	}
+	return table[k];
+}
+
+/* A numeric column's display scale from its typmod, or -1 where it has none (or a negative one). */
+static int
+TypmodScale(int32 typmod)
+{
+	int			scale;
+
+	if (typmod < (int32) VARHDRSZ)
+		return -1;
+	/* the scale is 11 bits, signed since PostgreSQL 15 (numeric.c) */
+	scale = (((typmod - VARHDRSZ) & 0x7ff) ^ 1024) - 1024;
+	return scale >= 0 && scale <= NUMEXPR_MAX_SCALE ? scale : -1;
+}
+
+/*
+ * The register holding node's value as a fixed-point numeric (steps added)
+ * and its display scale, as PostgreSQL's numeric arithmetic gives it; -1
+ * where node is not of the forms compiled.
+ */
+static int
+CompileNumeric(CustomScan *cscan, Node *node, GpuAggNumExpr *e)
+{
+	int			a;
+	int			b = 0;
+
+	if (e->nregs == ROWEXPR_REGS)
+		return -1;
+	if (IsA(node, Const))
+	{
+		Const	   *c = (Const *) node;
+		Datum		dscale;
+		int128		v;
+
+		if (c->consttype != NUMERICOID || c->constisnull)
+			return -1;
+		if (numeric_is_nan(DatumGetNumeric(c->constvalue)) || numeric_is_inf(DatumGetNumeric(c->constvalue)))
+			return -1;
+		dscale = DirectFunctionCall1Coll(numeric_scale, InvalidOid, c->constvalue);
+		if (DatumGetInt32(dscale) > NUMEXPR_MAX_SCALE ||
+			GpuextNumericToFixed(c->constvalue, DatumGetInt32(dscale), &v) != 0)
+			return -1;
+		e->regs[e->nregs] = v;
+		e->reg_scale[e->nregs] = DatumGetInt32(dscale);
+		return e->nregs++;
+	}
+	if (IsA(node, OpExpr) && ((OpExpr *) node)->opresulttype == NUMERICOID)
+	{
+		OpExpr	   *op = (OpExpr *) node;
+		NumStep    *s;
+		RowOp		kind;
+		int			scale;
+
+		switch (op->opfuncid)
+		{
+			case F_NUMERIC_ADD:
+				kind = ROWOP_ADD;
+				break;
+			case F_NUMERIC_SUB:
+				kind = ROWOP_SUB;
+				break;
+			case F_NUMERIC_MUL:
+				kind = ROWOP_MUL;
+				break;
+			case F_NUMERIC_UMINUS:
+				kind = ROWOP_NEG;
+				break;
+			default:
+				return -1;
+		}
+		if (list_length(op->args) != (kind == ROWOP_NEG ? 1 : 2))
+			return -1;
+		if ((a = CompileNumeric(cscan, linitial(op->args), e)) < 0 ||
+			(kind != ROWOP_NEG && (b = CompileNumeric(cscan, lsecond(op->args), e)) < 0) ||
+			e->nregs == ROWEXPR_REGS)
+			return -1;
+		/* numeric_add and numeric_sub: the larger display scale; numeric_mul: their sum */
+		scale = kind == ROWOP_NEG ? e->reg_scale[a] :
+			kind == ROWOP_MUL ? e->reg_scale[a] + e->reg_scale[b] : Max(e->reg_scale[a], e->reg_scale[b]);
+		if (scale > NUMEXPR_MAX_SCALE)
+			return -1;
+		s = &e->steps[e->nsteps++];
+		s->op = kind;
+		s->a = a;
+		s->b = b;
+		s->ka = (kind == ROWOP_ADD || kind == ROWOP_SUB) ? scale - e->reg_scale[a] : 0;
+		s->kb = (kind == ROWOP_ADD || kind == ROWOP_SUB) ? scale - e->reg_scale[b] : 0;
+		s->dst = e->nregs;
+		e->reg_scale[e->nregs] = scale;
+		return e->nregs++;
+	}
+	if (IsA(node, Var) && ((Var *) node)->vartype == NUMERICOID)
+	{
+		AttrNumber	att = GpuAggScanColumn(cscan, (Expr *) node);
+		int			scale = TypmodScale(((Var *) node)->vartypmod);
+
+		if (att == 0 || scale < 0)
+			return -1;
+		for (int i = 0; i < e->nloads; i++)
+			if (e->loads[i].att == att)
+				return e->loads[i].dst;
+		e->loads[e->nloads].att = att;
+		e->loads[e->nloads].dst = e->nregs;
+		e->load_scale[e->nloads] = scale;
+		e->nloads++;
+		e->reg_scale[e->nregs] = scale;
+		return e->nregs++;
+	}
+	return -1;
+}
+
+/* A numeric argument compiled, or NULL where it is not of the forms compiled. */
+GpuAggNumExpr *
+GpuAggCompileNumExpr(CustomScan *cscan, Expr *expr)
+{
+	GpuAggNumExpr *e = palloc0(sizeof(GpuAggNumExpr));
+	int			result;
+
+	if (exprType((Node *) expr) != NUMERICOID || (result = CompileNumeric(cscan, (Node *) expr, e)) < 0)
+		return NULL;
+	e->result = result;
+	e->scale = e->reg_scale[result];
+	return e;
+}
+
+/* The display scale of a compiled numeric argument's values. */
+int
+GpuAggNumExprScale(const GpuAggNumExpr *e)
+{
+	return e->scale;
+}
+
+/* a * 10^k, false on overflow. */
+static inline bool
+NumScaleUp(int128 *a, int k)
+{
+	return k == 0 || !__builtin_mul_overflow(*a, NumPow10(k), a);
+}
+
+/*
+ * A compiled numeric argument's value for a row read in place, as an integer
+ * at its display scale: false for a NaN or a value past 128 bits on the way,
+ * which the row's slot then computes.
+ */
+bool
+GpuAggNumExprEval(GpuAggNumExpr *e, const char *tp, const int *att_off, int128 *out)
+{
+	int128	   *r = e->regs;
+
+	for (int i = 0; i < e->nloads; i++)
+		if (GpuextNumericToFixed(PointerGetDatum(tp + att_off[e->loads[i].att - 1]), e->load_scale[i],
+								 &r[e->loads[i].dst]) != 0)
+			return false;
+	for (int i = 0; i < e->nsteps; i++)
+	{
+		const NumStep *s = &e->steps[i];
+		int128		a = r[s->a];
+		int128		b = r[s->b];
+		bool		overflow;
+
+		switch (s->op)
+		{
+			case ROWOP_ADD:
+				overflow = !NumScaleUp(&a, s->ka) || !NumScaleUp(&b, s->kb) ||
+					__builtin_add_overflow(a, b, &r[s->dst]);
+				break;
+			case ROWOP_SUB:
+				overflow = !NumScaleUp(&a, s->ka) || !NumScaleUp(&b, s->kb) ||
+					__builtin_sub_overflow(a, b, &r[s->dst]);
+				break;
+			case ROWOP_MUL:
+				overflow = __builtin_mul_overflow(a, b, &r[s->dst]);
+				break;
+			default:
+				overflow = __builtin_sub_overflow((int128) 0, a, &r[s->dst]);
+				break;
+		}
+		if (overflow)
+			return false;
+	}
+	*out = r[e->result];
+	return true;
 }
