@@ -153,6 +153,10 @@ SELECT check_inp_error('SELECT sum(f8 / g) FROM ginp_nn WHERE i4 > 0');
 SELECT check_inp_error('SELECT sum(f8 / (g - g)) FROM ginp_nn WHERE f8 > 1 AND g < 1');
 SELECT check_inp_error('SELECT k, sum(1 / f8) FROM ginp_nn WHERE f8 = 0 GROUP BY k');
 SELECT check_inp_error('SELECT sum(1 / f8) FROM ginp_nn WHERE f8 > 0');
+-- Arguments without FILTER are computed together, an expression they share once; an argument
+-- under a FILTER only for the rows the FILTER passes.
+SELECT check_inp('SELECT sum(f8 * (1 - g)), avg(f8 * (1 - g) * (1 + g)), max(f8 * (1 - g)) FILTER (WHERE i4 > 0), max(1 / g) FILTER (WHERE g > 0) FROM ginp_nn');
+SELECT check_inp_error('SELECT sum(f8 * (1 - g)), max(1 / g) FILTER (WHERE g > 0), max(f8 / g) FILTER (WHERE g >= 0.5) FROM ginp_nn');
 
 -- Which rows were read in place: all without NULLs where the WHERE clause, FILTERs and arguments
 -- compile, none where one does not (a function of a column, a text comparison, a cast to numeric);

@@ -63,7 +63,8 @@ typedef struct GpuAggInput
 	ExprState  *arg;			/* NULL when the argument is a plain column */
 	AttrNumber	argatt;			/* ... that column of the table */
 	int16		fixed_len;		/* ... its width, when st->fixed */
-	GpuAggRowExpr *rowarg;		/* the argument compiled, or NULL */
+	GpuAggRowExpr *rowarg;		/* the argument compiled: its own program (with FILTER), or NULL */
+	int			rowreg;			/* ... the register of its value there, or in st->rowargs; -1 for none */
 	GpuAggNumExpr *numarg;		/* ... a numeric argument compiled, or NULL */
 	bool		fixed_byval;	/* a plain column's values are by value (else numeric) */
 	int128		numval;			/* numarg's value for the row being read */
@@ -120,6 +121,7 @@ typedef struct GpuAggState
 	ExprState  *qual;
 	GpuAggRowQual *rowqual;		/* the WHERE clause compiled, or NULL */
 	bool		numargs;		/* some input has a compiled numeric argument */
+	GpuAggRowExpr *rowargs;		/* the compiled arguments of the inputs without FILTER, or NULL */
 	int			nvars;			/* table columns copied into the scan tuple, after the aggregates */
 	AttrNumber *var_att;
 	AttrNumber	maxatt;			/* the last column read */
@@ -220,9 +222,10 @@ extern void GpuAggAccNew(GpuAggState *st, GpuAggInput *in, uint32 group);
 
 /* gpuagg_inplace.c */
 extern GpuAggRowQual *GpuAggCompileRowQual(CustomScan *cscan, List *quals);
-extern GpuAggRowExpr *GpuAggCompileRowExpr(CustomScan *cscan, Expr *expr);
+extern GpuAggRowExpr *GpuAggRowExprCreate(void);
+extern int	GpuAggRowExprAdd(GpuAggRowExpr *e, CustomScan *cscan, Expr *expr);
 extern bool GpuAggRowQualPasses(const GpuAggRowQual *q, const char *tp, const int *att_off);
-extern float8 GpuAggRowExprEval(GpuAggRowExpr *e, const char *tp, const int *att_off);
+extern const float8 *GpuAggRowExprRun(GpuAggRowExpr *e, const char *tp, const int *att_off);
 extern GpuAggNumExpr *GpuAggCompileNumExpr(CustomScan *cscan, Expr *expr);
 extern int	GpuAggNumExprScale(const GpuAggNumExpr *e);
 extern bool GpuAggNumExprEval(GpuAggNumExpr *e, const char *tp, const int *att_off, int128 *out);

@@ -27,6 +27,7 @@
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
@@ -138,13 +139,24 @@ FixedOffsets(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 
 		if (in->filter != NULL)
 			in->rowfilter = GpuAggCompileRowQual(cscan, list_make1(list_nth(lthird(cscan->custom_exprs), i)));
-		if (in->arg != NULL && in->numeric_scale < 0)
-			in->rowarg = GpuAggCompileRowExpr(cscan, list_nth(args, i));
-		if (in->arg != NULL && in->rowarg == NULL && GpuAggInputIsNumeric(in))
+		in->rowreg = -1;
+		if (in->arg != NULL && exprType((Node *) list_nth(args, i)) == FLOAT8OID && in->filter == NULL)
+		{
+			/* arguments computed for every row share one program */
+			if (st->rowargs == NULL)
+				st->rowargs = GpuAggRowExprCreate();
+			in->rowreg = GpuAggRowExprAdd(st->rowargs, cscan, list_nth(args, i));
+		}
+		else if (in->arg != NULL && exprType((Node *) list_nth(args, i)) == FLOAT8OID)
+		{
+			in->rowarg = GpuAggRowExprCreate();
+			in->rowreg = GpuAggRowExprAdd(in->rowarg, cscan, list_nth(args, i));
+		}
+		if (in->arg != NULL && in->rowreg < 0 && GpuAggInputIsNumeric(in))
 			in->numarg = GpuAggCompileNumExpr(cscan, list_nth(args, i));
 		st->numargs |= in->numarg != NULL;
 		if ((in->filter != NULL && in->rowfilter == NULL) ||
-			(in->arg != NULL && in->rowarg == NULL && in->numarg == NULL))
+			(in->arg != NULL && in->rowreg < 0 && in->numarg == NULL))
 			st->fixed = false;
 		else if (in->arg == NULL)
 		{
@@ -484,13 +496,16 @@ WalkOffsets(GpuAggState *st, const char *tp)
  * into acc.
  */
 static pg_attribute_always_inline bool
-InputInPlace(GpuAggState *st, GpuAggInput *in, const char *tp, GpuextAccum *acc, int64 *nans, Datum *value)
+InputInPlace(GpuAggState *st, GpuAggInput *in, const char *tp, const float8 *shared, GpuextAccum *acc,
+			 int64 *nans, Datum *value)
 {
 	if (in->rowfilter && !GpuAggRowQualPasses(in->rowfilter, tp, st->att_off))
 		return false;
-	if (in->rowarg)
+	if (in->rowreg >= 0)
 	{
-		*value = Float8GetDatum(GpuAggRowExprEval(in->rowarg, tp, st->att_off));
+		const float8 *regs = in->rowarg ? GpuAggRowExprRun(in->rowarg, tp, st->att_off) : shared;
+
+		*value = Float8GetDatum(regs[in->rowreg]);
 		return true;
 	}
 	if (in->numarg)
@@ -512,6 +527,7 @@ static pg_attribute_always_inline bool
 TakeFixedRow(GpuAggState *st, HeapTuple tuple)
 {
 	const char *tp;
+	const float8 *shared = NULL;
 	Datum		value;
 
 	if (HeapTupleHasNulls(tuple) || HeapTupleHeaderGetNatts(tuple->t_data) < st->maxatt)
@@ -534,6 +550,8 @@ TakeFixedRow(GpuAggState *st, HeapTuple tuple)
 	}
 	st->stats.rows_in_place++;
 	st->stats.rows_passed++;
+	if (st->rowargs)
+		shared = GpuAggRowExprRun(st->rowargs, tp, st->att_off);
 	if (st->nkeys > 0)
 	{
 		TupleTableSlot *ks = st->keyslot;
@@ -552,7 +570,7 @@ TakeFixedRow(GpuAggState *st, HeapTuple tuple)
 		{
 			GpuAggInput *in = &st->inputs[i];
 
-			if (InputInPlace(st, in, tp, in->group_accs ? &in->group_accs[group] : NULL,
+			if (InputInPlace(st, in, tp, shared, in->group_accs ? &in->group_accs[group] : NULL,
 							 in->group_counts ? &in->group_counts[group] : NULL, &value))
 				GpuAggGroupAdd(st, in, group, value);
 		}
@@ -562,7 +580,7 @@ TakeFixedRow(GpuAggState *st, HeapTuple tuple)
 	{
 		GpuAggInput *in = &st->inputs[i];
 
-		if (InputInPlace(st, in, tp, in->acc, &in->count, &value))
+		if (InputInPlace(st, in, tp, shared, in->acc, &in->count, &value))
 			InputAdd(st, in, value);
 	}
 	return true;

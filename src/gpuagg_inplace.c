@@ -90,15 +90,17 @@ typedef struct RowLoad
 	uint8		dst;
 } RowLoad;
 
+/* One or more arguments' operations, an expression that occurs twice computed once. */
 struct GpuAggRowExpr
 {
 	int			nregs;
 	int			nloads;
 	int			nsteps;
-	uint8		result;
 	RowLoad		loads[ROWEXPR_REGS];
 	RowStep		steps[ROWEXPR_REGS];
 	float8		regs[ROWEXPR_REGS]; /* the constants set once, the rest per row */
+	List	   *memo;			/* the operations compiled ... */
+	List	   *memo_regs;		/* ... and the registers holding them */
 };
 
 /* A table column's value as double precision, read in place. */
@@ -169,9 +171,9 @@ GpuAggRowQualPasses(const GpuAggRowQual *q, const char *tp, const int *att_off)
 	return true;
 }
 
-/* A compiled argument's value for a row read in place. */
-float8
-GpuAggRowExprEval(GpuAggRowExpr *e, const char *tp, const int *att_off)
+/* Compute every argument of a program for a row read in place: its registers. */
+const float8 *
+GpuAggRowExprRun(GpuAggRowExpr *e, const char *tp, const int *att_off)
 {
 	float8	   *r = e->regs;
 
@@ -200,7 +202,7 @@ GpuAggRowExprEval(GpuAggRowExpr *e, const char *tp, const int *att_off)
 				break;
 		}
 	}
-	return r[e->result];
+	return r;
 }
 
 /* The table column a scan-tuple Var stands for (possibly under a cast to double precision), or 0. */
@@ -251,6 +253,11 @@ CompileFloat8(CustomScan *cscan, Node *node, GpuAggRowExpr *e)
 	{
 		OpExpr	   *op = (OpExpr *) node;
 		RowOp		kind;
+		ListCell   *lc;
+
+		foreach(lc, e->memo)
+			if (equal(lfirst(lc), node))
+				return list_nth_int(e->memo_regs, foreach_current_index(lc));
 
 		switch (op->opfuncid)
 		{
@@ -283,6 +290,8 @@ CompileFloat8(CustomScan *cscan, Node *node, GpuAggRowExpr *e)
 		s->a = a;
 		s->b = b;
 		s->dst = e->nregs++;
+		e->memo = lappend(e->memo, node);
+		e->memo_regs = lappend_int(e->memo_regs, s->dst);
 		return s->dst;
 	}
 	{
@@ -302,17 +311,36 @@ CompileFloat8(CustomScan *cscan, Node *node, GpuAggRowExpr *e)
 	}
 }
 
-/* An argument of type double precision compiled, or NULL where it is not of the forms compiled. */
+/* An empty program of double precision arguments. */
 GpuAggRowExpr *
-GpuAggCompileRowExpr(CustomScan *cscan, Expr *expr)
+GpuAggRowExprCreate(void)
 {
-	GpuAggRowExpr *e = palloc0(sizeof(GpuAggRowExpr));
+	return palloc0(sizeof(GpuAggRowExpr));
+}
+
+/*
+ * Compile a double precision argument into a program: the register that will
+ * hold its value, or -1 (the program as it was) where it is not of the forms
+ * compiled.
+ */
+int
+GpuAggRowExprAdd(GpuAggRowExpr *e, CustomScan *cscan, Expr *expr)
+{
+	GpuAggRowExpr saved = *e;
 	int			result;
 
-	if (exprType((Node *) expr) != FLOAT8OID || (result = CompileFloat8(cscan, (Node *) expr, e)) < 0)
-		return NULL;
-	e->result = result;
-	return e;
+	if (exprType((Node *) expr) != FLOAT8OID)
+		return -1;
+	result = CompileFloat8(cscan, (Node *) expr, e);
+	if (result < 0)
+	{
+		e->nregs = saved.nregs;
+		e->nloads = saved.nloads;
+		e->nsteps = saved.nsteps;
+		e->memo = list_truncate(e->memo, list_length(saved.memo));
+		e->memo_regs = list_truncate(e->memo_regs, list_length(saved.memo_regs));
+	}
+	return result;
 }
 
 /* Whether the column type is compared as signed integers (ints, date, timestamps) or as floats. */
