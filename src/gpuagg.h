@@ -7,7 +7,7 @@
  *
  *	gpuagg_plan.c		the upper-paths hook, the path, its cost and its plan
  *	gpuagg_exec.c		the scan, the batches, the device reduction, the result rows
- *	gpuagg_inplace.c	WHERE, FILTERs and double precision arguments compiled for rows read in place
+ *	gpuagg_inplace.c	which rows are read in place, and the WHERE, FILTERs and arguments compiled for them
  *	gpuagg_keys.c		the GROUP BY keys: evaluated per row, numbered (a group each)
  *	gpuagg_group.c		the groups' per-input states and results
  *	gpuagg_parallel.c	parallel workers: their share of the table, merged by the leader
@@ -52,7 +52,7 @@
 extern bool gpuext_enable_agg;
 extern int	gpuext_agg_min_rows;
 
-/* Conditions and double precision arguments compiled for rows read in place (gpuagg_inplace.c). */
+/* Conditions and double precision and numeric arguments compiled for rows read in place (gpuagg_inplace.c). */
 typedef struct GpuAggRowQual GpuAggRowQual;
 typedef struct GpuAggRowExpr GpuAggRowExpr;
 typedef struct GpuAggNumExpr GpuAggNumExpr;
@@ -221,6 +221,7 @@ extern void GpuAggAccsGrow(GpuAggInput *in, uint32 cap);
 extern void GpuAggAccNew(GpuAggState *st, GpuAggInput *in, uint32 group);
 
 /* gpuagg_inplace.c */
+extern void GpuAggInPlaceSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc);
 extern GpuAggRowQual *GpuAggCompileRowQual(CustomScan *cscan, List *quals);
 extern GpuAggRowExpr *GpuAggRowExprCreate(void);
 extern int	GpuAggRowExprAdd(GpuAggRowExpr *e, CustomScan *cscan, Expr *expr);

@@ -1,9 +1,9 @@
 /*
  * gpuagg_inplace.c
- *		GpuAgg's WHERE clause, FILTERs and double precision and numeric
- *		arguments compiled for rows read in place (gpuagg_exec.c), so that a row is tested and
- *		its values computed from its bytes in the page, without a slot or the
- *		expression interpreter.
+ *		Which of GpuAgg's rows are read in place (gpuagg_exec.c), and their
+ *		WHERE clause, FILTERs and double precision and numeric arguments
+ *		compiled, so that a row is tested and its values computed from its
+ *		bytes in the page, without a slot or the expression interpreter.
  *
  * A condition compiles when it is an AND of comparisons of a column with a
  * constant by the btree operators of the integers, date, timestamp,
@@ -691,4 +691,89 @@ GpuAggNumExprEval(GpuAggNumExpr *e, const char *tp, const int *att_off, int128 *
 	}
 	*out = r[e->result];
 	return true;
+}
+
+/*
+ * Whether every row without NULLs can be read in place (WHERE and FILTERs
+ * compiled or absent, inputs plain columns passed by value or compiled
+ * arguments, keys plain columns equal as bytes), and where its columns lie:
+ * fixed offsets up to the first column of varying width, found per row after.
+ */
+void
+GpuAggInPlaceSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
+{
+	List	   *args = lsecond(cscan->custom_exprs);
+	int			off = 0;
+	int			natts = Max(st->maxatt, 1);
+	int			a;
+
+	st->att_off = palloc0(sizeof(int) * natts);
+	st->att_len = palloc(sizeof(int16) * natts);
+	st->att_align = palloc(sizeof(char) * natts);
+	for (a = 0; a < st->maxatt; a++)
+	{
+		st->att_len[a] = TupleDescAttr(tupdesc, a)->attlen;
+		st->att_align[a] = TupleDescAttr(tupdesc, a)->attalign;
+	}
+	for (a = 0; a < st->maxatt && st->att_len[a] > 0; a++)
+	{
+		off = att_align_nominal(off, st->att_align[a]);
+		st->att_off[a] = off;
+		off += st->att_len[a];
+	}
+	st->walk_from = a;
+	st->walk_start = off;
+	if (st->qual != NULL)
+		st->rowqual = GpuAggCompileRowQual(cscan, linitial(cscan->custom_exprs));
+	st->fixed = (st->qual == NULL || st->rowqual != NULL) && (st->nkeys == 0 || st->images != NULL);
+	st->key_len = palloc(sizeof(int16) * Max(st->nkeys, 1));
+	st->key_byval = palloc(sizeof(bool) * Max(st->nkeys, 1));
+	for (int k = 0; k < st->nkeys && st->fixed; k++)
+	{
+		Form_pg_attribute attr;
+
+		if (st->key_exprs[k] != NULL)
+		{
+			st->fixed = false;
+			break;
+		}
+		attr = TupleDescAttr(tupdesc, st->key_att[k] - 1);
+		st->key_len[k] = attr->attlen;
+		st->key_byval[k] = attr->attbyval;
+	}
+	for (int i = 0; i < st->ninputs && st->fixed; i++)
+	{
+		GpuAggInput *in = &st->inputs[i];
+
+		if (in->filter != NULL)
+			in->rowfilter = GpuAggCompileRowQual(cscan, list_make1(list_nth(lthird(cscan->custom_exprs), i)));
+		in->rowreg = -1;
+		if (in->arg != NULL && exprType((Node *) list_nth(args, i)) == FLOAT8OID && in->filter == NULL)
+		{
+			/* arguments computed for every row share one program */
+			if (st->rowargs == NULL)
+				st->rowargs = GpuAggRowExprCreate();
+			in->rowreg = GpuAggRowExprAdd(st->rowargs, cscan, list_nth(args, i));
+		}
+		else if (in->arg != NULL && exprType((Node *) list_nth(args, i)) == FLOAT8OID)
+		{
+			in->rowarg = GpuAggRowExprCreate();
+			in->rowreg = GpuAggRowExprAdd(in->rowarg, cscan, list_nth(args, i));
+		}
+		if (in->arg != NULL && in->rowreg < 0 && GpuAggInputIsNumeric(in))
+			in->numarg = GpuAggCompileNumExpr(cscan, list_nth(args, i));
+		st->numargs |= in->numarg != NULL;
+		if ((in->filter != NULL && in->rowfilter == NULL) ||
+			(in->arg != NULL && in->rowreg < 0 && in->numarg == NULL))
+			st->fixed = false;
+		else if (in->arg == NULL)
+		{
+			Form_pg_attribute attr = TupleDescAttr(tupdesc, in->argatt - 1);
+
+			in->fixed_len = attr->attlen;
+			in->fixed_byval = attr->attbyval;
+			if (!attr->attbyval && attr->atttypid != NUMERICOID)
+				st->fixed = false;
+		}
+	}
 }
