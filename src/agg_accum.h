@@ -82,6 +82,7 @@ extern void GpuextNumericAdd(GpuextAccum *acc, Datum value);
 extern void GpuextNumericAddFixedValue(GpuextAccum *acc, int128 v, int dscale);
 extern int	GpuextNumericToFixed(Datum value, int scale, int128 *out);
 extern Datum GpuextFixedToNumeric(int128 v, int scale);
+extern bool GpuextFixedMulPow10(int128 *v, int k);
 extern GpuextNumericRoute GpuextNumericPrepare(GpuextAccum *acc, Datum value, int128 *fixed);
 extern void GpuextNumericAddFixed(GpuextAccum *acc, const int128 *values, size_t n);
 extern void GpuextNumericMergeReduce(GpuextAccum *acc, const GpuextReduceResult *r);

@@ -210,8 +210,8 @@ ToFixed(const NumParts *p, int scale, int128 *out)
 }
 
 /* v * 10^k, false on overflow (a zero always fits). */
-static bool
-MulPow10(int128 *v, int k)
+bool
+GpuextFixedMulPow10(int128 *v, int k)
 {
 	if (*v == 0 || k == 0)
 		return true;
@@ -354,14 +354,14 @@ Rescale(GpuextAccum *acc, int scale)
 
 	if (acc->nbig || k <= 0)
 		return;
-	if (!MulPow10(&t, k))
+	if (!GpuextFixedMulPow10(&t, k))
 	{
 		MakeBig(acc);			/* nscale stays: the big sum keeps every digit */
 		return;
 	}
 	acc->isum = t;
-	acc->min_fixed_ok = acc->min_fixed_ok && MulPow10(&acc->min_fixed, k);
-	acc->max_fixed_ok = acc->max_fixed_ok && MulPow10(&acc->max_fixed, k);
+	acc->min_fixed_ok = acc->min_fixed_ok && GpuextFixedMulPow10(&acc->min_fixed, k);
+	acc->max_fixed_ok = acc->max_fixed_ok && GpuextFixedMulPow10(&acc->max_fixed, k);
 	acc->nscale = scale;
 }
 
@@ -458,7 +458,7 @@ GpuextNumericAddFixedValue(GpuextAccum *acc, int128 v, int dscale)
 
 	if (dscale > acc->nscale)
 		Rescale(acc, dscale);
-	if (acc->nbig || !MulPow10(&f, acc->nscale - dscale) ||
+	if (acc->nbig || !GpuextFixedMulPow10(&f, acc->nscale - dscale) ||
 		(mag = f < 0 ? (uint128) 0 - (uint128) f : (uint128) f) >= Pow10(FIXED_MAX_DIGITS))
 	{
 		value = GpuextFixedToNumeric(v, dscale);
@@ -579,7 +579,7 @@ GpuextNumericMerge(GpuextAccum *dst, const GpuextAccum *src)
 	/* both sums at the larger scale, or dst's big sum plus src's as numeric */
 	if (!src->nbig && src->nscale > dst->nscale)
 		Rescale(dst, src->nscale);
-	if (!src->nbig && !dst->nbig && MulPow10(&v, dst->nscale - src->nscale))
+	if (!src->nbig && !dst->nbig && GpuextFixedMulPow10(&v, dst->nscale - src->nscale))
 		FoldFixed(dst, v, true);
 	else
 		BigAdd(dst, SumNumeric(src), true);

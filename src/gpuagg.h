@@ -211,6 +211,7 @@ extern void GpuAggParallelFinish(GpuAggState *st);
 extern PGDLLEXPORT void GpuAggWorkerMain(dsm_segment *seg, shm_toc *toc);
 
 /* gpuagg_numeric.c */
+extern int	GpuAggTypmodScale(int32 typmod, int *precision);
 extern int	GpuAggNumericScale(Node *arg);
 extern bool GpuAggNumericToInt64(GpuAggInput *in, Datum *value, int64 *nans);
 extern Datum GpuAggNumericAccumResult(GpuAggInput *in, GpuextAggKind kind, bool *isnull);

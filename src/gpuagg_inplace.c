@@ -230,6 +230,25 @@ CompiledColumn(CustomScan *cscan, Node *node, Oid *type)
 	return att;
 }
 
+/* Which of a type's + - * / and unary minus op calls (InvalidOid: one not compiled), with its arguments; false for none. */
+static bool
+ArithOp(OpExpr *op, Oid add, Oid sub, Oid mul, Oid div, Oid neg, RowOp *kind)
+{
+	if (op->opfuncid == add)
+		*kind = ROWOP_ADD;
+	else if (op->opfuncid == sub)
+		*kind = ROWOP_SUB;
+	else if (op->opfuncid == mul)
+		*kind = ROWOP_MUL;
+	else if (OidIsValid(div) && op->opfuncid == div)
+		*kind = ROWOP_DIV;
+	else if (op->opfuncid == neg)
+		*kind = ROWOP_NEG;
+	else
+		return false;
+	return list_length(op->args) == (*kind == ROWOP_NEG ? 1 : 2);
+}
+
 /* The register holding node's value as double precision (steps added), or -1 where it is not of the forms compiled. */
 static int
 CompileFloat8(CustomScan *cscan, Node *node, GpuAggRowExpr *e)
@@ -259,27 +278,7 @@ CompileFloat8(CustomScan *cscan, Node *node, GpuAggRowExpr *e)
 			if (equal(lfirst(lc), node))
 				return list_nth_int(e->memo_regs, foreach_current_index(lc));
 
-		switch (op->opfuncid)
-		{
-			case F_FLOAT8PL:
-				kind = ROWOP_ADD;
-				break;
-			case F_FLOAT8MI:
-				kind = ROWOP_SUB;
-				break;
-			case F_FLOAT8MUL:
-				kind = ROWOP_MUL;
-				break;
-			case F_FLOAT8DIV:
-				kind = ROWOP_DIV;
-				break;
-			case F_FLOAT8UM:
-				kind = ROWOP_NEG;
-				break;
-			default:
-				return -1;
-		}
-		if (list_length(op->args) != (kind == ROWOP_NEG ? 1 : 2))
+		if (!ArithOp(op, F_FLOAT8PL, F_FLOAT8MI, F_FLOAT8MUL, F_FLOAT8DIV, F_FLOAT8UM, &kind))
 			return -1;
 		if ((a = CompileFloat8(cscan, linitial(op->args), e)) < 0 ||
 			(kind != ROWOP_NEG && (b = CompileFloat8(cscan, lsecond(op->args), e)) < 0) ||
@@ -496,34 +495,6 @@ struct GpuAggNumExpr
 /* Past this scale an expression is not compiled (the fixed point's 38 digits). */
 #define NUMEXPR_MAX_SCALE 38
 
-/* 10^k for 0 <= k <= 38. */
-static int128
-NumPow10(int k)
-{
-	static int128 table[NUMEXPR_MAX_SCALE + 1];
-
-	if (table[0] == 0)
-	{
-		table[0] = 1;
-		for (int i = 1; i <= NUMEXPR_MAX_SCALE; i++)
-			table[i] = table[i - 1] * 10;
-	}
-	return table[k];
-}
-
-/* A numeric column's display scale from its typmod, or -1 where it has none (or a negative one). */
-static int
-TypmodScale(int32 typmod)
-{
-	int			scale;
-
-	if (typmod < (int32) VARHDRSZ)
-		return -1;
-	/* the scale is 11 bits, signed since PostgreSQL 15 (numeric.c) */
-	scale = (((typmod - VARHDRSZ) & 0x7ff) ^ 1024) - 1024;
-	return scale >= 0 && scale <= NUMEXPR_MAX_SCALE ? scale : -1;
-}
-
 /*
  * The register holding node's value as a fixed-point numeric (steps added)
  * and its display scale, as PostgreSQL's numeric arithmetic gives it; -1
@@ -562,24 +533,7 @@ CompileNumeric(CustomScan *cscan, Node *node, GpuAggNumExpr *e)
 		RowOp		kind;
 		int			scale;
 
-		switch (op->opfuncid)
-		{
-			case F_NUMERIC_ADD:
-				kind = ROWOP_ADD;
-				break;
-			case F_NUMERIC_SUB:
-				kind = ROWOP_SUB;
-				break;
-			case F_NUMERIC_MUL:
-				kind = ROWOP_MUL;
-				break;
-			case F_NUMERIC_UMINUS:
-				kind = ROWOP_NEG;
-				break;
-			default:
-				return -1;
-		}
-		if (list_length(op->args) != (kind == ROWOP_NEG ? 1 : 2))
+		if (!ArithOp(op, F_NUMERIC_ADD, F_NUMERIC_SUB, F_NUMERIC_MUL, InvalidOid, F_NUMERIC_UMINUS, &kind))
 			return -1;
 		if ((a = CompileNumeric(cscan, linitial(op->args), e)) < 0 ||
 			(kind != ROWOP_NEG && (b = CompileNumeric(cscan, lsecond(op->args), e)) < 0) ||
@@ -603,9 +557,10 @@ CompileNumeric(CustomScan *cscan, Node *node, GpuAggNumExpr *e)
 	if (IsA(node, Var) && ((Var *) node)->vartype == NUMERICOID)
 	{
 		AttrNumber	att = GpuAggScanColumn(cscan, (Expr *) node);
-		int			scale = TypmodScale(((Var *) node)->vartypmod);
+		int			precision;
+		int			scale = GpuAggTypmodScale(((Var *) node)->vartypmod, &precision);
 
-		if (att == 0 || scale < 0)
+		if (att == 0 || scale < 0 || scale > NUMEXPR_MAX_SCALE)
 			return -1;
 		for (int i = 0; i < e->nloads; i++)
 			if (e->loads[i].att == att)
@@ -641,13 +596,6 @@ GpuAggNumExprScale(const GpuAggNumExpr *e)
 	return e->scale;
 }
 
-/* a * 10^k, false on overflow. */
-static inline bool
-NumScaleUp(int128 *a, int k)
-{
-	return k == 0 || !__builtin_mul_overflow(*a, NumPow10(k), a);
-}
-
 /*
  * A compiled numeric argument's value for a row read in place, as an integer
  * at its display scale: false for a NaN or a value past 128 bits on the way,
@@ -672,11 +620,11 @@ GpuAggNumExprEval(GpuAggNumExpr *e, const char *tp, const int *att_off, int128 *
 		switch (s->op)
 		{
 			case ROWOP_ADD:
-				overflow = !NumScaleUp(&a, s->ka) || !NumScaleUp(&b, s->kb) ||
+				overflow = !GpuextFixedMulPow10(&a, s->ka) || !GpuextFixedMulPow10(&b, s->kb) ||
 					__builtin_add_overflow(a, b, &r[s->dst]);
 				break;
 			case ROWOP_SUB:
-				overflow = !NumScaleUp(&a, s->ka) || !NumScaleUp(&b, s->kb) ||
+				overflow = !GpuextFixedMulPow10(&a, s->ka) || !GpuextFixedMulPow10(&b, s->kb) ||
 					__builtin_sub_overflow(a, b, &r[s->dst]);
 				break;
 			case ROWOP_MUL:

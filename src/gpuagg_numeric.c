@@ -29,20 +29,31 @@
 /* Largest precision whose values at their scale fit bigint. */
 #define FIXED_MAX_PRECISION 18
 
+/* A numeric typmod's scale (and precision), or -1 where there is none or it is negative. */
+int
+GpuAggTypmodScale(int32 typmod, int *precision)
+{
+	int			scale;
+
+	if (typmod < (int32) VARHDRSZ)
+		return -1;
+	*precision = ((typmod - VARHDRSZ) >> 16) & 0xffff;
+	/* the scale is 11 bits, signed since PostgreSQL 15 (numeric.c) */
+	scale = (((typmod - VARHDRSZ) & 0x7ff) ^ 1024) - 1024;
+	return scale >= 0 ? scale : -1;
+}
+
 /* The scale at which a numeric argument's values fit bigint (numeric(p <= 18, s >= 0)), or -1. */
 int
 GpuAggNumericScale(Node *arg)
 {
-	int32		typmod = exprTypmod(arg);
-	int			precision;
+	int			precision = 0;
 	int			scale;
 
-	if (exprType(arg) != NUMERICOID || typmod < (int32) VARHDRSZ)
+	if (exprType(arg) != NUMERICOID)
 		return -1;
-	precision = ((typmod - VARHDRSZ) >> 16) & 0xffff;
-	/* the scale is 11 bits, signed since PostgreSQL 15 (numeric.c) */
-	scale = (((typmod - VARHDRSZ) & 0x7ff) ^ 1024) - 1024;
-	return precision <= FIXED_MAX_PRECISION && scale >= 0 ? scale : -1;
+	scale = GpuAggTypmodScale(exprTypmod(arg), &precision);
+	return precision <= FIXED_MAX_PRECISION ? scale : -1;
 }
 
 /* A numeric of a fixed-scale input as the bigint at its scale: false for a NaN, counted in *nans. */
