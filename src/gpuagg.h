@@ -7,6 +7,7 @@
  *
  *	gpuagg_plan.c		the upper-paths hook, the path, its cost and its plan
  *	gpuagg_exec.c		the scan, the batches, the device reduction, the result rows
+ *	gpuagg_pages.c		the table's pages and their visible rows, all-visible ones straight from its files
  *	gpuagg_inplace.c	which rows are read in place, and the WHERE, FILTERs and arguments compiled for them
  *	gpuagg_keys.c		the GROUP BY keys: evaluated per row, numbered (a group each)
  *	gpuagg_group.c		the groups' per-input states and results
@@ -33,7 +34,9 @@
 #ifndef GPUEXT_GPUAGG_H
 #define GPUEXT_GPUAGG_H
 
+#include "access/htup_details.h"
 #include "access/parallel.h"
+#include "access/relscan.h"
 #include "access/tableam.h"
 #include "executor/executor.h"
 #include "commands/explain.h"
@@ -48,9 +51,11 @@
 /* GUC defaults, for the variables and their definitions in gpuext.c. */
 #define GPUEXT_ENABLE_AGG_DEFAULT true
 #define GPUEXT_AGG_MIN_ROWS_DEFAULT 20000
+#define GPUEXT_READ_TABLE_FILES_DEFAULT true
 
 extern bool gpuext_enable_agg;
 extern int	gpuext_agg_min_rows;
+extern bool gpuext_read_table_files;
 
 /* Conditions and double precision and numeric arguments compiled for rows read in place (gpuagg_inplace.c). */
 typedef struct GpuAggRowQual GpuAggRowQual;
@@ -94,6 +99,41 @@ GpuAggInputIsNumeric(const GpuAggInput *in)
 	return in->type != NULL && in->type->typid == NUMERICOID;
 }
 
+/* Blocks a process takes at a time from the table (one read of its file), alone or in a parallel scan. */
+#define GPUAGG_CHUNK_BLOCKS 64
+
+/* A reader of a heap table's pages (gpuagg_pages.c). */
+typedef struct GpuAggPages
+{
+	Relation	rel;
+	Snapshot	snapshot;
+	BufferAccessStrategy strategy;
+	ParallelBlockTableScanDesc pbscan;	/* the parallel scan shared, or NULL */
+	BlockNumber nblocks;
+	uint64		next;			/* alone: the next chunk's first block */
+	bool		check_serializable;
+	bool		files;			/* all-visible pages may be read from the table's files */
+	int			fd;				/* the open segment file, or -1 */
+	BlockNumber segno;
+	char	   *chunk;			/* the chunk's pages read from the file */
+	bool		from_file[GPUAGG_CHUNK_BLOCKS]; /* ... which of them were (not in shared buffers) */
+	BlockNumber chunk_start;
+	int			chunk_n;
+	int			chunk_next;
+	Buffer		buf;			/* the page read through shared buffers, pinned */
+	/* the current page */
+	Page		page;
+	BlockNumber blkno;
+	int			ntuples;
+	OffsetNumber offsets[MaxHeapTuplesPerPage];
+	int64		pages_from_files;
+	int64		pages_from_buffers;
+} GpuAggPages;
+
+extern void GpuAggPagesBegin(GpuAggPages *pg, TableScanDesc scan);
+extern bool GpuAggPagesNext(GpuAggPages *pg);
+extern void GpuAggPagesEnd(GpuAggPages *pg);
+
 /* What EXPLAIN ANALYZE reports, summed over the node's runs. */
 typedef struct GpuAggStats
 {
@@ -101,6 +141,8 @@ typedef struct GpuAggStats
 	int64		rows_read;
 	int64		rows_passed;
 	int64		rows_in_place;	/* rows read from their bytes in the page, not through a slot */
+	int64		pages_from_files;	/* heap pages read from the table's files */
+	int64		pages_from_buffers; /* ... through shared buffers */
 	int64		device_batches;
 	int64		cpu_batches;
 	int64		groups;			/* GROUP BY: groups formed */

@@ -514,9 +514,9 @@ TakeHeapRow(GpuAggState *st, HeapTuple tuple, ExprContext *econtext)
 
 /*
  * Read the table with the query's snapshot, adding each passing row's values
- * to the inputs: a heap table page by page (heap_getnext finds a page's
- * visible rows, which are then read as it would return them), any other
- * table through its slots.
+ * to the inputs: a heap table page by page (gpuagg_pages.c finds a page's
+ * visible rows, which are then read as heap_getnext would return them), any
+ * other table through its slots.
  */
 static void
 ScanTable(GpuAggState *st)
@@ -536,31 +536,30 @@ ScanTable(GpuAggState *st)
 		scanslot->tts_isnull[i] = true;
 	if (rel->rd_tableam == GetHeapamTableAmRoutine())
 	{
-		HeapScanDesc hscan = (HeapScanDesc) scan;
-		bool		pagemode = (scan->rs_flags & SO_ALLOW_PAGEMODE) != 0;
-		HeapTuple	tuple;
+		GpuAggPages *pg = palloc(sizeof(GpuAggPages));
+		HeapTupleData tuple;
 
-		while (!st->device_lost && (tuple = heap_getnext(scan, ForwardScanDirection)) != NULL)
+		GpuAggPagesBegin(pg, scan);
+		tuple.t_tableOid = RelationGetRelid(rel);
+		while (!st->device_lost && GpuAggPagesNext(pg))
 		{
-			Page		page;
-
 			CHECK_FOR_INTERRUPTS();
-			TakeHeapRow(st, tuple, econtext);
-			if (!pagemode)
-				continue;
-			page = BufferGetPage(hscan->rs_cbuf);
-			while (hscan->rs_cindex + 1 < hscan->rs_ntuples && !st->device_lost)
+			for (int i = 0; i < pg->ntuples && !st->device_lost; i++)
 			{
-				OffsetNumber off = hscan->rs_vistuples[++hscan->rs_cindex];
-				ItemId		lp = PageGetItemId(page, off);
+				OffsetNumber off = pg->offsets[i];
+				ItemId		lp = PageGetItemId(pg->page, off);
 
-				tuple->t_data = (HeapTupleHeader) PageGetItem(page, lp);
-				tuple->t_len = ItemIdGetLength(lp);
-				ItemPointerSet(&tuple->t_self, hscan->rs_cblock, off);
+				tuple.t_data = (HeapTupleHeader) PageGetItem(pg->page, lp);
+				tuple.t_len = ItemIdGetLength(lp);
+				ItemPointerSet(&tuple.t_self, pg->blkno, off);
 				pgstat_count_heap_getnext(rel);
-				TakeHeapRow(st, tuple, econtext);
+				TakeHeapRow(st, &tuple, econtext);
 			}
 		}
+		st->stats.pages_from_files += pg->pages_from_files;
+		st->stats.pages_from_buffers += pg->pages_from_buffers;
+		GpuAggPagesEnd(pg);
+		pfree(pg);
 	}
 	else
 	{
@@ -587,6 +586,8 @@ RunGroups(GpuAggState *st, bool device)
 	int64		read_before = st->stats.rows_read;
 	int64		passed_before = st->stats.rows_passed;
 	int64		in_place_before = st->stats.rows_in_place;
+	int64		files_before = st->stats.pages_from_files;
+	int64		buffers_before = st->stats.pages_from_buffers;
 
 	GpuAggGroupsStart(st, device && st->pcxt == NULL);
 	ScanTable(st);
@@ -598,6 +599,8 @@ RunGroups(GpuAggState *st, bool device)
 	st->stats.rows_read = read_before;
 	st->stats.rows_passed = passed_before;
 	st->stats.rows_in_place = in_place_before;
+	st->stats.pages_from_files = files_before;
+	st->stats.pages_from_buffers = buffers_before;
 	MemoryContextReset(st->runcxt);
 	StartInputs(st, false);
 	GpuAggGroupsStart(st, false);

@@ -96,6 +96,12 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 			appendStringInfo(es->str, "  Groups: " INT64_FORMAT, st->stats.groups);
 		appendStringInfo(es->str, "  Batches: " INT64_FORMAT " on device, " INT64_FORMAT " on CPU\n",
 						 st->stats.device_batches, st->stats.cpu_batches);
+		if (es->verbose && st->stats.pages_from_files + st->stats.pages_from_buffers > 0)
+		{
+			GpuextExplainIndent(es);
+			appendStringInfo(es->str, "Heap Blocks: files=" INT64_FORMAT " buffers=" INT64_FORMAT "\n",
+							 st->stats.pages_from_files, st->stats.pages_from_buffers);
+		}
 	}
 	else
 	{
@@ -105,6 +111,11 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyInteger("Rows In Place", NULL, st->stats.rows_in_place, es);
 		if (st->nkeys > 0)
 			ExplainPropertyInteger("Groups", NULL, st->stats.groups, es);
+		if (es->verbose)
+		{
+			ExplainPropertyInteger("Heap Blocks From Files", NULL, st->stats.pages_from_files, es);
+			ExplainPropertyInteger("Heap Blocks Through Buffers", NULL, st->stats.pages_from_buffers, es);
+		}
 		ExplainPropertyInteger("Device Batches", NULL, st->stats.device_batches, es);
 		ExplainPropertyInteger("CPU Batches", NULL, st->stats.cpu_batches, es);
 	}

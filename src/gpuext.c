@@ -81,6 +81,14 @@ _PG_init(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuext.read_table_files",
+							 "Lets GpuAgg read all-visible pages that are not in shared buffers straight from the table's files.",
+							 "Off reads every page through shared buffers, as a sequential scan does.",
+							 &gpuext_read_table_files,
+							 GPUEXT_READ_TABLE_FILES_DEFAULT,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpuext.agg_min_rows",
 							"Aggregates over tables estimated to give fewer rows are left to PostgreSQL.",

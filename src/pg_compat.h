@@ -80,4 +80,27 @@
 #define GpuextHashEntrySetGroup(table, entry, group) ((entry)->additional = (void *) (uintptr_t) (group))
 #endif
 
+/*
+ * 16 names a relation's file by a RelFileLocator (InitBufferTag), 15 by a
+ * RelFileNode (INIT_BUFFERTAG); 18 returns relpath's path in a struct.
+ * 18 renamed PageIsVerifiedExtended to PageIsVerified, with one more argument.
+ */
+#if PG_VERSION_NUM >= 160000
+#define GpuextInitBufferTag(tag, rel, blkno) InitBufferTag((tag), &(rel)->rd_locator, MAIN_FORKNUM, (blkno))
+#else
+#define GpuextInitBufferTag(tag, rel, blkno) INIT_BUFFERTAG(*(tag), (rel)->rd_node, MAIN_FORKNUM, (blkno))
+#endif
+#if PG_VERSION_NUM >= 180000
+#define GpuextRelFilePath(rel) pstrdup(relpathperm((rel)->rd_locator, MAIN_FORKNUM).str)
+#elif PG_VERSION_NUM >= 160000
+#define GpuextRelFilePath(rel) relpathperm((rel)->rd_locator, MAIN_FORKNUM)
+#else
+#define GpuextRelFilePath(rel) relpathperm((rel)->rd_node, MAIN_FORKNUM)
+#endif
+#if PG_VERSION_NUM >= 180000
+#define GpuextPageIsVerified(page, blkno) PageIsVerified((page), (blkno), 0, NULL)
+#else
+#define GpuextPageIsVerified(page, blkno) PageIsVerifiedExtended((page), (blkno), 0)
+#endif
+
 #endif							/* GPUEXT_PG_COMPAT_H */

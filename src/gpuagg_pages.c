@@ -1,0 +1,263 @@
+/*
+ * gpuagg_pages.c
+ *		GpuAgg's reader of a heap table's pages: each page's visible rows, in
+ *		chunks of consecutive blocks (a process's share of a parallel scan).
+ *
+ * A chunk's blocks that are not in shared buffers are read with one read of
+ * the table's file, and a page so read whose header says all-visible is used
+ * as it is: all of its rows are visible to any MVCC snapshot (as a seq scan
+ * trusts the same flag).  This is sound because a page absent from shared
+ * buffers when looked up has its last change in the file; a change after the
+ * lookup is made by a transaction the query's snapshot does not see, and
+ * clears the flag in the same write, so an image that still has the flag
+ * either predates the change (and is what the snapshot sees) or holds only
+ * what the snapshot ignores (new rows past the line pointers, or xmax of
+ * rows still visible).  Every other page, and every page under a
+ * serializable transaction, a hot standby's snapshot or
+ * gpuext.read_table_files = off, is read through shared buffers with
+ * PostgreSQL's visibility checks, as heap_getnext reads it.
+ */
+#include "postgres.h"
+
+#include <unistd.h>
+
+#include "access/heapam.h"
+#include "access/relscan.h"
+#include "common/relpath.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/buf_internals.h"
+#include "storage/bufmgr.h"
+#include "storage/fd.h"
+#include "storage/predicate.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "gpuagg.h"
+
+bool		gpuext_read_table_files = GPUEXT_READ_TABLE_FILES_DEFAULT;
+
+/* Whether a block is in shared buffers now. */
+static bool
+InSharedBuffers(Relation rel, BlockNumber blkno)
+{
+	BufferTag	tag;
+	uint32		hash;
+	LWLock	   *lock;
+	int			id;
+
+	GpuextInitBufferTag(&tag, rel, blkno);
+	hash = BufTableHashCode(&tag);
+	lock = BufMappingPartitionLock(hash);
+	LWLockAcquire(lock, LW_SHARED);
+	id = BufTableLookup(&tag, hash);
+	LWLockRelease(lock);
+	return id >= 0;
+}
+
+/* Start reading: the scan gives the snapshot, the blocks, the strategy and any parallel share. */
+void
+GpuAggPagesBegin(GpuAggPages *pg, TableScanDesc scan)
+{
+	HeapScanDesc hscan = (HeapScanDesc) scan;
+	Relation	rel = scan->rs_rd;
+
+	memset(pg, 0, sizeof(*pg));
+	pg->rel = rel;
+	pg->snapshot = scan->rs_snapshot;
+	pg->strategy = hscan->rs_strategy;
+	pg->pbscan = (ParallelBlockTableScanDesc) scan->rs_parallel;
+	pg->nblocks = hscan->rs_nblocks;
+	pg->check_serializable = CheckForSerializableConflictOutNeeded(rel, pg->snapshot);
+	pg->files = gpuext_read_table_files && !pg->check_serializable &&
+		IsMVCCSnapshot(pg->snapshot) && !pg->snapshot->takenDuringRecovery &&
+		!RelationUsesLocalBuffers(rel);
+	pg->fd = -1;
+	pg->buf = InvalidBuffer;
+	if (pg->files)
+		pg->chunk = palloc((Size) GPUAGG_CHUNK_BLOCKS * BLCKSZ);
+}
+
+/* The next chunk of blocks for this process: [start, start + n), false when none is left. */
+static bool
+NextChunk(GpuAggPages *pg)
+{
+	uint64		start;
+
+	if (pg->pbscan != NULL)
+		start = pg_atomic_fetch_add_u64(&pg->pbscan->phs_nallocated, GPUAGG_CHUNK_BLOCKS);
+	else
+	{
+		start = pg->next;
+		pg->next += GPUAGG_CHUNK_BLOCKS;
+	}
+	if (start >= pg->nblocks)
+		return false;
+	pg->chunk_start = (BlockNumber) start;
+	pg->chunk_n = (int) Min((uint64) GPUAGG_CHUNK_BLOCKS, pg->nblocks - start);
+	pg->chunk_next = 0;
+	return true;
+}
+
+/* Open the file of the segment that holds a block, closing the one before. */
+static void
+OpenSegment(GpuAggPages *pg, BlockNumber segno)
+{
+	char	   *base = GpuextRelFilePath(pg->rel);
+	char	   *path = segno == 0 ? base : psprintf("%s.%u", base, segno);
+
+	if (pg->fd >= 0)
+		CloseTransientFile(pg->fd);
+	pg->fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
+	if (pg->fd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open file \"%s\": %m", path)));
+	pg->segno = segno;
+}
+
+/*
+ * Read from the table's file the chunk's blocks that are not in shared
+ * buffers (looked up first, then read), marking which may be used in place.
+ */
+static void
+ReadChunkFiles(GpuAggPages *pg)
+{
+	BlockNumber segno = pg->chunk_start / RELSEG_SIZE;
+	int			first = -1,
+				last = -1;
+	ssize_t		got;
+	off_t		offset;
+
+	for (int i = 0; i < pg->chunk_n; i++)
+	{
+		BlockNumber blkno = pg->chunk_start + i;
+
+		pg->from_file[i] = blkno / RELSEG_SIZE == segno && !InSharedBuffers(pg->rel, blkno);
+		if (pg->from_file[i])
+		{
+			if (first < 0)
+				first = i;
+			last = i;
+		}
+	}
+	if (first < 0)
+		return;
+	if (pg->fd < 0 || pg->segno != segno)
+		OpenSegment(pg, segno);
+	offset = (off_t) ((pg->chunk_start + first) % RELSEG_SIZE) * BLCKSZ;
+	pgstat_report_wait_start(WAIT_EVENT_DATA_FILE_READ);
+	got = pg_pread(pg->fd, pg->chunk + (Size) first * BLCKSZ, (Size) (last - first + 1) * BLCKSZ, offset);
+	pgstat_report_wait_end();
+	if (got < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read blocks %u..%u of relation \"%s\": %m",
+						pg->chunk_start + first, pg->chunk_start + last, RelationGetRelationName(pg->rel))));
+	/* A block the file did not give whole is read through shared buffers */
+	for (int i = first; i <= last; i++)
+		if ((Size) (i - first + 1) * BLCKSZ > (Size) got)
+			pg->from_file[i] = false;
+}
+
+/* A page read from the file that is all-visible and sound: its rows, all visible. */
+static bool
+TakeFilePage(GpuAggPages *pg, int i)
+{
+	Page		page = (Page) (pg->chunk + (Size) i * BLCKSZ);
+	BlockNumber blkno = pg->chunk_start + i;
+	OffsetNumber maxoff;
+	int			n = 0;
+
+	if (PageIsNew(page) || !PageIsAllVisible(page) || !GpuextPageIsVerified(page, blkno))
+		return false;
+	maxoff = PageGetMaxOffsetNumber(page);
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+		if (ItemIdIsNormal(PageGetItemId(page, off)))
+			pg->offsets[n++] = off;
+	pg->page = page;
+	pg->ntuples = n;
+	pg->pages_from_files++;
+	return true;
+}
+
+/* A page through shared buffers: prune it where due, and find its visible rows as heap_getnext does. */
+static void
+TakeBufferPage(GpuAggPages *pg, BlockNumber blkno)
+{
+	Relation	rel = pg->rel;
+	Page		page;
+	OffsetNumber maxoff;
+	bool		all_visible;
+	int			n = 0;
+
+	if (BufferIsValid(pg->buf))
+		ReleaseBuffer(pg->buf);
+	pg->buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, pg->strategy);
+	heap_page_prune_opt(rel, pg->buf);
+	LockBuffer(pg->buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(pg->buf);
+	maxoff = PageGetMaxOffsetNumber(page);
+	all_visible = PageIsAllVisible(page) && !pg->snapshot->takenDuringRecovery;
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		ItemId		lp = PageGetItemId(page, off);
+		HeapTupleData tuple;
+		bool		visible;
+
+		if (!ItemIdIsNormal(lp))
+			continue;
+		tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
+		tuple.t_len = ItemIdGetLength(lp);
+		tuple.t_tableOid = RelationGetRelid(rel);
+		ItemPointerSet(&tuple.t_self, blkno, off);
+		visible = all_visible || HeapTupleSatisfiesVisibility(&tuple, pg->snapshot, pg->buf);
+		if (pg->check_serializable)
+			HeapCheckForSerializableConflictOut(visible, rel, &tuple, pg->buf, pg->snapshot);
+		if (visible)
+			pg->offsets[n++] = off;
+	}
+	LockBuffer(pg->buf, BUFFER_LOCK_UNLOCK);
+	pg->page = page;
+	pg->ntuples = n;
+	pg->pages_from_buffers++;
+}
+
+/*
+ * The next page of this process's share: pg->page, its block pg->blkno and
+ * the offsets of its visible rows (pg->offsets, pg->ntuples), valid until
+ * the next call; false at the end.
+ */
+bool
+GpuAggPagesNext(GpuAggPages *pg)
+{
+	int			i;
+
+	if (pg->chunk_n == 0 || pg->chunk_next == pg->chunk_n)
+	{
+		if (!NextChunk(pg))
+			return false;
+		if (pg->files)
+			ReadChunkFiles(pg);
+	}
+	i = pg->chunk_next++;
+	pg->blkno = pg->chunk_start + i;
+	if (!pg->files || !pg->from_file[i] || !TakeFilePage(pg, i))
+		TakeBufferPage(pg, pg->blkno);
+	return true;
+}
+
+/* Let go of the last page and the file. */
+void
+GpuAggPagesEnd(GpuAggPages *pg)
+{
+	if (BufferIsValid(pg->buf))
+		ReleaseBuffer(pg->buf);
+	pg->buf = InvalidBuffer;
+	if (pg->fd >= 0)
+		CloseTransientFile(pg->fd);
+	pg->fd = -1;
+	if (pg->chunk)
+		pfree(pg->chunk);
+	pg->chunk = NULL;
+}
