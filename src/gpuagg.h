@@ -169,6 +169,7 @@ typedef struct GpuAggState
 	AttrNumber	maxatt;			/* the last column read */
 	bool		need_scan_tuple;	/* some expression reads the scan tuple */
 	bool		fixed;			/* heap tuples without NULLs are read in place, column by offset */
+	bool		columns;		/* ... and a page's rows added column by column (gpuagg_pages.c) */
 	int		   *att_off;		/* per column up to maxatt: its offset in such a tuple */
 	AttrNumber	walk_from;		/* ... from this column on, found per row past one of varying width */
 	int			walk_start;		/* ... starting here */
@@ -227,6 +228,11 @@ extern Node *GpuAggCreateState(CustomScan *cscan);
 extern AttrNumber GpuAggScanColumn(CustomScan *cscan, Expr *expr);
 extern void GpuAggWorkerScan(GpuAggState *st);
 extern void GpuAggNoteFallback(GpuAggState *st, const char *why);
+extern void GpuAggInputGrow(GpuAggState *st, GpuAggInput *in);
+
+/* gpuagg_pages.c */
+extern bool GpuAggColumnsEligible(GpuAggState *st);
+extern bool GpuAggTakePageColumns(GpuAggState *st, GpuAggPages *pg);
 
 /* Groups the per-group arrays start with; they double. */
 #define GPUAGG_GROUPS_START 1024

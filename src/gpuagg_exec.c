@@ -149,6 +149,7 @@ GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
 	st->heapslot = table_slot_create(node->ss.ss_currentRelation, &estate->es_tupleTable);
 	st->tupslot = ExecInitExtraTupleSlot(estate, RelationGetDescr(node->ss.ss_currentRelation), &TTSOpsHeapTuple);
 	GpuAggInPlaceSetup(st, cscan, RelationGetDescr(node->ss.ss_currentRelation));
+	st->columns = GpuAggColumnsEligible(st);
 	st->nodecxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg batches", ALLOCSET_DEFAULT_SIZES);
 	st->runcxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg run", ALLOCSET_DEFAULT_SIZES);
 }
@@ -224,8 +225,8 @@ SendBatch(GpuAggState *st, GpuAggInput *in)
  * small, so that a rescan of a small table costs little), or send it once
  * full.
  */
-static void
-InputGrow(GpuAggState *st, GpuAggInput *in)
+void
+GpuAggInputGrow(GpuAggState *st, GpuAggInput *in)
 {
 	if (in->reducer != NULL || in->capacity >= GpuextAggBatch())
 	{
@@ -249,7 +250,7 @@ InputAdd(GpuAggState *st, GpuAggInput *in, Datum value)
 		return;
 	}
 	if (in->batching && unlikely(in->nbatch == in->capacity))
-		InputGrow(st, in);
+		GpuAggInputGrow(st, in);
 	if (!in->batching)
 	{
 		GpuextAccumAdd(in->acc, value);
@@ -544,6 +545,8 @@ ScanTable(GpuAggState *st)
 		while (!st->device_lost && GpuAggPagesNext(pg))
 		{
 			CHECK_FOR_INTERRUPTS();
+			if (st->columns && GpuAggTakePageColumns(st, pg))
+				continue;
 			for (int i = 0; i < pg->ntuples && !st->device_lost; i++)
 			{
 				OffsetNumber off = pg->offsets[i];

@@ -261,3 +261,104 @@ GpuAggPagesEnd(GpuAggPages *pg)
 		pfree(pg->chunk);
 	pg->chunk = NULL;
 }
+
+/*
+ * Whether pages can be added column by column: no GROUP BY, the WHERE clause
+ * compiled or absent, and every input a plain column of fixed width by value
+ * at a fixed offset, without FILTER.
+ */
+bool
+GpuAggColumnsEligible(GpuAggState *st)
+{
+	if (!st->fixed || st->walk_from < st->maxatt || st->nkeys > 0 || st->numargs || st->rowargs != NULL)
+		return false;
+	for (int i = 0; i < st->ninputs; i++)
+	{
+		GpuAggInput *in = &st->inputs[i];
+
+		if (in->filter != NULL || in->arg != NULL)
+			return false;
+		if (in->type != NULL && (!in->fixed_byval || in->fixed_len != in->type->value_bytes))
+			return false;
+	}
+	return true;
+}
+
+/* Copy m values of width bytes, each at offset off of its row, one after another into dst. */
+static inline void
+GatherColumn(char *dst, const char *const *rows, int m, int off, int bytes)
+{
+	switch (bytes)
+	{
+		case 8:
+			for (int k = 0; k < m; k++)
+				((int64 *) dst)[k] = *(const int64 *) (rows[k] + off);
+			break;
+		case 4:
+			for (int k = 0; k < m; k++)
+				((int32 *) dst)[k] = *(const int32 *) (rows[k] + off);
+			break;
+		default:
+			for (int k = 0; k < m; k++)
+				memcpy(dst + (Size) k * bytes, rows[k] + off, bytes);
+			break;
+	}
+}
+
+/*
+ * A page's visible rows added to the inputs column by column (where
+ * GpuAggColumnsEligible): false, having done nothing, where a row has NULLs
+ * or fewer columns, for the caller to add the page row by row.
+ */
+bool
+GpuAggTakePageColumns(GpuAggState *st, GpuAggPages *pg)
+{
+	const char *rows[MaxHeapTuplesPerPage];
+	int			n = pg->ntuples;
+	int			npass = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		HeapTupleHeader th = (HeapTupleHeader) PageGetItem(pg->page, PageGetItemId(pg->page, pg->offsets[i]));
+
+		if ((th->t_infomask & HEAP_HASNULL) != 0 || HeapTupleHeaderGetNatts(th) < st->maxatt)
+			return false;
+		rows[npass] = (const char *) th + th->t_hoff;
+		if (st->rowqual == NULL || GpuAggRowQualPasses(st->rowqual, rows[npass], st->att_off))
+			npass++;
+	}
+	for (int i = 0; i < n; i++)
+		pgstat_count_heap_getnext(pg->rel);
+	st->stats.rows_read += n;
+	st->stats.rows_in_place += n;
+	st->stats.rows_passed += npass;
+	for (int i = 0; i < st->ninputs; i++)
+	{
+		GpuAggInput *in = &st->inputs[i];
+		int			off = st->att_off[in->argatt - 1];
+		int			j = 0;
+
+		if (in->type == NULL)
+		{
+			in->count += npass;
+			continue;
+		}
+		while (j < npass && in->batching)
+		{
+			int			m;
+
+			if (in->nbatch == in->capacity)
+			{
+				GpuAggInputGrow(st, in);
+				continue;
+			}
+			m = Min(npass - j, (int) (in->capacity - in->nbatch));
+			GatherColumn(in->batch + in->nbatch * in->type->value_bytes, rows + j, m, off, in->type->value_bytes);
+			in->nbatch += m;
+			j += m;
+		}
+		for (; j < npass; j++)
+			GpuextAccumAdd(in->acc, fetch_att(rows[j] + off, true, in->fixed_len));
+	}
+	return true;
+}
