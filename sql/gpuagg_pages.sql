@@ -53,6 +53,7 @@ VACUUM ANALYZE gpg;
 SELECT check_pages('SELECT count(*), sum(k), sum(v), avg(f), min(v), max(f) FROM gpg', 'gpg', true);
 SELECT check_pages('SELECT k, count(*), sum(v), avg(f) FROM gpg GROUP BY k', 'gpg', true);
 SELECT check_pages('SELECT sum(v), count(*), count(f), min(k) FROM gpg WHERE k < 10', 'gpg', true);
+SELECT check_pages('SELECT k, count(f), min(id), sum(v) FROM gpg WHERE v > 30000 GROUP BY k', 'gpg', true);
 -- Off: every page through shared buffers, the same results.
 SET gpuext.read_table_files = off;
 SELECT check_pages('SELECT count(*), sum(k), sum(v), avg(f), min(v), max(f) FROM gpg', 'gpg', false);

@@ -170,6 +170,7 @@ typedef struct GpuAggState
 	bool		need_scan_tuple;	/* some expression reads the scan tuple */
 	bool		fixed;			/* heap tuples without NULLs are read in place, column by offset */
 	bool		columns;		/* ... and a page's rows added column by column (gpuagg_pages.c) */
+	const char **colptrs;		/* ... per input, where each of a page's rows has its value */
 	int		   *att_off;		/* per column up to maxatt: its offset in such a tuple */
 	AttrNumber	walk_from;		/* ... from this column on, found per row past one of varying width */
 	int			walk_start;		/* ... starting here */
@@ -220,6 +221,25 @@ GpuAggElapsedMs(instr_time start)
 	return INSTR_TIME_GET_MILLISEC(now);
 }
 
+/* The offsets of a row's columns past the first of varying width, as slot_deform_heap_tuple finds them. */
+static pg_attribute_always_inline void
+GpuAggWalkOffsets(GpuAggState *st, const char *tp)
+{
+	uint32		off = st->walk_start;
+
+	for (int a = st->walk_from; a < st->maxatt; a++)
+	{
+		int16		len = st->att_len[a];
+
+		if (len > 0)
+			off = att_align_nominal(off, st->att_align[a]);
+		else
+			off = att_align_pointer(off, st->att_align[a], len, tp + off);
+		st->att_off[a] = off;
+		off = att_addlength_pointer(off, len, tp + off);
+	}
+}
+
 /* gpuagg_plan.c */
 extern void GpuAggInit(void);
 
@@ -233,6 +253,7 @@ extern void GpuAggInputGrow(GpuAggState *st, GpuAggInput *in);
 /* gpuagg_pages.c */
 extern bool GpuAggColumnsEligible(GpuAggState *st);
 extern bool GpuAggTakePageColumns(GpuAggState *st, GpuAggPages *pg);
+extern void GpuAggGatherColumn(char *dst, const char *const *ptrs, int m, int bytes);
 
 /* Groups the per-group arrays start with; they double. */
 #define GPUAGG_GROUPS_START 1024
@@ -247,6 +268,8 @@ extern void GpuAggGroupsEnd(GpuAggState *st);
 /* gpuagg_group.c */
 extern void GpuAggGroupsStart(GpuAggState *st, bool device);
 extern void GpuAggGroupAdd(GpuAggState *st, GpuAggInput *in, uint32 group, Datum value);
+extern void GpuAggGroupAddColumn(GpuAggState *st, GpuAggInput *in, const uint32 *groups, const char *const *ptrs,
+								 int n);
 extern void GpuAggGroupsFinish(GpuAggState *st);
 extern bool GpuAggGroupNext(GpuAggState *st);
 extern void GpuAggGroupsSettle(GpuAggState *st);

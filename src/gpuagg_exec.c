@@ -385,25 +385,6 @@ TakeRow(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext)
 	}
 }
 
-/* The offsets of a row's columns past the first of varying width, as slot_deform_heap_tuple finds them. */
-static pg_attribute_always_inline void
-WalkOffsets(GpuAggState *st, const char *tp)
-{
-	uint32		off = st->walk_start;
-
-	for (int a = st->walk_from; a < st->maxatt; a++)
-	{
-		int16		len = st->att_len[a];
-
-		if (len > 0)
-			off = att_align_nominal(off, st->att_align[a]);
-		else
-			off = att_align_pointer(off, st->att_align[a], len, tp + off);
-		st->att_off[a] = off;
-		off = att_addlength_pointer(off, len, tp + off);
-	}
-}
-
 /*
  * An input's value for a row read in place, false where there is none to
  * add: its FILTER rejects the row, the value is a NaN of a fixed-scale
@@ -449,7 +430,7 @@ TakeFixedRow(GpuAggState *st, HeapTuple tuple)
 		return false;
 	tp = (const char *) tuple->t_data + tuple->t_data->t_hoff;
 	if (st->walk_from < st->maxatt)
-		WalkOffsets(st, tp);
+		GpuAggWalkOffsets(st, tp);
 	if (st->rowqual && !GpuAggRowQualPasses(st->rowqual, tp, st->att_off))
 	{
 		st->stats.rows_in_place++;

@@ -310,6 +310,9 @@ GpuAggGroupAdd(GpuAggState *st, GpuAggInput *in, uint32 group, Datum value)
 {
 	GpuAggSink *sink = in->sink;
 
+	/* Once the device is lost the run starts again on the CPU, and the sinks' halves are gone */
+	if (unlikely(st->device_lost))
+		return;
 	if (in->type == NULL)
 	{
 		in->group_counts[group]++;
@@ -324,6 +327,46 @@ GpuAggGroupAdd(GpuAggState *st, GpuAggInput *in, uint32 group, Datum value)
 		SinkFlush(st, sink);
 	GpuextStoreDatum(in->type, value, sink->values + sink->nbatch * sink->value_bytes);
 	sink->groups[sink->nbatch++] = group;
+}
+
+/*
+ * Add n values of a plain column (one at each of ptrs) to their groups, as
+ * GpuAggGroupAdd adds one: the values gathered into the sink's batch and the
+ * group numbers copied beside them.
+ */
+void
+GpuAggGroupAddColumn(GpuAggState *st, GpuAggInput *in, const uint32 *groups, const char *const *ptrs, int n)
+{
+	GpuAggSink *sink = in->sink;
+	int			j = 0;
+
+	if (in->type == NULL)
+	{
+		for (j = 0; j < n; j++)
+			in->group_counts[groups[j]]++;
+		return;
+	}
+	if (in->group_accs)
+	{
+		for (j = 0; j < n; j++)
+			GpuextAccumAdd(&in->group_accs[groups[j]], fetch_att(ptrs[j], true, in->fixed_len));
+		return;
+	}
+	while (j < n && !st->device_lost)
+	{
+		size_t		m;
+
+		if (sink->nbatch == sink->capacity)
+		{
+			SinkFlush(st, sink);
+			continue;
+		}
+		m = Min((size_t) (n - j), sink->capacity - sink->nbatch);
+		GpuAggGatherColumn(sink->values + sink->nbatch * sink->value_bytes, ptrs + j, (int) m, sink->value_bytes);
+		memcpy(sink->groups + sink->nbatch, groups + j, m * sizeof(uint32));
+		sink->nbatch += m;
+		j += (int) m;
+	}
 }
 
 /* An input's sink, made on first use in the node's memory (kept from run to run). */

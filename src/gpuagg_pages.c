@@ -263,14 +263,15 @@ GpuAggPagesEnd(GpuAggPages *pg)
 }
 
 /*
- * Whether pages can be added column by column: no GROUP BY, the WHERE clause
- * compiled or absent, and every input a plain column of fixed width by value
- * at a fixed offset, without FILTER.
+ * Whether pages can be added column by column: the WHERE clause compiled or
+ * absent, the keys plain columns, and every input a plain column of fixed
+ * width by value, without FILTER.  Where the table has columns of varying
+ * width before them, their offsets are found per row.
  */
 bool
 GpuAggColumnsEligible(GpuAggState *st)
 {
-	if (!st->fixed || st->walk_from < st->maxatt || st->nkeys > 0 || st->numargs || st->rowargs != NULL)
+	if (!st->fixed || st->numargs || st->rowargs != NULL)
 		return false;
 	for (int i = 0; i < st->ninputs; i++)
 	{
@@ -281,39 +282,92 @@ GpuAggColumnsEligible(GpuAggState *st)
 		if (in->type != NULL && (!in->fixed_byval || in->fixed_len != in->type->value_bytes))
 			return false;
 	}
+	st->colptrs = palloc(sizeof(const char *) * MaxHeapTuplesPerPage * Max(st->ninputs, 1));
 	return true;
 }
 
-/* Copy m values of width bytes, each at offset off of its row, one after another into dst. */
-static inline void
-GatherColumn(char *dst, const char *const *rows, int m, int off, int bytes)
+/* Copy m values of width bytes, one at each of ptrs, one after another into dst. */
+void
+GpuAggGatherColumn(char *dst, const char *const *ptrs, int m, int bytes)
 {
 	switch (bytes)
 	{
 		case 8:
 			for (int k = 0; k < m; k++)
-				((int64 *) dst)[k] = *(const int64 *) (rows[k] + off);
+				((int64 *) dst)[k] = *(const int64 *) ptrs[k];
 			break;
 		case 4:
 			for (int k = 0; k < m; k++)
-				((int32 *) dst)[k] = *(const int32 *) (rows[k] + off);
+				((int32 *) dst)[k] = *(const int32 *) ptrs[k];
 			break;
 		default:
 			for (int k = 0; k < m; k++)
-				memcpy(dst + (Size) k * bytes, rows[k] + off, bytes);
+				memcpy(dst + (Size) k * bytes, ptrs[k], bytes);
 			break;
+	}
+}
+
+/* The group number of a row's keys, read in place. */
+static inline uint32
+RowGroup(GpuAggState *st, const char *tp)
+{
+	TupleTableSlot *ks = st->keyslot;
+
+	ExecClearTuple(ks);
+	for (int k = 0; k < st->nkeys; k++)
+	{
+		ks->tts_values[k] = fetch_att(tp + st->att_off[st->key_att[k] - 1], st->key_byval[k], st->key_len[k]);
+		ks->tts_isnull[k] = false;
+	}
+	ExecStoreVirtualTuple(ks);
+	return GpuAggGroupLookup(st);
+}
+
+/* n values of each input, one at each of its pointers, into its batch (else its accumulator). */
+static void
+AddColumns(GpuAggState *st, int n)
+{
+	for (int i = 0; i < st->ninputs; i++)
+	{
+		GpuAggInput *in = &st->inputs[i];
+		const char *const *ptrs = st->colptrs + (Size) i * MaxHeapTuplesPerPage;
+		int			j = 0;
+
+		if (in->type == NULL)
+		{
+			in->count += n;
+			continue;
+		}
+		while (j < n && in->batching)
+		{
+			int			m;
+
+			if (in->nbatch == in->capacity)
+			{
+				GpuAggInputGrow(st, in);
+				continue;
+			}
+			m = Min(n - j, (int) (in->capacity - in->nbatch));
+			GpuAggGatherColumn(in->batch + in->nbatch * in->type->value_bytes, ptrs + j, m, in->type->value_bytes);
+			in->nbatch += m;
+			j += m;
+		}
+		for (; j < n; j++)
+			GpuextAccumAdd(in->acc, fetch_att(ptrs[j], true, in->fixed_len));
 	}
 }
 
 /*
  * A page's visible rows added to the inputs column by column (where
- * GpuAggColumnsEligible): false, having done nothing, where a row has NULLs
- * or fewer columns, for the caller to add the page row by row.
+ * GpuAggColumnsEligible): each passing row's values located (and with GROUP
+ * BY its group found), then each input's values gathered at once.  False,
+ * having done nothing, where a row has NULLs or fewer columns, for the
+ * caller to add the page row by row.
  */
 bool
 GpuAggTakePageColumns(GpuAggState *st, GpuAggPages *pg)
 {
-	const char *rows[MaxHeapTuplesPerPage];
+	uint32		groups[MaxHeapTuplesPerPage];
 	int			n = pg->ntuples;
 	int			npass = 0;
 
@@ -323,42 +377,33 @@ GpuAggTakePageColumns(GpuAggState *st, GpuAggPages *pg)
 
 		if ((th->t_infomask & HEAP_HASNULL) != 0 || HeapTupleHeaderGetNatts(th) < st->maxatt)
 			return false;
-		rows[npass] = (const char *) th + th->t_hoff;
-		if (st->rowqual == NULL || GpuAggRowQualPasses(st->rowqual, rows[npass], st->att_off))
-			npass++;
 	}
 	for (int i = 0; i < n; i++)
+	{
+		HeapTupleHeader th = (HeapTupleHeader) PageGetItem(pg->page, PageGetItemId(pg->page, pg->offsets[i]));
+		const char *tp = (const char *) th + th->t_hoff;
+
 		pgstat_count_heap_getnext(pg->rel);
+		if (st->walk_from < st->maxatt)
+			GpuAggWalkOffsets(st, tp);
+		if (st->rowqual != NULL && !GpuAggRowQualPasses(st->rowqual, tp, st->att_off))
+			continue;
+		for (int c = 0; c < st->ninputs; c++)
+			st->colptrs[(Size) c * MaxHeapTuplesPerPage + npass] = tp + st->att_off[st->inputs[c].argatt - 1];
+		if (st->nkeys > 0)
+		{
+			groups[npass] = RowGroup(st, tp);
+			st->group_rows[groups[npass]]++;
+		}
+		npass++;
+	}
 	st->stats.rows_read += n;
 	st->stats.rows_in_place += n;
 	st->stats.rows_passed += npass;
-	for (int i = 0; i < st->ninputs; i++)
-	{
-		GpuAggInput *in = &st->inputs[i];
-		int			off = st->att_off[in->argatt - 1];
-		int			j = 0;
-
-		if (in->type == NULL)
-		{
-			in->count += npass;
-			continue;
-		}
-		while (j < npass && in->batching)
-		{
-			int			m;
-
-			if (in->nbatch == in->capacity)
-			{
-				GpuAggInputGrow(st, in);
-				continue;
-			}
-			m = Min(npass - j, (int) (in->capacity - in->nbatch));
-			GatherColumn(in->batch + in->nbatch * in->type->value_bytes, rows + j, m, off, in->type->value_bytes);
-			in->nbatch += m;
-			j += m;
-		}
-		for (; j < npass; j++)
-			GpuextAccumAdd(in->acc, fetch_att(rows[j] + off, true, in->fixed_len));
-	}
+	if (st->nkeys == 0)
+		AddColumns(st, npass);
+	else
+		for (int c = 0; c < st->ninputs && !st->device_lost; c++)
+			GpuAggGroupAddColumn(st, &st->inputs[c], groups, st->colptrs + (Size) c * MaxHeapTuplesPerPage, npass);
 	return true;
 }
