@@ -172,6 +172,7 @@ typedef struct GpuAggState
 	bool		fixed;			/* heap tuples without NULLs are read in place, column by offset */
 	bool		columns;		/* ... and a page's rows added column by column (gpuagg_pages.c) */
 	const char **colptrs;		/* ... per input, where each of a page's rows has its value */
+	float8	   *rowcols;		/* ... rowargs' registers for a page's rows, or NULL */
 	int		   *att_off;		/* per column up to maxatt: its offset in such a tuple */
 	AttrNumber	walk_from;		/* ... from this column on, found per row past one of varying width */
 	int			walk_start;		/* ... starting here */
@@ -263,6 +264,7 @@ extern void GpuAggGatherColumn(char *dst, const char *const *ptrs, int m, int by
 extern void GpuAggGroupsBegin(GpuAggState *st, CustomScan *cscan);
 extern void GpuAggKeysEval(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext);
 extern uint32 GpuAggGroupLookup(GpuAggState *st);
+extern void GpuAggGroupLookupKeys(GpuAggState *st, const Datum *keys, uint32 *groups, int n);
 extern void GpuAggKeysReset(GpuAggState *st);
 extern void GpuAggGroupsEnd(GpuAggState *st);
 
@@ -300,6 +302,9 @@ extern GpuAggRowExpr *GpuAggRowExprCreate(void);
 extern int	GpuAggRowExprAdd(GpuAggRowExpr *e, CustomScan *cscan, Expr *expr);
 extern bool GpuAggRowQualPasses(const GpuAggRowQual *q, const char *tp, const int *att_off);
 extern const float8 *GpuAggRowExprRun(GpuAggRowExpr *e, const char *tp, const int *att_off);
+extern float8 *GpuAggRowExprColumns(const GpuAggRowExpr *e);
+extern void GpuAggRowExprLoad(const GpuAggRowExpr *e, const char *tp, const int *att_off, float8 *cols, int j);
+extern void GpuAggRowExprRunColumns(const GpuAggRowExpr *e, float8 *cols, int n);
 extern GpuAggNumExpr *GpuAggCompileNumExpr(CustomScan *cscan, Expr *expr);
 extern int	GpuAggNumExprScale(const GpuAggNumExpr *e);
 extern bool GpuAggNumExprEval(GpuAggNumExpr *e, const char *tp, const int *att_off, int128 *out);

@@ -205,6 +205,72 @@ GpuAggRowExprRun(GpuAggRowExpr *e, const char *tp, const int *att_off)
 	return r;
 }
 
+/*
+ * A program's registers for a page's rows, register r of row j at
+ * cols[r * MaxHeapTuplesPerPage + j], with its constants filled in.
+ */
+float8 *
+GpuAggRowExprColumns(const GpuAggRowExpr *e)
+{
+	float8	   *cols = palloc(sizeof(float8) * MaxHeapTuplesPerPage * Max(e->nregs, 1));
+	bool		computed[ROWEXPR_REGS] = {0};
+
+	for (int i = 0; i < e->nloads; i++)
+		computed[e->loads[i].dst] = true;
+	for (int i = 0; i < e->nsteps; i++)
+		computed[e->steps[i].dst] = true;
+	for (int r = 0; r < e->nregs; r++)
+		for (int j = 0; j < MaxHeapTuplesPerPage && !computed[r]; j++)
+			cols[(Size) r * MaxHeapTuplesPerPage + j] = e->regs[r];
+	return cols;
+}
+
+/* One row's columns into row j of a program's register columns. */
+void
+GpuAggRowExprLoad(const GpuAggRowExpr *e, const char *tp, const int *att_off, float8 *cols, int j)
+{
+	for (int i = 0; i < e->nloads; i++)
+		cols[(Size) e->loads[i].dst * MaxHeapTuplesPerPage + j] =
+			ColumnFloat8(tp, att_off, e->loads[i].att, e->loads[i].coltype);
+}
+
+/* A program's operations over n loaded rows, one operation over all of them at a time. */
+void
+GpuAggRowExprRunColumns(const GpuAggRowExpr *e, float8 *cols, int n)
+{
+	for (int i = 0; i < e->nsteps; i++)
+	{
+		const RowStep *s = &e->steps[i];
+		float8	   *d = cols + (Size) s->dst * MaxHeapTuplesPerPage;
+		const float8 *a = cols + (Size) s->a * MaxHeapTuplesPerPage;
+		const float8 *b = cols + (Size) s->b * MaxHeapTuplesPerPage;
+
+		switch (s->op)
+		{
+			case ROWOP_ADD:
+				for (int j = 0; j < n; j++)
+					d[j] = float8_pl(a[j], b[j]);
+				break;
+			case ROWOP_SUB:
+				for (int j = 0; j < n; j++)
+					d[j] = float8_mi(a[j], b[j]);
+				break;
+			case ROWOP_MUL:
+				for (int j = 0; j < n; j++)
+					d[j] = float8_mul(a[j], b[j]);
+				break;
+			case ROWOP_DIV:
+				for (int j = 0; j < n; j++)
+					d[j] = float8_div(a[j], b[j]);
+				break;
+			case ROWOP_NEG:
+				for (int j = 0; j < n; j++)
+					d[j] = -a[j];
+				break;
+		}
+	}
+}
+
 /* The table column a scan-tuple Var stands for (possibly under a cast to double precision), or 0. */
 static AttrNumber
 CompiledColumn(CustomScan *cscan, Node *node, Oid *type)

@@ -529,6 +529,33 @@ GpuAggGroupLookup(GpuAggState *st)
 	return group;
 }
 
+/*
+ * The group numbers of a page's single keys: a key already in the direct map
+ * found there inline, any other through the key slot and GpuAggGroupLookup.
+ */
+void
+GpuAggGroupLookupKeys(GpuAggState *st, const Datum *keys, uint32 *groups, int n)
+{
+	TupleTableSlot *ks = st->keyslot;
+
+	for (int j = 0; j < n; j++)
+	{
+		uint32	   *slot;
+
+		if (st->direct && (slot = DirectSlot(st->direct, st->hashcxt, keys[j])) != NULL &&
+			likely(*slot != DIRECT_EMPTY))
+		{
+			groups[j] = *slot;
+			continue;
+		}
+		ExecClearTuple(ks);
+		ks->tts_values[0] = keys[j];
+		ks->tts_isnull[0] = false;
+		ExecStoreVirtualTuple(ks);
+		groups[j] = GpuAggGroupLookup(st);
+	}
+}
+
 /* Start a run with no groups: the tables emptied, the per-group arrays made anew. */
 void
 GpuAggKeysReset(GpuAggState *st)

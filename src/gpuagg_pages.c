@@ -267,24 +267,34 @@ GpuAggPagesEnd(GpuAggPages *pg)
 /*
  * Whether pages can be added column by column: the WHERE clause compiled or
  * absent, the keys plain columns, and every input a plain column of fixed
- * width by value, without FILTER.  Where the table has columns of varying
- * width before them, their offsets are found per row.
+ * width by value or a compiled double precision argument, without FILTER.
+ * Where the table has columns of varying width before them, their offsets
+ * are found per row.  A compiled argument's values are in its register's
+ * column (GpuAggRowExprColumns), where its pointers are set once here.
  */
 bool
 GpuAggColumnsEligible(GpuAggState *st)
 {
-	if (!st->fixed || st->numargs || st->rowargs != NULL)
+	if (!st->fixed || st->numargs)
 		return false;
 	for (int i = 0; i < st->ninputs; i++)
 	{
 		GpuAggInput *in = &st->inputs[i];
 
-		if (in->filter != NULL || in->arg != NULL)
+		if (in->filter != NULL)
 			return false;
-		if (in->type != NULL && (!in->fixed_byval || in->fixed_len != in->type->value_bytes))
+		if (in->arg != NULL && (in->rowarg != NULL || in->rowreg < 0))
+			return false;
+		if (in->arg == NULL && in->type != NULL && (!in->fixed_byval || in->fixed_len != in->type->value_bytes))
 			return false;
 	}
 	st->colptrs = palloc(sizeof(const char *) * MaxHeapTuplesPerPage * Max(st->ninputs, 1));
+	if (st->rowargs != NULL)
+		st->rowcols = GpuAggRowExprColumns(st->rowargs);
+	for (int i = 0; i < st->ninputs; i++)
+		for (int j = 0; j < MaxHeapTuplesPerPage && st->inputs[i].arg != NULL; j++)
+			st->colptrs[(Size) i * MaxHeapTuplesPerPage + j] =
+				(const char *) &st->rowcols[(Size) st->inputs[i].rowreg * MaxHeapTuplesPerPage + j];
 	return true;
 }
 
@@ -370,6 +380,7 @@ bool
 GpuAggTakePageColumns(GpuAggState *st, GpuAggPages *pg)
 {
 	uint32		groups[MaxHeapTuplesPerPage];
+	Datum		keys[MaxHeapTuplesPerPage];
 	int			n = pg->ntuples;
 	int			npass = 0;
 
@@ -391,17 +402,25 @@ GpuAggTakePageColumns(GpuAggState *st, GpuAggPages *pg)
 		if (st->rowqual != NULL && !GpuAggRowQualPasses(st->rowqual, tp, st->att_off))
 			continue;
 		for (int c = 0; c < st->ninputs; c++)
-			st->colptrs[(Size) c * MaxHeapTuplesPerPage + npass] = tp + st->att_off[st->inputs[c].argatt - 1];
-		if (st->nkeys > 0)
-		{
+			if (st->inputs[c].arg == NULL)
+				st->colptrs[(Size) c * MaxHeapTuplesPerPage + npass] = tp + st->att_off[st->inputs[c].argatt - 1];
+		if (st->rowcols != NULL)
+			GpuAggRowExprLoad(st->rowargs, tp, st->att_off, st->rowcols, npass);
+		if (st->nkeys == 1)
+			keys[npass] = fetch_att(tp + st->att_off[st->key_att[0] - 1], st->key_byval[0], st->key_len[0]);
+		else if (st->nkeys > 1)
 			groups[npass] = RowGroup(st, tp);
-			st->group_rows[groups[npass]]++;
-		}
 		npass++;
 	}
 	st->stats.rows_read += n;
 	st->stats.rows_in_place += n;
 	st->stats.rows_passed += npass;
+	if (st->rowcols != NULL)
+		GpuAggRowExprRunColumns(st->rowargs, st->rowcols, npass);
+	if (st->nkeys == 1)
+		GpuAggGroupLookupKeys(st, keys, groups, npass);
+	for (int j = 0; j < npass && st->nkeys > 0; j++)
+		st->group_rows[groups[j]]++;
 	if (st->nkeys == 0)
 		AddColumns(st, npass);
 	else
