@@ -173,6 +173,7 @@ typedef struct GpuAggState
 	bool		columns;		/* ... and a page's rows added column by column (gpuagg_pages.c) */
 	const char **colptrs;		/* ... per input, where each of a page's rows has its value */
 	float8	   *rowcols;		/* ... rowargs' registers for a page's rows, or NULL */
+	Datum	   *colkeys;		/* ... per key, each of a page's rows' value */
 	int		   *att_off;		/* per column up to maxatt: its offset in such a tuple */
 	AttrNumber	walk_from;		/* ... from this column on, found per row past one of varying width */
 	int			walk_start;		/* ... starting here */

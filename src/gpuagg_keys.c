@@ -47,6 +47,10 @@ typedef struct GpuAggDirect
 	uint32	   *pages[DIRECT_PAGES];
 } GpuAggDirect;
 
+/* Packed key images remembered with their groups, so that few groups skip the hash table. */
+#define KEY_RECENT_BITS 4
+#define KEY_RECENT (1 << KEY_RECENT_BITS)
+
 /* A group of byte-equal keys: the keys as one byte string, and its group number. */
 typedef struct KeyImage
 {
@@ -120,6 +124,8 @@ typedef struct GpuAggKeyImages
 	keyimage_hash *table;
 	StringInfoData buf;
 	int16	   *typlen;			/* per key: > 0 by value, -1 text */
+	uint64		recent_key[KEY_RECENT]; /* packed images lately looked up, by their bits' hash ... */
+	uint32		recent_group[KEY_RECENT];	/* ... and their groups (DIRECT_EMPTY: none) */
 } GpuAggKeyImages;
 
 /*
@@ -168,6 +174,7 @@ ByteEqualKeys(GpuAggState *st, TupleDesc desc, const Oid *eqops, const Oid *coll
 	images->typlen = typlen;
 	images->table = keyimage_create(st->hashcxt, 256, NULL);
 	images->packed = packedkey_create(st->hashcxt, 256, NULL);
+	memset(images->recent_group, 0xFF, sizeof(images->recent_group));
 	initStringInfo(&images->buf);
 	return images;
 }
@@ -398,11 +405,20 @@ ImageLookup(GpuAggState *st, bool *isnew)
 
 	if (PackKeys(st, &packed))
 	{
-		PackedKeyEntry *pe = packedkey_insert(im->packed, packed, &found);
+		int			h = (int) ((packed * UINT64CONST(0x9E3779B97F4A7C15)) >> (64 - KEY_RECENT_BITS));
+		PackedKeyEntry *pe;
 
+		if (im->recent_group[h] != DIRECT_EMPTY && im->recent_key[h] == packed)
+		{
+			*isnew = false;
+			return im->recent_group[h];
+		}
+		pe = packedkey_insert(im->packed, packed, &found);
 		*isnew = !found;
 		if (!found)
 			pe->group = NewKeyedGroup(st);
+		im->recent_key[h] = packed;
+		im->recent_group[h] = pe->group;
 		return pe->group;
 	}
 	resetStringInfo(&im->buf);
@@ -530,8 +546,9 @@ GpuAggGroupLookup(GpuAggState *st)
 }
 
 /*
- * The group numbers of a page's single keys: a key already in the direct map
- * found there inline, any other through the key slot and GpuAggGroupLookup.
+ * The group numbers of a page's rows' keys (key k of row j at
+ * keys[k * MaxHeapTuplesPerPage + j]): a single key already in the direct
+ * map found there inline, any other through the key slot.
  */
 void
 GpuAggGroupLookupKeys(GpuAggState *st, const Datum *keys, uint32 *groups, int n)
@@ -549,8 +566,11 @@ GpuAggGroupLookupKeys(GpuAggState *st, const Datum *keys, uint32 *groups, int n)
 			continue;
 		}
 		ExecClearTuple(ks);
-		ks->tts_values[0] = keys[j];
-		ks->tts_isnull[0] = false;
+		for (int k = 0; k < st->nkeys; k++)
+		{
+			ks->tts_values[k] = keys[(Size) k * MaxHeapTuplesPerPage + j];
+			ks->tts_isnull[k] = false;
+		}
 		ExecStoreVirtualTuple(ks);
 		groups[j] = GpuAggGroupLookup(st);
 	}
@@ -567,6 +587,7 @@ GpuAggKeysReset(GpuAggState *st)
 	{
 		st->images->table = keyimage_create(st->hashcxt, 256, NULL);
 		st->images->packed = packedkey_create(st->hashcxt, 256, NULL);
+		memset(st->images->recent_group, 0xFF, sizeof(st->images->recent_group));
 	}
 	if (st->direct)
 	{

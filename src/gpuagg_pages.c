@@ -289,6 +289,7 @@ GpuAggColumnsEligible(GpuAggState *st)
 			return false;
 	}
 	st->colptrs = palloc(sizeof(const char *) * MaxHeapTuplesPerPage * Max(st->ninputs, 1));
+	st->colkeys = palloc(sizeof(Datum) * MaxHeapTuplesPerPage * Max(st->nkeys, 1));
 	if (st->rowargs != NULL)
 		st->rowcols = GpuAggRowExprColumns(st->rowargs);
 	for (int i = 0; i < st->ninputs; i++)
@@ -317,22 +318,6 @@ GpuAggGatherColumn(char *dst, const char *const *ptrs, int m, int bytes)
 				memcpy(dst + (Size) k * bytes, ptrs[k], bytes);
 			break;
 	}
-}
-
-/* The group number of a row's keys, read in place. */
-static inline uint32
-RowGroup(GpuAggState *st, const char *tp)
-{
-	TupleTableSlot *ks = st->keyslot;
-
-	ExecClearTuple(ks);
-	for (int k = 0; k < st->nkeys; k++)
-	{
-		ks->tts_values[k] = fetch_att(tp + st->att_off[st->key_att[k] - 1], st->key_byval[k], st->key_len[k]);
-		ks->tts_isnull[k] = false;
-	}
-	ExecStoreVirtualTuple(ks);
-	return GpuAggGroupLookup(st);
 }
 
 /* n values of each input, one at each of its pointers, into its batch (else its accumulator). */
@@ -380,7 +365,6 @@ bool
 GpuAggTakePageColumns(GpuAggState *st, GpuAggPages *pg)
 {
 	uint32		groups[MaxHeapTuplesPerPage];
-	Datum		keys[MaxHeapTuplesPerPage];
 	int			n = pg->ntuples;
 	int			npass = 0;
 
@@ -406,10 +390,9 @@ GpuAggTakePageColumns(GpuAggState *st, GpuAggPages *pg)
 				st->colptrs[(Size) c * MaxHeapTuplesPerPage + npass] = tp + st->att_off[st->inputs[c].argatt - 1];
 		if (st->rowcols != NULL)
 			GpuAggRowExprLoad(st->rowargs, tp, st->att_off, st->rowcols, npass);
-		if (st->nkeys == 1)
-			keys[npass] = fetch_att(tp + st->att_off[st->key_att[0] - 1], st->key_byval[0], st->key_len[0]);
-		else if (st->nkeys > 1)
-			groups[npass] = RowGroup(st, tp);
+		for (int k = 0; k < st->nkeys; k++)
+			st->colkeys[(Size) k * MaxHeapTuplesPerPage + npass] =
+				fetch_att(tp + st->att_off[st->key_att[k] - 1], st->key_byval[k], st->key_len[k]);
 		npass++;
 	}
 	st->stats.rows_read += n;
@@ -417,8 +400,8 @@ GpuAggTakePageColumns(GpuAggState *st, GpuAggPages *pg)
 	st->stats.rows_passed += npass;
 	if (st->rowcols != NULL)
 		GpuAggRowExprRunColumns(st->rowargs, st->rowcols, npass);
-	if (st->nkeys == 1)
-		GpuAggGroupLookupKeys(st, keys, groups, npass);
+	if (st->nkeys > 0)
+		GpuAggGroupLookupKeys(st, st->colkeys, groups, npass);
 	for (int j = 0; j < npass && st->nkeys > 0; j++)
 		st->group_rows[groups[j]]++;
 	if (st->nkeys == 0)
