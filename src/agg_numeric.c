@@ -86,6 +86,21 @@ GpuextAggTypeLookup(Oid typid)
 	return typid == NUMERICOID ? &GpuextNumericFixedType : GpuextSortTypeLookup(typid);
 }
 
+/* 10^e as a 64-bit integer, 0 <= e <= 19. */
+static inline uint64
+Pow10_64(int e)
+{
+	static const uint64 table[20] = {
+		UINT64CONST(1), UINT64CONST(10), UINT64CONST(100), UINT64CONST(1000), UINT64CONST(10000),
+		UINT64CONST(100000), UINT64CONST(1000000), UINT64CONST(10000000), UINT64CONST(100000000),
+		UINT64CONST(1000000000), UINT64CONST(10000000000), UINT64CONST(100000000000),
+		UINT64CONST(1000000000000), UINT64CONST(10000000000000), UINT64CONST(100000000000000),
+		UINT64CONST(1000000000000000), UINT64CONST(10000000000000000), UINT64CONST(100000000000000000),
+		UINT64CONST(1000000000000000000), UINT64CONST(10000000000000000000)};
+
+	return table[e];
+}
+
 /* 10^e as an unsigned 128-bit integer, 0 <= e <= 38. */
 static uint128
 Pow10(int e)
@@ -102,15 +117,19 @@ Pow10(int e)
 }
 
 /* Read a numeric's header and digits without copying it (it may have a short varlena header). */
-static void
+static inline void
 Decode(Datum value, NumParts *p)
 {
-	struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
-	const char *data = VARDATA_ANY(v);
-	size_t		len = VARSIZE_ANY_EXHDR(v);
+	struct varlena *v = (struct varlena *) DatumGetPointer(value);
+	const char *data;
+	size_t		len;
 	uint16		header;
 	int			hdr;
 
+	if (VARATT_IS_COMPRESSED(v) || VARATT_IS_EXTERNAL(v))
+		v = pg_detoast_datum_packed(v);
+	data = VARDATA_ANY(v);
+	len = VARSIZE_ANY_EXHDR(v);
 	memcpy(&header, data, sizeof(header));
 	p->kind = NUM_FINITE;
 	if ((header & NUM_SIGN_MASK) == NUM_SPECIAL)
@@ -160,11 +179,11 @@ ToFixed64(const NumParts *p, int scale, int128 *out)
 		memcpy(&d, p->digits + i * sizeof(int16), sizeof(d));
 		mag = mag * 10000 + (uint64) d;
 	}
-	if (e >= 0 && __builtin_mul_overflow(mag, (uint64) Pow10(e), &mag))
+	if (e >= 0 && __builtin_mul_overflow(mag, Pow10_64(e), &mag))
 		return false;
 	if (e < 0)
 	{
-		uint64		div = (uint64) Pow10(-e);
+		uint64		div = Pow10_64(-e);
 
 		if (mag % div != 0)
 			return false;
@@ -291,6 +310,8 @@ GpuextNumericToFixed(Datum value, int scale, int128 *out)
 	Decode(value, &p);
 	if (p.kind == NUM_IS_NAN)
 		return 1;
+	if (p.kind == NUM_FINITE && ToFixed64(&p, scale, out))
+		return 0;
 	return p.kind == NUM_FINITE && ToFixed(&p, scale, out) ? 0 : -1;
 }
 

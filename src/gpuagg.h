@@ -63,6 +63,32 @@ typedef struct GpuAggRowQual GpuAggRowQual;
 typedef struct GpuAggRowExpr GpuAggRowExpr;
 typedef struct GpuAggNumExpr GpuAggNumExpr;
 
+/* Numeric columns of the row being read in place, each decoded once per row at a scale. */
+typedef struct GpuAggNumMemo
+{
+	uint64		row;			/* the row being read, counted from 1 */
+	uint64	   *rows;			/* per column: the row its entry is of */
+	int		   *scales;
+	int		   *status;			/* GpuextNumericToFixed's result */
+	int128	   *values;
+} GpuAggNumMemo;
+
+/* A numeric column of the row being read in place as an integer at scale (GpuextNumericToFixed's result). */
+static inline int
+GpuAggNumericColumn(GpuAggNumMemo *m, const char *tp, const int *att_off, AttrNumber att, int scale, int128 *out)
+{
+	int			a = att - 1;
+
+	if (m->rows[a] != m->row || m->scales[a] != scale)
+	{
+		m->status[a] = GpuextNumericToFixed(PointerGetDatum(tp + att_off[a]), scale, &m->values[a]);
+		m->rows[a] = m->row;
+		m->scales[a] = scale;
+	}
+	*out = m->values[a];
+	return m->status[a];
+}
+
 /* One input: the values of one argument under one FILTER, and where they go. */
 typedef struct GpuAggInput
 {
@@ -173,6 +199,7 @@ typedef struct GpuAggState
 	bool		columns;		/* ... and a page's rows added column by column (gpuagg_pages.c) */
 	const char **colptrs;		/* ... per input, where each of a page's rows has its value */
 	float8	   *rowcols;		/* ... rowargs' registers for a page's rows, or NULL */
+	GpuAggNumMemo *nummemo;		/* ... rows' numeric columns, decoded once a row */
 	Datum	   *colkeys;		/* ... per key, each of a page's rows' value */
 	int		   *att_off;		/* per column up to maxatt: its offset in such a tuple */
 	AttrNumber	walk_from;		/* ... from this column on, found per row past one of varying width */
@@ -289,6 +316,8 @@ extern PGDLLEXPORT void GpuAggWorkerMain(dsm_segment *seg, shm_toc *toc);
 extern int	GpuAggTypmodScale(int32 typmod, int *precision);
 extern int	GpuAggNumericScale(Node *arg);
 extern bool GpuAggNumericToInt64(GpuAggInput *in, Datum *value, int64 *nans);
+extern bool GpuAggFixedToInt64(GpuAggInput *in, int status, int128 v, Datum *value, int64 *nans);
+extern GpuAggNumMemo *GpuAggNumMemoCreate(int natts);
 extern Datum GpuAggNumericAccumResult(GpuAggInput *in, GpuextAggKind kind, bool *isnull);
 extern Datum GpuAggNumericGroupResult(GpuAggInput *in, const GpuextGroupResult *r, uint32 g, GpuextAggKind kind,
 									  bool *isnull);
@@ -308,7 +337,8 @@ extern void GpuAggRowExprLoad(const GpuAggRowExpr *e, const char *tp, const int 
 extern void GpuAggRowExprRunColumns(const GpuAggRowExpr *e, float8 *cols, int n);
 extern GpuAggNumExpr *GpuAggCompileNumExpr(CustomScan *cscan, Expr *expr);
 extern int	GpuAggNumExprScale(const GpuAggNumExpr *e);
-extern bool GpuAggNumExprEval(GpuAggNumExpr *e, const char *tp, const int *att_off, int128 *out);
+extern bool GpuAggNumExprEval(GpuAggNumExpr *e, GpuAggNumMemo *memo, const char *tp, const int *att_off,
+							  int128 *out);
 
 /* gpuagg_explain.c */
 extern void GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es);

@@ -149,6 +149,7 @@ GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
 	st->heapslot = table_slot_create(node->ss.ss_currentRelation, &estate->es_tupleTable);
 	st->tupslot = ExecInitExtraTupleSlot(estate, RelationGetDescr(node->ss.ss_currentRelation), &TTSOpsHeapTuple);
 	GpuAggInPlaceSetup(st, cscan, RelationGetDescr(node->ss.ss_currentRelation));
+	st->nummemo = GpuAggNumMemoCreate(Max(st->maxatt, 1));
 	st->columns = GpuAggColumnsEligible(st);
 	st->nodecxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg batches", ALLOCSET_DEFAULT_SIZES);
 	st->runcxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg run", ALLOCSET_DEFAULT_SIZES);
@@ -409,8 +410,15 @@ InputInPlace(GpuAggState *st, GpuAggInput *in, const char *tp, const float8 *sha
 		GpuextNumericAddFixedValue(acc, in->numval, GpuAggNumExprScale(in->numarg));
 		return false;
 	}
+	if (in->numeric_scale >= 0)
+	{
+		int128		v;
+		int			status = GpuAggNumericColumn(st->nummemo, tp, st->att_off, in->argatt, in->numeric_scale, &v);
+
+		return GpuAggFixedToInt64(in, status, v, value, nans);
+	}
 	*value = fetch_att(tp + st->att_off[in->argatt - 1], in->fixed_byval, in->fixed_len);
-	return in->numeric_scale < 0 || GpuAggNumericToInt64(in, value, nans);
+	return true;
 }
 
 /*
@@ -429,6 +437,7 @@ TakeFixedRow(GpuAggState *st, HeapTuple tuple)
 	if (HeapTupleHasNulls(tuple) || HeapTupleHeaderGetNatts(tuple->t_data) < st->maxatt)
 		return false;
 	tp = (const char *) tuple->t_data + tuple->t_data->t_hoff;
+	st->nummemo->row++;
 	if (st->walk_from < st->maxatt)
 		GpuAggWalkOffsets(st, tp);
 	if (st->rowqual && !GpuAggRowQualPasses(st->rowqual, tp, st->att_off))
@@ -441,7 +450,7 @@ TakeFixedRow(GpuAggState *st, HeapTuple tuple)
 	{
 		GpuAggInput *in = &st->inputs[i];
 
-		if (in->numarg && !GpuAggNumExprEval(in->numarg, tp, st->att_off, &in->numval))
+		if (in->numarg && !GpuAggNumExprEval(in->numarg, st->nummemo, tp, st->att_off, &in->numval))
 			return false;
 	}
 	st->stats.rows_in_place++;

@@ -668,13 +668,12 @@ GpuAggNumExprScale(const GpuAggNumExpr *e)
  * which the row's slot then computes.
  */
 bool
-GpuAggNumExprEval(GpuAggNumExpr *e, const char *tp, const int *att_off, int128 *out)
+GpuAggNumExprEval(GpuAggNumExpr *e, GpuAggNumMemo *memo, const char *tp, const int *att_off, int128 *out)
 {
 	int128	   *r = e->regs;
 
 	for (int i = 0; i < e->nloads; i++)
-		if (GpuextNumericToFixed(PointerGetDatum(tp + att_off[e->loads[i].att - 1]), e->load_scale[i],
-								 &r[e->loads[i].dst]) != 0)
+		if (GpuAggNumericColumn(memo, tp, att_off, e->loads[i].att, e->load_scale[i], &r[e->loads[i].dst]) != 0)
 			return false;
 	for (int i = 0; i < e->nsteps; i++)
 	{
@@ -686,15 +685,20 @@ GpuAggNumExprEval(GpuAggNumExpr *e, const char *tp, const int *att_off, int128 *
 		switch (s->op)
 		{
 			case ROWOP_ADD:
-				overflow = !GpuextFixedMulPow10(&a, s->ka) || !GpuextFixedMulPow10(&b, s->kb) ||
-					__builtin_add_overflow(a, b, &r[s->dst]);
+				overflow = (s->ka != 0 && !GpuextFixedMulPow10(&a, s->ka)) ||
+					(s->kb != 0 && !GpuextFixedMulPow10(&b, s->kb)) || __builtin_add_overflow(a, b, &r[s->dst]);
 				break;
 			case ROWOP_SUB:
-				overflow = !GpuextFixedMulPow10(&a, s->ka) || !GpuextFixedMulPow10(&b, s->kb) ||
-					__builtin_sub_overflow(a, b, &r[s->dst]);
+				overflow = (s->ka != 0 && !GpuextFixedMulPow10(&a, s->ka)) ||
+					(s->kb != 0 && !GpuextFixedMulPow10(&b, s->kb)) || __builtin_sub_overflow(a, b, &r[s->dst]);
 				break;
 			case ROWOP_MUL:
-				overflow = __builtin_mul_overflow(a, b, &r[s->dst]);
+				/* two factors of 64 bits cannot overflow 128: no call to the checked multiply */
+				overflow = false;
+				if (a == (int64) a && b == (int64) b)
+					r[s->dst] = (int128) (int64) a * (int64) b;
+				else
+					overflow = __builtin_mul_overflow(a, b, &r[s->dst]);
 				break;
 			default:
 				overflow = __builtin_sub_overflow((int128) 0, a, &r[s->dst]);

@@ -61,8 +61,16 @@ bool
 GpuAggNumericToInt64(GpuAggInput *in, Datum *value, int64 *nans)
 {
 	int128		v = 0;
+	int			status = GpuextNumericToFixed(*value, in->numeric_scale, &v);
 
-	switch (GpuextNumericToFixed(*value, in->numeric_scale, &v))
+	return GpuAggFixedToInt64(in, status, v, value, nans);
+}
+
+/* The same from GpuextNumericToFixed's status and value. */
+bool
+GpuAggFixedToInt64(GpuAggInput *in, int status, int128 v, Datum *value, int64 *nans)
+{
+	switch (status)
 	{
 		case 1:
 			(*nans)++;
@@ -80,6 +88,20 @@ GpuAggNumericToInt64(GpuAggInput *in, Datum *value, int64 *nans)
 			 errmsg("GpuAgg: a numeric value does not fit the scale %d of its type", in->numeric_scale),
 			 errhint("Set gpuext.enable_agg to off for this query.")));
 	return false;
+}
+
+/* A memo of natts numeric columns, empty. */
+GpuAggNumMemo *
+GpuAggNumMemoCreate(int natts)
+{
+	GpuAggNumMemo *m = palloc(sizeof(GpuAggNumMemo));
+
+	m->row = 1;
+	m->rows = palloc0(sizeof(uint64) * natts);
+	m->scales = palloc0(sizeof(int) * natts);
+	m->status = palloc0(sizeof(int) * natts);
+	m->values = palloc0(sizeof(int128) * natts);
+	return m;
 }
 
 /* numeric NaN. */
