@@ -8,7 +8,8 @@
  *	gpuagg_plan.c		the upper-paths hook, the path, its cost and its plan
  *	gpuagg_exec.c		the scan, the batches, the device reduction, the result rows
  *	gpuagg_pages.c		the table's pages and their visible rows (all-visible ones straight from its
- *						files), added column by column where the inputs are plain columns
+ *						files), added column by column where the inputs are plain columns or compiled
+ *						double precision arithmetic
  *	gpuagg_inplace.c	which rows are read in place, and the WHERE, FILTERs and arguments compiled for them
  *	gpuagg_keys.c		the GROUP BY keys: evaluated per row, numbered (a group each)
  *	gpuagg_group.c		the groups' per-input states and results

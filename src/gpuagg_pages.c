@@ -2,8 +2,8 @@
  * gpuagg_pages.c
  *		GpuAgg's reader of a heap table's pages: each page's visible rows, in
  *		chunks of consecutive blocks (a process's share of a parallel scan),
- *		and, where the inputs are plain columns, the page's rows added to
- *		them column by column.
+ *		and, where the inputs are plain columns or compiled double precision
+ *		arithmetic, the page's rows added to them column by column.
  *
  * A chunk's blocks that are not in shared buffers are read with one read of
  * the table's file, and a page so read whose header says all-visible is used
