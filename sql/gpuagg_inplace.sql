@@ -87,6 +87,12 @@ SELECT check_inp('SELECT count(*), sum(i4) FROM ginp WHERE f8 = 0');
 SELECT check_inp('SELECT count(*), sum(i4) FROM ginp WHERE f4 < 0.5::float8 AND f4 >= ''-0''::float4');
 SELECT check_inp('SELECT count(*), sum(i4) FROM ginp WHERE f4 > ''NaN''::float4');
 SELECT check_inp('SELECT count(*), sum(i4) FROM ginp WHERE ''NaN''::float4 = f4');
+-- An integer column modulo a positive constant of its type, compared with a constant: negative
+-- values keep their sign as in PostgreSQL; a modulus of another form is not compiled.
+SELECT check_inp('SELECT count(*), sum(i8), sum(f8) FROM ginp WHERE id % 10 < 9 AND i4 % 7 >= -3');
+SELECT check_inp('SELECT count(*), sum(i4) FROM ginp WHERE i2 % 4::int2 = -1 AND 2 > i8 % 1000000007');
+SELECT check_inp('SELECT count(*), sum(i4) FROM ginp WHERE i4 % -7 = 2');
+SELECT check_inp('SELECT sum(f8) FILTER (WHERE i4 % 3 = 0), count(*) FILTER (WHERE id % 2 = 1) FROM ginp');
 -- Arguments: NaN and infinities through + - * /, integers and real cast to double precision,
 -- unary minus, a constant divided by a column.  GpuAgg's float sums are exact; the values here are
 -- binary fractions whose sums PostgreSQL's plan gets exactly too.
@@ -148,6 +154,7 @@ SET max_parallel_workers_per_gather = 0;
 CREATE TABLE ginp_nn AS SELECT * FROM ginp WHERE i8 IS NOT NULL AND kk IS NOT NULL;
 ANALYZE ginp_nn;
 SELECT check_inp_error('SELECT sum(f8 * 1e308) FROM ginp_nn WHERE f8 > 10');
+SELECT check_inp_error('SELECT count(*) FROM ginp_nn WHERE i4 % 0 = 1');
 SELECT check_inp_error('SELECT sum(f8 * 1e-308 * 1e-308) FROM ginp_nn WHERE f8 > 10');
 SELECT check_inp_error('SELECT sum(f8 / g) FROM ginp_nn WHERE i4 > 0');
 SELECT check_inp_error('SELECT sum(f8 / (g - g)) FROM ginp_nn WHERE f8 > 1 AND g < 1');
@@ -174,6 +181,8 @@ END $$;
 SELECT count(*) FILTER (WHERE i8 IS NULL OR kk IS NULL) AS rows_with_nulls FROM ginp;
 SELECT inp_rows('SELECT k, sum(f8), sum(f8 * (1 - g)), avg(i4) FROM ginp WHERE d <= DATE ''2024-02-01'' GROUP BY k');
 SELECT inp_rows('SELECT sum(f8 * (1 - g)) FILTER (WHERE f4 > 1), count(*) FROM ginp WHERE i4 > 0');
+SELECT inp_rows('SELECT sum(f8), count(*) FROM ginp WHERE id % 10 < 9 AND i4 % 7 >= -3');
+SELECT inp_rows('SELECT sum(f8), count(*) FROM ginp WHERE id % -10 < 9');
 SELECT inp_rows('SELECT sum(f8) FROM ginp WHERE abs(i4) > 0');
 SELECT inp_rows('SELECT sum(f8) FROM ginp WHERE k < ''c''');
 SELECT inp_rows('SELECT sum(i4::numeric * 2) FROM ginp');

@@ -10,11 +10,12 @@
  *	gpuagg_pages.c		the table's pages and their visible rows (all-visible ones straight from its
  *						files), added column by column where the inputs are plain columns or compiled
  *						double precision arithmetic
- *	gpuagg_inplace.c	which rows are read in place, and the WHERE, FILTERs and arguments compiled for them
+ *	gpuagg_inplace.c	which rows are read in place, and the WHERE, FILTERs and float arguments compiled for them
  *	gpuagg_keys.c		the GROUP BY keys: evaluated per row, numbered (a group each)
  *	gpuagg_group.c		the groups' per-input states and results
  *	gpuagg_parallel.c	parallel workers: their share of the table, merged by the leader
- *	gpuagg_numeric.c	numeric inputs: int64 at the scale of numeric(p <= 18, s), else exact CPU accumulators
+ *	gpuagg_numeric.c	numeric inputs: int64 at the scale of numeric(p <= 18, s), else exact CPU accumulators;
+ *						numeric arguments compiled
  *	gpuagg_explain.c	EXPLAIN
  *
  * custom_scan_tlist of a GpuAgg plan: the aggregates (Aggrefs, one entry
@@ -58,6 +59,16 @@
 extern bool gpuext_enable_agg;
 extern int	gpuext_agg_min_rows;
 extern bool gpuext_read_table_files;
+
+/* The arithmetic compiled in double precision and numeric arguments (gpuagg_inplace.c, gpuagg_numeric.c). */
+typedef enum GpuAggRowOp
+{
+	ROWOP_ADD,
+	ROWOP_SUB,
+	ROWOP_MUL,
+	ROWOP_DIV,
+	ROWOP_NEG
+} GpuAggRowOp;
 
 /* Conditions and double precision and numeric arguments compiled for rows read in place (gpuagg_inplace.c). */
 typedef struct GpuAggRowQual GpuAggRowQual;
@@ -325,10 +336,15 @@ extern Datum GpuAggNumericGroupResult(GpuAggInput *in, const GpuextGroupResult *
 extern void GpuAggAccsStart(GpuAggState *st, GpuAggInput *in);
 extern void GpuAggAccsGrow(GpuAggInput *in, uint32 cap);
 extern void GpuAggAccNew(GpuAggState *st, GpuAggInput *in, uint32 group);
+extern GpuAggNumExpr *GpuAggCompileNumExpr(CustomScan *cscan, Expr *expr);
+extern int	GpuAggNumExprScale(const GpuAggNumExpr *e);
+extern bool GpuAggNumExprEval(GpuAggNumExpr *e, GpuAggNumMemo *memo, const char *tp, const int *att_off,
+							  int128 *out);
 
 /* gpuagg_inplace.c */
 extern void GpuAggInPlaceSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc);
 extern GpuAggRowQual *GpuAggCompileRowQual(CustomScan *cscan, List *quals);
+extern bool GpuAggArithOp(OpExpr *op, Oid add, Oid sub, Oid mul, Oid div, Oid neg, GpuAggRowOp *kind);
 extern GpuAggRowExpr *GpuAggRowExprCreate(void);
 extern int	GpuAggRowExprAdd(GpuAggRowExpr *e, CustomScan *cscan, Expr *expr);
 extern bool GpuAggRowQualPasses(const GpuAggRowQual *q, const char *tp, const int *att_off);
@@ -336,10 +352,6 @@ extern const float8 *GpuAggRowExprRun(GpuAggRowExpr *e, const char *tp, const in
 extern float8 *GpuAggRowExprColumns(const GpuAggRowExpr *e);
 extern void GpuAggRowExprLoad(const GpuAggRowExpr *e, const char *tp, const int *att_off, float8 *cols, int j);
 extern void GpuAggRowExprRunColumns(const GpuAggRowExpr *e, float8 *cols, int n);
-extern GpuAggNumExpr *GpuAggCompileNumExpr(CustomScan *cscan, Expr *expr);
-extern int	GpuAggNumExprScale(const GpuAggNumExpr *e);
-extern bool GpuAggNumExprEval(GpuAggNumExpr *e, GpuAggNumMemo *memo, const char *tp, const int *att_off,
-							  int128 *out);
 
 /* gpuagg_explain.c */
 extern void GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es);

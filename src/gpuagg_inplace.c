@@ -1,25 +1,21 @@
 /*
  * gpuagg_inplace.c
  *		Which of GpuAgg's rows are read in place (gpuagg_exec.c), and their
- *		WHERE clause, FILTERs and double precision and numeric arguments
- *		compiled, so that a row is tested and its values computed from its
- *		bytes in the page, without a slot or the expression interpreter.
+ *		WHERE clause, FILTERs and double precision arguments compiled, so
+ *		that a row is tested and its values computed from its bytes in the
+ *		page, without a slot or the expression interpreter.
  *
- * A condition compiles when it is an AND of comparisons of a column with a
- * constant by the btree operators of the integers, date, timestamp,
- * timestamptz, real and double precision (cross-type within the integers
- * and within the floats).  An argument compiles when it is + - * / and unary
- * minus of double precision over columns of double precision (or of
- * integers and real cast to it) and constants.  They are evaluated by the
- * same inline functions as PostgreSQL's operators (utils/float.h), so that
- * NaN, infinities and the overflow and division errors are the same.
- * A numeric argument compiles when it is + - * and unary minus over numeric
- * columns with a typmod's scale and constants: it is computed as a 128-bit
- * integer at the display scale PostgreSQL's numeric arithmetic gives it (the
- * larger scale for + and -, their sum for *), so its value and scale are
- * PostgreSQL's; a row where it meets a NaN or leaves 128 bits is read through
- * the slot instead.  Anything else is not compiled, and the node reads rows
- * through a slot.
+ * A condition compiles when it is an AND of comparisons of a column (or of
+ * an integer column modulo a positive constant of its type) with a constant
+ * by the btree operators of the integers, date, timestamp, timestamptz,
+ * real and double precision (cross-type within the integers and within the
+ * floats).  An argument compiles when it is + - * / and unary minus of
+ * double precision over columns of double precision (or of integers and
+ * real cast to it) and constants.  They are evaluated by the same inline
+ * functions as PostgreSQL's operators (utils/float.h), so that NaN,
+ * infinities and the overflow and division errors are the same.  Numeric
+ * arguments compile in gpuagg_numeric.c.  Anything else is not compiled,
+ * and the node reads rows through a slot.
  */
 #include "postgres.h"
 
@@ -56,6 +52,7 @@ typedef struct RowCmp
 	StrategyNumber strategy;
 	int64		ival;
 	float8		fval;
+	int64		modulus;		/* > 0: the column's value % modulus is compared */
 } RowCmp;
 
 struct GpuAggRowQual
@@ -64,19 +61,10 @@ struct GpuAggRowQual
 	RowCmp		cmps[FLEXIBLE_ARRAY_MEMBER];
 };
 
-typedef enum RowOp
-{
-	ROWOP_ADD,
-	ROWOP_SUB,
-	ROWOP_MUL,
-	ROWOP_DIV,
-	ROWOP_NEG
-} RowOp;
-
 /* One operation: regs[dst] = regs[a] op regs[b]. */
 typedef struct RowStep
 {
-	RowOp		op;
+	GpuAggRowOp		op;
 	uint8		dst;
 	uint8		a;
 	uint8		b;
@@ -140,6 +128,8 @@ GpuAggRowQualPasses(const GpuAggRowQual *q, const char *tp, const int *att_off)
 
 			v = c->len == 8 ? DatumGetInt64(fetch_att(p, true, 8)) :
 				c->len == 4 ? DatumGetInt32(fetch_att(p, true, 4)) : DatumGetInt16(fetch_att(p, true, 2));
+			if (c->modulus > 0)
+				v %= c->modulus;
 			cmp = v < c->ival ? -1 : v > c->ival ? 1 : 0;
 		}
 		else
@@ -297,8 +287,8 @@ CompiledColumn(CustomScan *cscan, Node *node, Oid *type)
 }
 
 /* Which of a type's + - * / and unary minus op calls (InvalidOid: one not compiled), with its arguments; false for none. */
-static bool
-ArithOp(OpExpr *op, Oid add, Oid sub, Oid mul, Oid div, Oid neg, RowOp *kind)
+bool
+GpuAggArithOp(OpExpr *op, Oid add, Oid sub, Oid mul, Oid div, Oid neg, GpuAggRowOp *kind)
 {
 	if (op->opfuncid == add)
 		*kind = ROWOP_ADD;
@@ -337,14 +327,14 @@ CompileFloat8(CustomScan *cscan, Node *node, GpuAggRowExpr *e)
 	if (IsA(node, OpExpr) && ((OpExpr *) node)->opresulttype == FLOAT8OID)
 	{
 		OpExpr	   *op = (OpExpr *) node;
-		RowOp		kind;
+		GpuAggRowOp		kind;
 		ListCell   *lc;
 
 		foreach(lc, e->memo)
 			if (equal(lfirst(lc), node))
 				return list_nth_int(e->memo_regs, foreach_current_index(lc));
 
-		if (!ArithOp(op, F_FLOAT8PL, F_FLOAT8MI, F_FLOAT8MUL, F_FLOAT8DIV, F_FLOAT8UM, &kind))
+		if (!GpuAggArithOp(op, F_FLOAT8PL, F_FLOAT8MI, F_FLOAT8MUL, F_FLOAT8DIV, F_FLOAT8UM, &kind))
 			return -1;
 		if ((a = CompileFloat8(cscan, linitial(op->args), e)) < 0 ||
 			(kind != ROWOP_NEG && (b = CompileFloat8(cscan, lsecond(op->args), e)) < 0) ||
@@ -431,7 +421,29 @@ CmpKind(Oid type, RowCmpKind *kind)
 	}
 }
 
-/* One conjunct compiled as column <op> constant, false where it is not of that form. */
+/* A Var, or a Var % a positive constant of its integer type (the modulus in *modulus, else 0); NULL for neither. */
+static Node *
+ModColumn(Node *node, int64 *modulus)
+{
+	OpExpr	   *m = (OpExpr *) node;
+	Const	   *k;
+
+	*modulus = 0;
+	if (IsA(node, Var))
+		return node;
+	if (!IsA(node, OpExpr) || list_length(m->args) != 2 || !IsA(linitial(m->args), Var) ||
+		!IsA(lsecond(m->args), Const) || (m->opfuncid != F_INT2MOD && m->opfuncid != F_INT4MOD &&
+										   m->opfuncid != F_INT8MOD))
+		return NULL;
+	k = lsecond(m->args);
+	if (k->constisnull || k->consttype != m->opresulttype || exprType(linitial(m->args)) != m->opresulttype)
+		return NULL;
+	*modulus = k->consttype == INT2OID ? DatumGetInt16(k->constvalue) :
+		k->consttype == INT4OID ? DatumGetInt32(k->constvalue) : DatumGetInt64(k->constvalue);
+	return *modulus > 0 ? linitial(m->args) : NULL;
+}
+
+/* One conjunct compiled as column <op> constant (or column % constant <op> constant), false where it is not of that form. */
 static bool
 CompileCmp(CustomScan *cscan, Node *node, RowCmp *c)
 {
@@ -450,7 +462,7 @@ CompileCmp(CustomScan *cscan, Node *node, RowCmp *c)
 		return false;
 	left = linitial(op->args);
 	right = lsecond(op->args);
-	if (IsA(left, Const) && IsA(right, Var))
+	if (IsA(left, Const))
 	{
 		Node	   *t = left;
 
@@ -458,7 +470,8 @@ CompileCmp(CustomScan *cscan, Node *node, RowCmp *c)
 		right = t;
 		commuted = true;
 	}
-	if (!IsA(left, Var) || !IsA(right, Const) || ((Const *) right)->constisnull)
+	left = ModColumn(left, &c->modulus);
+	if (left == NULL || !IsA(right, Const) || ((Const *) right)->constisnull)
 		return false;
 	k = (Const *) right;
 	c->coltype = ((Var *) left)->vartype;
@@ -531,184 +544,6 @@ GpuAggCompileRowQual(CustomScan *cscan, List *quals)
 		q->ncmps++;
 	}
 	return q;
-}
-
-/* One fixed-point operation: regs[dst] = regs[a] op regs[b], a and b first brought to the larger scale. */
-typedef struct NumStep
-{
-	RowOp		op;
-	uint8		dst;
-	uint8		a;
-	uint8		b;
-	int8		ka;				/* ROWOP_ADD, ROWOP_SUB: a * 10^ka, b * 10^kb */
-	int8		kb;
-} NumStep;
-
-struct GpuAggNumExpr
-{
-	int			nregs;
-	int			nloads;
-	int			nsteps;
-	uint8		result;
-	int			scale;			/* the result's display scale */
-	RowLoad		loads[ROWEXPR_REGS];
-	int8		load_scale[ROWEXPR_REGS];
-	NumStep		steps[ROWEXPR_REGS];
-	int8		reg_scale[ROWEXPR_REGS];
-	int128		regs[ROWEXPR_REGS]; /* the constants set once, the rest per row */
-};
-
-/* Past this scale an expression is not compiled (the fixed point's 38 digits). */
-#define NUMEXPR_MAX_SCALE 38
-
-/*
- * The register holding node's value as a fixed-point numeric (steps added)
- * and its display scale, as PostgreSQL's numeric arithmetic gives it; -1
- * where node is not of the forms compiled.
- */
-static int
-CompileNumeric(CustomScan *cscan, Node *node, GpuAggNumExpr *e)
-{
-	int			a;
-	int			b = 0;
-
-	if (e->nregs == ROWEXPR_REGS)
-		return -1;
-	if (IsA(node, Const))
-	{
-		Const	   *c = (Const *) node;
-		Datum		dscale;
-		int128		v;
-
-		if (c->consttype != NUMERICOID || c->constisnull)
-			return -1;
-		if (numeric_is_nan(DatumGetNumeric(c->constvalue)) || numeric_is_inf(DatumGetNumeric(c->constvalue)))
-			return -1;
-		dscale = DirectFunctionCall1Coll(numeric_scale, InvalidOid, c->constvalue);
-		if (DatumGetInt32(dscale) > NUMEXPR_MAX_SCALE ||
-			GpuextNumericToFixed(c->constvalue, DatumGetInt32(dscale), &v) != 0)
-			return -1;
-		e->regs[e->nregs] = v;
-		e->reg_scale[e->nregs] = DatumGetInt32(dscale);
-		return e->nregs++;
-	}
-	if (IsA(node, OpExpr) && ((OpExpr *) node)->opresulttype == NUMERICOID)
-	{
-		OpExpr	   *op = (OpExpr *) node;
-		NumStep    *s;
-		RowOp		kind;
-		int			scale;
-
-		if (!ArithOp(op, F_NUMERIC_ADD, F_NUMERIC_SUB, F_NUMERIC_MUL, InvalidOid, F_NUMERIC_UMINUS, &kind))
-			return -1;
-		if ((a = CompileNumeric(cscan, linitial(op->args), e)) < 0 ||
-			(kind != ROWOP_NEG && (b = CompileNumeric(cscan, lsecond(op->args), e)) < 0) ||
-			e->nregs == ROWEXPR_REGS)
-			return -1;
-		/* numeric_add and numeric_sub: the larger display scale; numeric_mul: their sum */
-		scale = kind == ROWOP_NEG ? e->reg_scale[a] :
-			kind == ROWOP_MUL ? e->reg_scale[a] + e->reg_scale[b] : Max(e->reg_scale[a], e->reg_scale[b]);
-		if (scale > NUMEXPR_MAX_SCALE)
-			return -1;
-		s = &e->steps[e->nsteps++];
-		s->op = kind;
-		s->a = a;
-		s->b = b;
-		s->ka = (kind == ROWOP_ADD || kind == ROWOP_SUB) ? scale - e->reg_scale[a] : 0;
-		s->kb = (kind == ROWOP_ADD || kind == ROWOP_SUB) ? scale - e->reg_scale[b] : 0;
-		s->dst = e->nregs;
-		e->reg_scale[e->nregs] = scale;
-		return e->nregs++;
-	}
-	if (IsA(node, Var) && ((Var *) node)->vartype == NUMERICOID)
-	{
-		AttrNumber	att = GpuAggScanColumn(cscan, (Expr *) node);
-		int			precision;
-		int			scale = GpuAggTypmodScale(((Var *) node)->vartypmod, &precision);
-
-		if (att == 0 || scale < 0 || scale > NUMEXPR_MAX_SCALE)
-			return -1;
-		for (int i = 0; i < e->nloads; i++)
-			if (e->loads[i].att == att)
-				return e->loads[i].dst;
-		e->loads[e->nloads].att = att;
-		e->loads[e->nloads].dst = e->nregs;
-		e->load_scale[e->nloads] = scale;
-		e->nloads++;
-		e->reg_scale[e->nregs] = scale;
-		return e->nregs++;
-	}
-	return -1;
-}
-
-/* A numeric argument compiled, or NULL where it is not of the forms compiled. */
-GpuAggNumExpr *
-GpuAggCompileNumExpr(CustomScan *cscan, Expr *expr)
-{
-	GpuAggNumExpr *e = palloc0(sizeof(GpuAggNumExpr));
-	int			result;
-
-	if (exprType((Node *) expr) != NUMERICOID || (result = CompileNumeric(cscan, (Node *) expr, e)) < 0)
-		return NULL;
-	e->result = result;
-	e->scale = e->reg_scale[result];
-	return e;
-}
-
-/* The display scale of a compiled numeric argument's values. */
-int
-GpuAggNumExprScale(const GpuAggNumExpr *e)
-{
-	return e->scale;
-}
-
-/*
- * A compiled numeric argument's value for a row read in place, as an integer
- * at its display scale: false for a NaN or a value past 128 bits on the way,
- * which the row's slot then computes.
- */
-bool
-GpuAggNumExprEval(GpuAggNumExpr *e, GpuAggNumMemo *memo, const char *tp, const int *att_off, int128 *out)
-{
-	int128	   *r = e->regs;
-
-	for (int i = 0; i < e->nloads; i++)
-		if (GpuAggNumericColumn(memo, tp, att_off, e->loads[i].att, e->load_scale[i], &r[e->loads[i].dst]) != 0)
-			return false;
-	for (int i = 0; i < e->nsteps; i++)
-	{
-		const NumStep *s = &e->steps[i];
-		int128		a = r[s->a];
-		int128		b = r[s->b];
-		bool		overflow;
-
-		switch (s->op)
-		{
-			case ROWOP_ADD:
-				overflow = (s->ka != 0 && !GpuextFixedMulPow10(&a, s->ka)) ||
-					(s->kb != 0 && !GpuextFixedMulPow10(&b, s->kb)) || __builtin_add_overflow(a, b, &r[s->dst]);
-				break;
-			case ROWOP_SUB:
-				overflow = (s->ka != 0 && !GpuextFixedMulPow10(&a, s->ka)) ||
-					(s->kb != 0 && !GpuextFixedMulPow10(&b, s->kb)) || __builtin_sub_overflow(a, b, &r[s->dst]);
-				break;
-			case ROWOP_MUL:
-				/* two factors of 64 bits cannot overflow 128: no call to the checked multiply */
-				overflow = false;
-				if (a == (int64) a && b == (int64) b)
-					r[s->dst] = (int128) (int64) a * (int64) b;
-				else
-					overflow = __builtin_mul_overflow(a, b, &r[s->dst]);
-				break;
-			default:
-				overflow = __builtin_sub_overflow((int128) 0, a, &r[s->dst]);
-				break;
-		}
-		if (overflow)
-			return false;
-	}
-	*out = r[e->result];
-	return true;
 }
 
 /*

@@ -15,12 +15,20 @@
  * known) is added on the CPU into an exact accumulator (agg_numeric.c:
  * 128-bit fixed point at the largest display scale seen, a numeric sum past
  * it), one for the scan without GROUP BY, one per group with it.
+ *
+ * A numeric argument compiles for rows read in place (gpuagg_inplace.c)
+ * when it is + - * and unary minus over numeric columns with a typmod's
+ * scale and constants: it is computed as a 128-bit integer at the display
+ * scale PostgreSQL's numeric arithmetic gives it (the larger scale for + and
+ * -, their sum for *), so its value and scale are PostgreSQL's; a row where
+ * it meets a NaN or leaves 128 bits is read through the slot instead.
  */
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 
@@ -186,4 +194,192 @@ GpuAggAccNew(GpuAggState *st, GpuAggInput *in, uint32 group)
 
 	GpuextAccumInit(acc, NUMERICOID);
 	acc->cxt = st->runcxt;
+}
+
+/* Registers of a compiled numeric argument: its constants, its columns' values, its intermediate results. */
+#define NUMEXPR_REGS 32
+
+/* One numeric column read into a register. */
+typedef struct NumLoad
+{
+	AttrNumber	att;
+	uint8		dst;
+} NumLoad;
+
+/* One fixed-point operation: regs[dst] = regs[a] op regs[b], a and b first brought to the larger scale. */
+typedef struct NumStep
+{
+	GpuAggRowOp		op;
+	uint8		dst;
+	uint8		a;
+	uint8		b;
+	int8		ka;				/* ROWOP_ADD, ROWOP_SUB: a * 10^ka, b * 10^kb */
+	int8		kb;
+} NumStep;
+
+struct GpuAggNumExpr
+{
+	int			nregs;
+	int			nloads;
+	int			nsteps;
+	uint8		result;
+	int			scale;			/* the result's display scale */
+	NumLoad		loads[NUMEXPR_REGS];
+	int8		load_scale[NUMEXPR_REGS];
+	NumStep		steps[NUMEXPR_REGS];
+	int8		reg_scale[NUMEXPR_REGS];
+	int128		regs[NUMEXPR_REGS]; /* the constants set once, the rest per row */
+};
+
+/* Past this scale an expression is not compiled (the fixed point's 38 digits). */
+#define NUMEXPR_MAX_SCALE 38
+
+/*
+ * The register holding node's value as a fixed-point numeric (steps added)
+ * and its display scale, as PostgreSQL's numeric arithmetic gives it; -1
+ * where node is not of the forms compiled.
+ */
+static int
+CompileNumeric(CustomScan *cscan, Node *node, GpuAggNumExpr *e)
+{
+	int			a;
+	int			b = 0;
+
+	if (e->nregs == NUMEXPR_REGS)
+		return -1;
+	if (IsA(node, Const))
+	{
+		Const	   *c = (Const *) node;
+		Datum		dscale;
+		int128		v;
+
+		if (c->consttype != NUMERICOID || c->constisnull)
+			return -1;
+		if (numeric_is_nan(DatumGetNumeric(c->constvalue)) || numeric_is_inf(DatumGetNumeric(c->constvalue)))
+			return -1;
+		dscale = DirectFunctionCall1Coll(numeric_scale, InvalidOid, c->constvalue);
+		if (DatumGetInt32(dscale) > NUMEXPR_MAX_SCALE ||
+			GpuextNumericToFixed(c->constvalue, DatumGetInt32(dscale), &v) != 0)
+			return -1;
+		e->regs[e->nregs] = v;
+		e->reg_scale[e->nregs] = DatumGetInt32(dscale);
+		return e->nregs++;
+	}
+	if (IsA(node, OpExpr) && ((OpExpr *) node)->opresulttype == NUMERICOID)
+	{
+		OpExpr	   *op = (OpExpr *) node;
+		NumStep    *s;
+		GpuAggRowOp		kind;
+		int			scale;
+
+		if (!GpuAggArithOp(op, F_NUMERIC_ADD, F_NUMERIC_SUB, F_NUMERIC_MUL, InvalidOid, F_NUMERIC_UMINUS, &kind))
+			return -1;
+		if ((a = CompileNumeric(cscan, linitial(op->args), e)) < 0 ||
+			(kind != ROWOP_NEG && (b = CompileNumeric(cscan, lsecond(op->args), e)) < 0) ||
+			e->nregs == NUMEXPR_REGS)
+			return -1;
+		/* numeric_add and numeric_sub: the larger display scale; numeric_mul: their sum */
+		scale = kind == ROWOP_NEG ? e->reg_scale[a] :
+			kind == ROWOP_MUL ? e->reg_scale[a] + e->reg_scale[b] : Max(e->reg_scale[a], e->reg_scale[b]);
+		if (scale > NUMEXPR_MAX_SCALE)
+			return -1;
+		s = &e->steps[e->nsteps++];
+		s->op = kind;
+		s->a = a;
+		s->b = b;
+		s->ka = (kind == ROWOP_ADD || kind == ROWOP_SUB) ? scale - e->reg_scale[a] : 0;
+		s->kb = (kind == ROWOP_ADD || kind == ROWOP_SUB) ? scale - e->reg_scale[b] : 0;
+		s->dst = e->nregs;
+		e->reg_scale[e->nregs] = scale;
+		return e->nregs++;
+	}
+	if (IsA(node, Var) && ((Var *) node)->vartype == NUMERICOID)
+	{
+		AttrNumber	att = GpuAggScanColumn(cscan, (Expr *) node);
+		int			precision;
+		int			scale = GpuAggTypmodScale(((Var *) node)->vartypmod, &precision);
+
+		if (att == 0 || scale < 0 || scale > NUMEXPR_MAX_SCALE)
+			return -1;
+		for (int i = 0; i < e->nloads; i++)
+			if (e->loads[i].att == att)
+				return e->loads[i].dst;
+		e->loads[e->nloads].att = att;
+		e->loads[e->nloads].dst = e->nregs;
+		e->load_scale[e->nloads] = scale;
+		e->nloads++;
+		e->reg_scale[e->nregs] = scale;
+		return e->nregs++;
+	}
+	return -1;
+}
+
+/* A numeric argument compiled, or NULL where it is not of the forms compiled. */
+GpuAggNumExpr *
+GpuAggCompileNumExpr(CustomScan *cscan, Expr *expr)
+{
+	GpuAggNumExpr *e = palloc0(sizeof(GpuAggNumExpr));
+	int			result;
+
+	if (exprType((Node *) expr) != NUMERICOID || (result = CompileNumeric(cscan, (Node *) expr, e)) < 0)
+		return NULL;
+	e->result = result;
+	e->scale = e->reg_scale[result];
+	return e;
+}
+
+/* The display scale of a compiled numeric argument's values. */
+int
+GpuAggNumExprScale(const GpuAggNumExpr *e)
+{
+	return e->scale;
+}
+
+/*
+ * A compiled numeric argument's value for a row read in place, as an integer
+ * at its display scale: false for a NaN or a value past 128 bits on the way,
+ * which the row's slot then computes.
+ */
+bool
+GpuAggNumExprEval(GpuAggNumExpr *e, GpuAggNumMemo *memo, const char *tp, const int *att_off, int128 *out)
+{
+	int128	   *r = e->regs;
+
+	for (int i = 0; i < e->nloads; i++)
+		if (GpuAggNumericColumn(memo, tp, att_off, e->loads[i].att, e->load_scale[i], &r[e->loads[i].dst]) != 0)
+			return false;
+	for (int i = 0; i < e->nsteps; i++)
+	{
+		const NumStep *s = &e->steps[i];
+		int128		a = r[s->a];
+		int128		b = r[s->b];
+		bool		overflow;
+
+		switch (s->op)
+		{
+			case ROWOP_ADD:
+				overflow = (s->ka != 0 && !GpuextFixedMulPow10(&a, s->ka)) ||
+					(s->kb != 0 && !GpuextFixedMulPow10(&b, s->kb)) || __builtin_add_overflow(a, b, &r[s->dst]);
+				break;
+			case ROWOP_SUB:
+				overflow = (s->ka != 0 && !GpuextFixedMulPow10(&a, s->ka)) ||
+					(s->kb != 0 && !GpuextFixedMulPow10(&b, s->kb)) || __builtin_sub_overflow(a, b, &r[s->dst]);
+				break;
+			case ROWOP_MUL:
+				/* two factors of 64 bits cannot overflow 128: no call to the checked multiply */
+				overflow = false;
+				if (a == (int64) a && b == (int64) b)
+					r[s->dst] = (int128) (int64) a * (int64) b;
+				else
+					overflow = __builtin_mul_overflow(a, b, &r[s->dst]);
+				break;
+			default:
+				overflow = __builtin_sub_overflow((int128) 0, a, &r[s->dst]);
+				break;
+		}
+		if (overflow)
+			return false;
+	}
+	*out = r[e->result];
+	return true;
 }
