@@ -350,7 +350,7 @@ AddColumns(GpuAggState *st, int n)
 			j += m;
 		}
 		for (; j < n; j++)
-			GpuextAccumAdd(in->acc, fetch_att(ptrs[j], true, in->fixed_len));
+			GpuextAccumAdd(in->acc, fetch_att(ptrs[j], true, in->type->value_bytes));
 	}
 }
 
