@@ -193,14 +193,11 @@ ToFixed64(const NumParts *p, int scale, int128 *out)
 	return true;
 }
 
-/* The finite value as an integer at scale: false if it has more than 38 digits there, or digits below it. */
+/* ToFixed past ToFixed64's reach: up to 38 digits, in 128-bit arithmetic. */
 static bool
-ToFixed(const NumParts *p, int scale, int128 *out)
+ToFixedWide(const NumParts *p, int scale, int128 *out)
 {
 	uint128		mag = 0;
-
-	if (ToFixed64(p, scale, out))
-		return true;
 
 	for (int i = 0; i < p->ndigits; i++)
 	{
@@ -226,6 +223,13 @@ ToFixed(const NumParts *p, int scale, int128 *out)
 		return false;
 	*out = p->negative ? -(int128) mag : (int128) mag;
 	return true;
+}
+
+/* The finite value as an integer at scale: false if it has more than 38 digits there, or digits below it. */
+static inline bool
+ToFixed(const NumParts *p, int scale, int128 *out)
+{
+	return ToFixed64(p, scale, out) || ToFixedWide(p, scale, out);
 }
 
 /* v * 10^k, false on overflow (a zero always fits). */
@@ -310,8 +314,6 @@ GpuextNumericToFixed(Datum value, int scale, int128 *out)
 	Decode(value, &p);
 	if (p.kind == NUM_IS_NAN)
 		return 1;
-	if (p.kind == NUM_FINITE && ToFixed64(&p, scale, out))
-		return 0;
 	return p.kind == NUM_FINITE && ToFixed(&p, scale, out) ? 0 : -1;
 }
 
