@@ -13,6 +13,7 @@
  *	gpuagg_inplace.c	which rows are read in place, and the WHERE, FILTERs and float arguments compiled for them
  *	gpuagg_keys.c		the GROUP BY keys: evaluated per row, numbered (a group each)
  *	gpuagg_group.c		the groups' per-input states and results
+ *	gpuagg_spill.c		groups past hash_mem: their rows spilled to partitions, each aggregated in turn
  *	gpuagg_parallel.c	parallel workers: their share of the table, merged by the leader
  *	gpuagg_numeric.c	numeric inputs: int64 at the scale of numeric(p <= 18, s), else exact CPU accumulators;
  *						numeric arguments compiled
@@ -185,6 +186,8 @@ typedef struct GpuAggStats
 	int64		device_batches;
 	int64		cpu_batches;
 	int64		groups;			/* GROUP BY: groups formed */
+	int64		rows_spilled;	/* rows written to spill partitions (gpuagg_spill.c) */
+	int64		spill_partitions;
 	int64		workers_launched;
 	double		total_ms;
 	double		device_ms;		/* in device calls: transfers, and waits for reductions */
@@ -242,6 +245,8 @@ typedef struct GpuAggState
 	uint32		ngroups;
 	uint32		groups_cap;		/* group_keys, group_rows and counts have room for this many */
 	uint32		next_group;		/* the next group to return */
+	uint32		max_groups;		/* groups a run keeps in hash_mem; past them, new keys spill */
+	struct GpuAggSpill *spill;	/* spilling, where the node's keys and values allow it, else NULL */
 	bool		use_device;		/* this run's grouped values go to the device */
 	bool		device_lost;	/* the device failed (auto): the run restarts on the CPU */
 	/* parallel runs */
@@ -291,6 +296,7 @@ extern AttrNumber GpuAggScanColumn(CustomScan *cscan, Expr *expr);
 extern void GpuAggWorkerScan(GpuAggState *st);
 extern void GpuAggNoteFallback(GpuAggState *st, const char *why);
 extern void GpuAggInputGrow(GpuAggState *st, GpuAggInput *in);
+extern bool GpuAggStartInputs(GpuAggState *st, bool may_use_device);
 
 /* gpuagg_pages.c */
 extern bool GpuAggColumnsEligible(GpuAggState *st);
@@ -300,12 +306,16 @@ extern void GpuAggGatherColumn(char *dst, const char *const *ptrs, int m, int by
 /* Groups the per-group arrays start with; they double. */
 #define GPUAGG_GROUPS_START 1024
 
+/* The group number of keys that find no room in hash_mem: their row is spilled (gpuagg_spill.c). */
+#define GPUAGG_SPILL PG_UINT32_MAX
+
 /* gpuagg_keys.c */
 extern void GpuAggGroupsBegin(GpuAggState *st, CustomScan *cscan);
 extern void GpuAggKeysEval(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext);
 extern uint32 GpuAggGroupLookup(GpuAggState *st);
 extern void GpuAggGroupLookupKeys(GpuAggState *st, const Datum *keys, uint32 *groups, int n);
 extern void GpuAggKeysReset(GpuAggState *st);
+extern bool GpuAggKeysByValue(GpuAggState *st);
 extern void GpuAggGroupsEnd(GpuAggState *st);
 
 /* gpuagg_group.c */
@@ -318,6 +328,15 @@ extern bool GpuAggGroupNext(GpuAggState *st);
 extern void GpuAggGroupsSettle(GpuAggState *st);
 extern const GpuextGroupState *GpuAggGroupState(GpuAggInput *in, uint32 group, size_t *bytes);
 extern size_t GpuAggGroupMerge(GpuAggState *st, GpuAggInput *in, uint32 group, const GpuextGroupState *src);
+
+/* gpuagg_spill.c */
+extern void GpuAggSpillBegin(GpuAggState *st);
+extern uint32 GpuAggSpillBudget(GpuAggState *st);
+extern void GpuAggSpillWrite(GpuAggState *st, const Datum *keys, uint64 flags, const Datum *values);
+extern void GpuAggSpillProduced(GpuAggState *st);
+extern void GpuAggSpillDiscard(GpuAggState *st);
+extern bool GpuAggSpillNext(GpuAggState *st);
+extern void GpuAggSpillEnd(GpuAggState *st);
 
 /* gpuagg_parallel.c */
 extern void GpuAggParallelStart(GpuAggState *st);

@@ -153,6 +153,7 @@ GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
 	st->columns = GpuAggColumnsEligible(st);
 	st->nodecxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg batches", ALLOCSET_DEFAULT_SIZES);
 	st->runcxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg run", ALLOCSET_DEFAULT_SIZES);
+	GpuAggSpillBegin(st);
 }
 
 /*
@@ -289,8 +290,8 @@ InputFinish(GpuAggState *st, GpuAggInput *in)
  * (if it may be used at all); a reducer and its pinned batches are kept
  * from run to run.
  */
-static bool
-StartInputs(GpuAggState *st, bool may_use_device)
+bool
+GpuAggStartInputs(GpuAggState *st, bool may_use_device)
 {
 	bool		device = may_use_device && GpuextUseDevice();
 
@@ -333,6 +334,27 @@ InputValue(GpuAggInput *in, TupleTableSlot *heapslot, ExprContext *econtext, Dat
 	return !isnull;
 }
 
+/* Spill a row of the slot whose keys (in the key slot) have no group: its keys and inputs' values. */
+static void
+SpillSlotRow(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext)
+{
+	Datum		values[64];
+	uint64		flags = 0;
+
+	for (int i = 0; i < st->ninputs; i++)
+	{
+		values[i] = 0;
+		if (InputValue(&st->inputs[i], heapslot, econtext, &values[i]))
+			flags |= UINT64CONST(1) << i;
+		if (st->inputs[i].type == NULL)
+			values[i] = 0;
+	}
+	for (int k = 0; k < st->nkeys; k++)
+		if (st->keyslot->tts_isnull[k])
+			flags |= UINT64CONST(1) << (st->ninputs + k);
+	GpuAggSpillWrite(st, st->keyslot->tts_values, flags, values);
+}
+
 /* Add one row's values, from its deformed slot: WHERE, then each input's FILTER and argument. */
 static pg_attribute_always_inline void
 TakeRow(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext)
@@ -363,6 +385,11 @@ TakeRow(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext)
 	{
 		uint32		group = GpuAggGroupLookup(st);
 
+		if (group == GPUAGG_SPILL)
+		{
+			SpillSlotRow(st, heapslot, econtext);
+			return;
+		}
 		st->group_rows[group]++;
 		for (int i = 0; i < st->ninputs; i++)
 		{
@@ -470,6 +497,22 @@ TakeFixedRow(GpuAggState *st, HeapTuple tuple)
 		}
 		ExecStoreVirtualTuple(ks);
 		group = GpuAggGroupLookup(st);
+		if (group == GPUAGG_SPILL)
+		{
+			uint64		flags = 0;
+			Datum		values[64];
+
+			for (int i = 0; i < st->ninputs; i++)
+			{
+				values[i] = 0;
+				if (InputInPlace(st, &st->inputs[i], tp, shared, NULL, NULL, &values[i]))
+					flags |= UINT64CONST(1) << i;
+				if (st->inputs[i].type == NULL)
+					values[i] = 0;
+			}
+			GpuAggSpillWrite(st, ks->tts_values, flags, values);
+			return true;
+		}
 		st->group_rows[group]++;
 		for (int i = 0; i < st->ninputs; i++)
 		{
@@ -588,17 +631,22 @@ RunGroups(GpuAggState *st, bool device)
 		GpuAggParallelFinish(st);
 	GpuAggGroupsFinish(st);
 	if (!st->device_lost)
+	{
+		GpuAggSpillProduced(st);
 		return;
+	}
+	GpuAggSpillDiscard(st);
 	st->stats.rows_read = read_before;
 	st->stats.rows_passed = passed_before;
 	st->stats.rows_in_place = in_place_before;
 	st->stats.pages_from_files = files_before;
 	st->stats.pages_from_buffers = buffers_before;
 	MemoryContextReset(st->runcxt);
-	StartInputs(st, false);
+	GpuAggStartInputs(st, false);
 	GpuAggGroupsStart(st, false);
 	ScanTable(st);
 	GpuAggGroupsFinish(st);
+	GpuAggSpillProduced(st);
 }
 
 /* One run: scan, reduce, and put the aggregates into the scan tuple (without GROUP BY) or the groups. */
@@ -616,7 +664,7 @@ Run(GpuAggState *st)
 	if (st->timing)
 		INSTR_TIME_SET_CURRENT(start);
 	st->stats.runs++;
-	device = StartInputs(st, true);
+	device = GpuAggStartInputs(st, true);
 	if (st->nworkers > 0 && !IsParallelWorker())
 		GpuAggParallelStart(st);
 	if (st->nkeys > 0)
@@ -671,7 +719,7 @@ Run(GpuAggState *st)
 void
 GpuAggWorkerScan(GpuAggState *st)
 {
-	StartInputs(st, gpuext_device_mode == GPUEXT_DEVICE_GPU || GpuextServiceAvailable());
+	GpuAggStartInputs(st, gpuext_device_mode == GPUEXT_DEVICE_GPU || GpuextServiceAvailable());
 	if (st->nkeys > 0)
 	{
 		GpuAggGroupsStart(st, false);
@@ -710,6 +758,8 @@ GpuAggExec(CustomScanState *node)
 			bool		more = GpuAggGroupNext(st);
 
 			MemoryContextSwitchTo(old);
+			if (!more && GpuAggSpillNext(st))
+				continue;
 			if (!more)
 				return NULL;
 		}
@@ -732,6 +782,7 @@ GpuAggEnd(CustomScanState *node)
 	GpuAggState *st = (GpuAggState *) node;
 
 	ExecClearTuple(node->ss.ss_ScanTupleSlot);
+	GpuAggSpillEnd(st);
 	GpuAggGroupsEnd(st);
 	MemoryContextDelete(st->runcxt);
 	MemoryContextDelete(st->nodecxt);
@@ -744,6 +795,7 @@ GpuAggReScan(CustomScanState *node)
 	GpuAggState *st = (GpuAggState *) node;
 
 	ExecClearTuple(node->ss.ss_ScanTupleSlot);
+	GpuAggSpillEnd(st);
 	MemoryContextReset(st->runcxt);
 	st->done = false;
 }

@@ -70,8 +70,8 @@ ShowTiming(GpuAggState *st, ExplainState *es)
 
 /*
  * EXPLAIN: the filter and the aggregates; with ANALYZE (once the node ran)
- * its rows, batches and fallback, summed over its runs, and with TIMING the
- * stage times.
+ * its rows, groups, spilled rows, batches and fallback, summed over its
+ * runs, and with TIMING the stage times.
  */
 void
 GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
@@ -96,6 +96,12 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 			appendStringInfo(es->str, "  Groups: " INT64_FORMAT, st->stats.groups);
 		appendStringInfo(es->str, "  Batches: " INT64_FORMAT " on device, " INT64_FORMAT " on CPU\n",
 						 st->stats.device_batches, st->stats.cpu_batches);
+		if (st->stats.rows_spilled > 0)
+		{
+			GpuextExplainIndent(es);
+			appendStringInfo(es->str, "Rows Spilled: " INT64_FORMAT "  Spill Partitions: " INT64_FORMAT "\n",
+							 st->stats.rows_spilled, st->stats.spill_partitions);
+		}
 		if (es->verbose && st->stats.pages_from_files + st->stats.pages_from_buffers > 0)
 		{
 			GpuextExplainIndent(es);
@@ -111,6 +117,11 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyInteger("Rows In Place", NULL, st->stats.rows_in_place, es);
 		if (st->nkeys > 0)
 			ExplainPropertyInteger("Groups", NULL, st->stats.groups, es);
+		if (st->stats.rows_spilled > 0)
+		{
+			ExplainPropertyInteger("Rows Spilled", NULL, st->stats.rows_spilled, es);
+			ExplainPropertyInteger("Spill Partitions", NULL, st->stats.spill_partitions, es);
+		}
 		if (es->verbose)
 		{
 			ExplainPropertyInteger("Heap Blocks From Files", NULL, st->stats.pages_from_files, es);

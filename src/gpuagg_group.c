@@ -332,7 +332,8 @@ GpuAggGroupAdd(GpuAggState *st, GpuAggInput *in, uint32 group, Datum value)
 /*
  * Add n values of a plain column (one at each of ptrs) to their groups, as
  * GpuAggGroupAdd adds one: the values gathered into the sink's batch and the
- * group numbers copied beside them.
+ * group numbers copied beside them (a spilled row's, GPUAGG_SPILL, is past
+ * every state, so the reduction leaves its value out).
  */
 void
 GpuAggGroupAddColumn(GpuAggState *st, GpuAggInput *in, const uint32 *groups, const char *const *ptrs, int n)
@@ -343,7 +344,8 @@ GpuAggGroupAddColumn(GpuAggState *st, GpuAggInput *in, const uint32 *groups, con
 	if (in->type == NULL)
 	{
 		for (j = 0; j < n; j++)
-			in->group_counts[groups[j]]++;
+			if (groups[j] != GPUAGG_SPILL)
+				in->group_counts[groups[j]]++;
 		return;
 	}
 	if (in->group_accs)
@@ -407,6 +409,7 @@ GpuAggGroupsStart(GpuAggState *st, bool device)
 		}
 	}
 	st->use_device = device;
+	st->max_groups = GpuAggSpillBudget(st);
 	for (int i = 0; i < st->ninputs; i++)
 	{
 		GpuAggInput *in = &st->inputs[i];

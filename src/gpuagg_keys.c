@@ -413,6 +413,8 @@ ImageLookup(GpuAggState *st, bool *isnew)
 			*isnew = false;
 			return im->recent_group[h];
 		}
+		if (unlikely(st->ngroups >= st->max_groups) && packedkey_lookup(im->packed, packed) == NULL)
+			return GPUAGG_SPILL;
 		pe = packedkey_insert(im->packed, packed, &found);
 		*isnew = !found;
 		if (!found)
@@ -454,6 +456,8 @@ ImageLookup(GpuAggState *st, bool *isnew)
 	}
 	key.bytes = im->buf.data;
 	key.len = im->buf.len;
+	if (unlikely(st->ngroups >= st->max_groups) && keyimage_lookup(im->table, key) == NULL)
+		return GPUAGG_SPILL;
 	entry = keyimage_insert(im->table, key, &found);
 	*isnew = !found;
 	if (found)
@@ -507,7 +511,10 @@ DirectSlot(GpuAggDirect *d, MemoryContext cxt, Datum value)
 	return &(*page)[idx & (DIRECT_PAGE_SIZE - 1)];
 }
 
-/* The group number of the keys in the key slot, a new group if they are new. */
+/*
+ * The group number of the keys in the key slot, a new group if they are
+ * new, or GPUAGG_SPILL for new keys once the run has max_groups.
+ */
 uint32
 GpuAggGroupLookup(GpuAggState *st)
 {
@@ -521,10 +528,16 @@ GpuAggGroupLookup(GpuAggState *st)
 	{
 		if (likely(*slot != DIRECT_EMPTY))
 			return *slot;
+		if (unlikely(st->ngroups >= st->max_groups))
+			return GPUAGG_SPILL;
 		group = *slot = NewKeyedGroup(st);
 	}
 	else if (st->images)
+	{
 		group = ImageLookup(st, &isnew);
+		if (group == GPUAGG_SPILL)
+			return group;
+	}
 	else
 	{
 		entry = LookupTupleHashEntry(st->hashtable, st->keyslot, &isnew, NULL);
@@ -548,7 +561,8 @@ GpuAggGroupLookup(GpuAggState *st)
 /*
  * The group numbers of a page's rows' keys (key k of row j at
  * keys[k * MaxHeapTuplesPerPage + j]): a single key already in the direct
- * map found there inline, any other through the key slot.
+ * map found there inline, any other through the key slot (GPUAGG_SPILL
+ * where it has no room).
  */
 void
 GpuAggGroupLookupKeys(GpuAggState *st, const Datum *keys, uint32 *groups, int n)
@@ -601,6 +615,18 @@ GpuAggKeysReset(GpuAggState *st)
 	st->groups_cap = GPUAGG_GROUPS_START;
 	st->group_keys = MemoryContextAllocHuge(st->runcxt, sizeof(MinimalTuple) * st->groups_cap);
 	st->group_rows = MemoryContextAllocHuge(st->runcxt, sizeof(int64) * st->groups_cap);
+}
+
+/* Whether the keys are compared as bytes and each passed by value (their rows can be spilled). */
+bool
+GpuAggKeysByValue(GpuAggState *st)
+{
+	if (st->images == NULL)
+		return false;
+	for (int k = 0; k < st->nkeys; k++)
+		if (st->images->typlen[k] <= 0)
+			return false;
+	return true;
 }
 
 /* Let go of the key slots' tuples (the device buffers go with the node's memory contexts). */

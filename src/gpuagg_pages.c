@@ -354,6 +354,27 @@ AddColumns(GpuAggState *st, int n)
 	}
 }
 
+/* Spill passing row j of the page, whose keys have no group: its keys and each input's value. */
+static void
+SpillColumnRow(GpuAggState *st, int j)
+{
+	Datum		keys[64];
+	Datum		values[64];
+	uint64		flags = 0;
+
+	for (int k = 0; k < st->nkeys; k++)
+		keys[k] = st->colkeys[(Size) k * MaxHeapTuplesPerPage + j];
+	for (int c = 0; c < st->ninputs; c++)
+	{
+		GpuAggInput *in = &st->inputs[c];
+
+		values[c] = in->type == NULL ? 0 :
+			fetch_att(st->colptrs[(Size) c * MaxHeapTuplesPerPage + j], true, in->type->value_bytes);
+		flags |= UINT64CONST(1) << c;
+	}
+	GpuAggSpillWrite(st, keys, flags, values);
+}
+
 /*
  * A page's visible rows added to the inputs column by column (where
  * GpuAggColumnsEligible): each passing row's values located (and with GROUP
@@ -403,7 +424,12 @@ GpuAggTakePageColumns(GpuAggState *st, GpuAggPages *pg)
 	if (st->nkeys > 0)
 		GpuAggGroupLookupKeys(st, st->colkeys, groups, npass);
 	for (int j = 0; j < npass && st->nkeys > 0; j++)
-		st->group_rows[groups[j]]++;
+	{
+		if (unlikely(groups[j] == GPUAGG_SPILL))
+			SpillColumnRow(st, j);
+		else
+			st->group_rows[groups[j]]++;
+	}
 	if (st->nkeys == 0)
 		AddColumns(st, npass);
 	else

@@ -19,8 +19,10 @@
  * (cpu_operator_cost a key, as a hashed Agg), the arguments and FILTERs per
  * passing row, and per value going to the device a tenth of
  * cpu_operator_cost, in place of PostgreSQL's transition functions; per
- * group the output row and HAVING.  Groups are kept in memory: where the
- * estimated groups would not fit in hash_mem the path is not offered.  The
+ * group the output row and HAVING.  Groups are kept in hash_mem: where the
+ * estimated groups would not fit, the rows of the others are spilled and
+ * read back (gpuagg_spill.c), charged as a hashed Agg's spill, without
+ * workers; where they cannot be spilled, the path is not offered.  The
  * fixed costs of the device (a batch's launch and wait, pinned buffers) are
  * not in the cost but in gpuext.agg_min_rows, the measured crossover, as
  * gpuext.sort_min_rows is for sorts.
@@ -54,6 +56,7 @@
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
 #include "utils/spccache.h"
+#include "utils/typcache.h"
 
 #include "gpuagg.h"
 
@@ -294,6 +297,51 @@ GroupBytes(List *keys, List *aggrefs)
 	return bytes;
 }
 
+/*
+ * Whether the groups could spill past hash_mem (gpuagg_spill.c): every key
+ * compared as its bytes and passed by value, with its type's own equality,
+ * and no numeric argument.
+ */
+static bool
+SpillEligible(List *keys, List *eqops, List *aggrefs)
+{
+	ListCell   *lc,
+			   *le;
+
+	forboth(lc, keys, le, eqops)
+	{
+		Oid			type = exprType(lfirst(lc));
+
+		switch (type)
+		{
+			case INT2OID:
+			case INT4OID:
+			case INT8OID:
+			case OIDOID:
+			case DATEOID:
+			case TIMEOID:
+			case TIMESTAMPOID:
+			case TIMESTAMPTZOID:
+			case BOOLOID:
+			case CHAROID:
+				break;
+			default:
+				return false;
+		}
+		if (lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr != lfirst_oid(le))
+			return false;
+	}
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *aggref = lfirst_node(Aggref, lc);
+
+		if (aggref->args != NIL &&
+			getBaseType(exprType((Node *) linitial_node(TargetEntry, aggref->args)->expr)) == NUMERICOID)
+			return false;
+	}
+	return list_length(keys) + list_length(aggrefs) <= 64;
+}
+
 /* Whether an expression holds a Param: parallel runs pass none to their workers. */
 static bool
 HasParamWalker(Node *node, void *context)
@@ -427,6 +475,23 @@ CostPath(PlannerInfo *root, RelOptInfo *baserel, List *aggrefs, List *keys, List
 }
 
 /*
+ * Spilling, where only a share (fits) of the groups fits in hash_mem: the
+ * other groups' rows written and read back (as cost_agg charges a hashed Agg's
+ * spill), and their keys looked up again.
+ */
+static void
+CostSpill(RelOptInfo *baserel, List *keys, List *aggrefs, double fits, Path *path)
+{
+	double		rows = baserel->rows * (1 - fits);
+	double		pages = ceil(rows * sizeof(Datum) * (list_length(keys) + 1 + list_length(aggrefs)) / BLCKSZ);
+
+	path->startup_cost += pages * (random_page_cost + seq_page_cost) +
+		rows * (cpu_tuple_cost + cpu_operator_cost * list_length(keys));
+	path->total_cost += pages * (random_page_cost + seq_page_cost) +
+		rows * (cpu_tuple_cost + cpu_operator_cost * list_length(keys));
+}
+
+/*
  * Offer a GpuAgg path for the aggregates of a one-table query where it can
  * use a GPU (not under gpuext.device = cpu, nor in a build without device
  * code), after any earlier hook; why not at DEBUG1.
@@ -442,6 +507,7 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	List	   *having = NIL;
 	List	   *eqops = NIL;
 	double		groups = 1;
+	double		fits = 1;
 	int			workers;
 
 	if (prev_create_upper_paths_hook)
@@ -461,9 +527,11 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	if (aggrefs != NIL && keys != NIL)
 	{
 		groups = estimate_num_groups(root, keys, input_rel->rows, NULL, NULL);
-		if (groups * GroupBytes(keys, aggrefs) > get_hash_memory_limit())
+		fits = get_hash_memory_limit() / (groups * GroupBytes(keys, aggrefs));
+		if (fits < 1 && !SpillEligible(keys, eqops, aggrefs))
 		{
-			refusal = psprintf("%.0f groups estimated would not fit in hash_mem", groups);
+			refusal = psprintf("%.0f groups estimated would not fit in hash_mem, and their keys or values cannot spill",
+							   groups);
 			aggrefs = NIL;
 		}
 	}
@@ -473,8 +541,8 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		return;
 	}
 
-	/* The serial path, and one with workers where the table would get some */
-	workers = ParallelWorkers(root, input_rel, aggrefs, keys);
+	/* The serial path, and one with workers where the table would get some and the groups fit */
+	workers = fits < 1 ? 0 : ParallelWorkers(root, input_rel, aggrefs, keys);
 	for (int w = 0; w <= workers; w += Max(workers, 1))
 	{
 		CustomPath *cpath = makeNode(CustomPath);
@@ -487,6 +555,8 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		cpath->custom_private = lappend(list_make5(makeInteger(relid), aggrefs, keys, having, eqops),
 										makeInteger(w));
 		CostPath(root, input_rel, aggrefs, keys, having, groups, output_rel->reltarget, w, &cpath->path);
+		if (fits < 1)
+			CostSpill(input_rel, keys, aggrefs, fits, &cpath->path);
 		add_path(output_rel, &cpath->path);
 	}
 }
