@@ -212,7 +212,7 @@ SELECT check_grp('SELECT k4, count(*) FROM ggrp GROUP BY ROLLUP (k4) ORDER BY 1'
 SELECT check_grp('SELECT id, kt, count(*) FROM ggrp GROUP BY id ORDER BY 1', offload => false);
 SELECT check_grp('SELECT k4 + (random() > 2)::int, count(*) FROM ggrp GROUP BY 1 ORDER BY 1', offload => false);
 SELECT check_grp('SELECT k4::bit(10), count(*) FROM ggrp GROUP BY 1 ORDER BY 1', offload => false);
--- Groups that would not fit in hash_mem are left to PostgreSQL.
+-- Groups past hash_mem would spill (gpuagg_spill): an index on the key is cheaper here.
 SET work_mem = '64kB';
 SELECT NOT gpuagg_planned('SELECT id, sum(i4) FROM ggrp GROUP BY id') AS too_many_groups_for_hash_mem;
 SELECT gpuagg_planned('SELECT kt, sum(i4) FROM ggrp GROUP BY 1') = (SELECT gpu_kernels FROM gpuext_info(open_device => false)) AS few_groups_offloaded;
