@@ -129,6 +129,35 @@ typedef struct GpuAggKeyImages
 } GpuAggKeyImages;
 
 /*
+ * A key type whose values are equal under its own equality exactly when
+ * their bytes are: its length (-1 for text, under a deterministic
+ * collation), else 0.
+ */
+int16
+GpuAggByteEqualType(Oid type)
+{
+	switch (type)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case OIDOID:
+		case DATEOID:
+		case TIMEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+		case BOOLOID:
+		case CHAROID:
+			return get_typlen(type);
+		case TEXTOID:
+		case VARCHAROID:
+			return -1;
+		default:
+			return 0;
+	}
+}
+
+/*
  * The key images of a GROUP BY whose keys are all equal exactly when their
  * bytes are (the type's own equality over integers, date, timestamps,
  * bool, or text under a deterministic collation), else NULL.
@@ -146,29 +175,11 @@ ByteEqualKeys(GpuAggState *st, TupleDesc desc, const Oid *eqops, const Oid *coll
 
 		if (tc->eq_opr != eqops[i])
 			return NULL;
-		switch (type)
-		{
-			case INT2OID:
-			case INT4OID:
-			case INT8OID:
-			case OIDOID:
-			case DATEOID:
-			case TIMEOID:
-			case TIMESTAMPOID:
-			case TIMESTAMPTZOID:
-			case BOOLOID:
-			case CHAROID:
-				typlen[i] = TupleDescAttr(desc, i)->attlen;
-				break;
-			case TEXTOID:
-			case VARCHAROID:
-				if (!OidIsValid(collations[i]) || !get_collation_isdeterministic(collations[i]))
-					return NULL;
-				typlen[i] = -1;
-				break;
-			default:
-				return NULL;
-		}
+		typlen[i] = GpuAggByteEqualType(type);
+		if (typlen[i] == 0)
+			return NULL;
+		if (typlen[i] < 0 && (!OidIsValid(collations[i]) || !get_collation_isdeterministic(collations[i])))
+			return NULL;
 	}
 	images = palloc0(sizeof(GpuAggKeyImages));
 	images->typlen = typlen;

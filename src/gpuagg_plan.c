@@ -312,23 +312,7 @@ SpillEligible(List *keys, List *eqops, List *aggrefs)
 	{
 		Oid			type = exprType(lfirst(lc));
 
-		switch (type)
-		{
-			case INT2OID:
-			case INT4OID:
-			case INT8OID:
-			case OIDOID:
-			case DATEOID:
-			case TIMEOID:
-			case TIMESTAMPOID:
-			case TIMESTAMPTZOID:
-			case BOOLOID:
-			case CHAROID:
-				break;
-			default:
-				return false;
-		}
-		if (lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr != lfirst_oid(le))
+		if (GpuAggByteEqualType(type) <= 0 || lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr != lfirst_oid(le))
 			return false;
 	}
 	foreach(lc, aggrefs)
