@@ -342,13 +342,8 @@ SpillSlotRow(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext)
 	uint64		flags = 0;
 
 	for (int i = 0; i < st->ninputs; i++)
-	{
-		values[i] = 0;
 		if (InputValue(&st->inputs[i], heapslot, econtext, &values[i]))
 			flags |= UINT64CONST(1) << i;
-		if (st->inputs[i].type == NULL)
-			values[i] = 0;
-	}
 	for (int k = 0; k < st->nkeys; k++)
 		if (st->keyslot->tts_isnull[k])
 			flags |= UINT64CONST(1) << (st->ninputs + k);
@@ -448,6 +443,19 @@ InputInPlace(GpuAggState *st, GpuAggInput *in, const char *tp, const float8 *sha
 	return true;
 }
 
+/* Spill a row read in place whose keys (in the key slot, none NULL) have no group. */
+static void
+SpillInPlaceRow(GpuAggState *st, const char *tp, const float8 *shared)
+{
+	Datum		values[64];
+	uint64		flags = 0;
+
+	for (int i = 0; i < st->ninputs; i++)
+		if (InputInPlace(st, &st->inputs[i], tp, shared, NULL, NULL, &values[i]))
+			flags |= UINT64CONST(1) << i;
+	GpuAggSpillWrite(st, st->keyslot->tts_values, flags, values);
+}
+
 /*
  * Add one row's values straight from a heap tuple, when the WHERE clause,
  * the FILTERs and the arguments are compiled or plain columns, and the keys
@@ -499,18 +507,7 @@ TakeFixedRow(GpuAggState *st, HeapTuple tuple)
 		group = GpuAggGroupLookup(st);
 		if (group == GPUAGG_SPILL)
 		{
-			uint64		flags = 0;
-			Datum		values[64];
-
-			for (int i = 0; i < st->ninputs; i++)
-			{
-				values[i] = 0;
-				if (InputInPlace(st, &st->inputs[i], tp, shared, NULL, NULL, &values[i]))
-					flags |= UINT64CONST(1) << i;
-				if (st->inputs[i].type == NULL)
-					values[i] = 0;
-			}
-			GpuAggSpillWrite(st, ks->tts_values, flags, values);
+			SpillInPlaceRow(st, tp, shared);
 			return true;
 		}
 		st->group_rows[group]++;

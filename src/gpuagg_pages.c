@@ -366,10 +366,9 @@ SpillColumnRow(GpuAggState *st, int j)
 		keys[k] = st->colkeys[(Size) k * MaxHeapTuplesPerPage + j];
 	for (int c = 0; c < st->ninputs; c++)
 	{
-		GpuAggInput *in = &st->inputs[c];
-
-		values[c] = in->type == NULL ? 0 :
-			fetch_att(st->colptrs[(Size) c * MaxHeapTuplesPerPage + j], true, in->type->value_bytes);
+		if (st->inputs[c].type != NULL)
+			values[c] = fetch_att(st->colptrs[(Size) c * MaxHeapTuplesPerPage + j], true,
+								  st->inputs[c].type->value_bytes);
 		flags |= UINT64CONST(1) << c;
 	}
 	GpuAggSpillWrite(st, keys, flags, values);

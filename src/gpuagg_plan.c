@@ -468,11 +468,11 @@ CostSpill(RelOptInfo *baserel, List *keys, List *aggrefs, double fits, Path *pat
 {
 	double		rows = baserel->rows * (1 - fits);
 	double		pages = ceil(rows * sizeof(Datum) * (list_length(keys) + 1 + list_length(aggrefs)) / BLCKSZ);
+	Cost		cost = pages * (random_page_cost + seq_page_cost) +
+		rows * (cpu_tuple_cost + cpu_operator_cost * list_length(keys));
 
-	path->startup_cost += pages * (random_page_cost + seq_page_cost) +
-		rows * (cpu_tuple_cost + cpu_operator_cost * list_length(keys));
-	path->total_cost += pages * (random_page_cost + seq_page_cost) +
-		rows * (cpu_tuple_cost + cpu_operator_cost * list_length(keys));
+	path->startup_cost += cost;
+	path->total_cost += cost;
 }
 
 /*

@@ -10,9 +10,10 @@
  * rows.  A partition is read back as a run of its own, which spills again
  * (with other bits of the hash) if it still has too many groups.  Each key
  * lives in one run only, so each group is returned once.  Only keys and
- * values passed by value are spilled (GpuAggSpillEligible): integer, date
- * and timestamp keys; integer, float, date and timestamp values.  Serial
- * runs only: a parallel plan is not offered where its groups would spill.
+ * values passed by value are spilled (SpillEligible of gpuagg_plan.c):
+ * keys equal as bytes of fixed width (GpuAggByteEqualType), no numeric
+ * value.  Serial runs only: a parallel plan is not offered where its groups
+ * would spill.
  */
 #include "postgres.h"
 
@@ -144,7 +145,8 @@ SpillPartition(GpuAggSpill *sp, const Datum *keys, uint64 flags, int level)
 
 /*
  * Spill one row: its keys (with the NULL flags above the inputs' bits of
- * flags) and its inputs' values, into the current run's partitions.
+ * flags) and the values of its inputs that have one (only counted ones
+ * stored as 0), into the current run's partitions.
  */
 void
 GpuAggSpillWrite(GpuAggState *st, const Datum *keys, uint64 flags, const Datum *values)
@@ -180,7 +182,8 @@ GpuAggSpillWrite(GpuAggState *st, const Datum *keys, uint64 flags, const Datum *
 	}
 	memcpy(rec, keys, sizeof(Datum) * sp->nkeys);
 	rec[sp->nkeys] = (Datum) flags;
-	memcpy(rec + sp->nkeys + 1, values, sizeof(Datum) * sp->ninputs);
+	for (int i = 0; i < sp->ninputs; i++)
+		rec[sp->nkeys + 1 + i] = (flags >> i) & 1 && st->inputs[i].type != NULL ? values[i] : 0;
 	BufFileWrite(part->file, rec, sp->record_bytes);
 	part->rows++;
 	st->stats.rows_spilled++;
