@@ -173,6 +173,15 @@ extern void GpuextArenaResetPeak(void);
 extern void GpuextServicePublishSettings(void);
 extern void GpuextFutexWake(pg_atomic_uint32 *word);
 extern void GpuextFutexWait(pg_atomic_uint32 *word, uint32 seen, int timeout_ms);
+extern bool GpuextSpinFor(pg_atomic_uint32 *word, uint32 want, int max_us);
+
+/*
+ * Microseconds a backend spins for an answer, and a service thread for its
+ * client's next request, before sleeping: most come that soon, and a wake
+ * through the supervisor and a latch costs far more.
+ */
+#define SERVICE_ANSWER_SPIN_US 50
+#define SERVICE_REQUEST_SPIN_US 20
 
 /* service_supervisor.c: the background worker */
 extern PGDLLEXPORT void GpuextServiceSupervisorMain(Datum arg);

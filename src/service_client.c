@@ -4,8 +4,10 @@
  *		gpuext_cuda.h becomes a request to the GPU service.
  *
  * A request is written into the backend's slot, the slot's service thread
- * is woken by a futex, and the backend sleeps on its latch until the
- * supervisor sets it.  No interrupt is served while a request is in
+ * is woken by a futex, and the backend spins briefly for the answer, then
+ * sleeps on its latch until the supervisor sets it.  A request that only
+ * enqueues work on the device returns at once; its answer is read before
+ * the next request.  No interrupt is served while a request is in
  * flight: a cancel is passed to the service, which ends the request at
  * once, and the caller then sees GPUEXT_INTERRUPTED as from a local wait.
  * Pinned memory is arena pages; device pointers are the service's, held
@@ -91,7 +93,8 @@ ClaimSlot(ServiceSlot *s, uint32 generation)
 static bool
 EnqueueOnly(ServiceOp op)
 {
-	return op == SOP_COPY_TO_DEVICE || op == SOP_COPY_TO_HOST || op == SOP_MARK || op == SOP_FREE;
+	return op == SOP_COPY_TO_DEVICE || op == SOP_COPY_TO_HOST || op == SOP_MARK || op == SOP_FREE ||
+		op == SOP_REDUCE || op == SOP_GROUPS_CLEAR || op == SOP_GROUPS_ADD || op == SOP_GROUPS_RESULT;
 }
 
 /*
@@ -110,7 +113,8 @@ Answer(ServiceSlot *s, ServiceOp op, uint32 generation)
 	{
 		uint32		state = pg_atomic_read_u32(&s->state);
 
-		if (state == SLOT_DONE)
+		if (state == SLOT_DONE ||
+			(state != SLOT_IDLE && GpuextSpinFor(&s->state, SLOT_DONE, SERVICE_ANSWER_SPIN_US)))
 			break;
 		if (!cancelled && GpuextPollInterrupts(NULL))
 		{

@@ -491,7 +491,8 @@ ClientThread(void *arg)
 		GpuextStatus st;
 		uint64		start;
 
-		if (pg_atomic_read_u32(&s->state) != SLOT_REQUEST)
+		if (pg_atomic_read_u32(&s->state) != SLOT_REQUEST &&
+			!GpuextSpinFor(&s->state, SLOT_REQUEST, SERVICE_REQUEST_SPIN_US))
 		{
 			GpuextFutexWait(&s->seq, seq, 1000);
 			continue;

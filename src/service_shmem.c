@@ -17,6 +17,7 @@
 #include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "miscadmin.h"
@@ -418,6 +419,28 @@ void
 GpuextFutexWake(pg_atomic_uint32 *word)
 {
 	syscall(SYS_futex, (uint32 *) &word->value, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+/* Spin up to max_us for *word to read want, without sleeping; whether it did. */
+bool
+GpuextSpinFor(pg_atomic_uint32 *word, uint32 want, int max_us)
+{
+	struct timespec start,
+				now;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;)
+	{
+		for (int i = 0; i < 64; i++)
+		{
+			if (pg_atomic_read_u32(word) == want)
+				return true;
+			pg_spin_delay();
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - start.tv_sec) * 1000000L + (now.tv_nsec - start.tv_nsec) / 1000 >= max_us)
+			return false;
+	}
 }
 
 /* Sleep while *word is seen, at most timeout_ms (a wake, a signal or a change ends it early). */
