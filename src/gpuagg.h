@@ -213,6 +213,10 @@ typedef struct GpuAggState
 	bool		fixed;			/* heap tuples without NULLs are read in place, column by offset */
 	bool		columns;		/* ... and a page's rows added column by column (gpuagg_pages.c) */
 	const char **colptrs;		/* ... per input, where each of a page's rows has its value */
+	const char ***plain_dst;	/* ... the colptrs of the inputs of plain columns, */
+	int		   *plain_att;		/* ... their columns (from 0), */
+	int		   *plain_off;		/* ... the columns' offsets in the row at hand, */
+	int			nplain;			/* ... and how many */
 	float8	   *rowcols;		/* ... rowargs' registers for a page's rows, or NULL */
 	GpuAggNumMemo *nummemo;		/* ... rows' numeric columns, decoded once a row */
 	Datum	   *colkeys;		/* ... per key, each of a page's rows' value */

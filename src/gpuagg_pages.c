@@ -290,6 +290,16 @@ GpuAggColumnsEligible(GpuAggState *st)
 	}
 	st->colptrs = palloc(sizeof(const char *) * MaxHeapTuplesPerPage * Max(st->ninputs, 1));
 	st->colkeys = palloc(sizeof(Datum) * MaxHeapTuplesPerPage * Max(st->nkeys, 1));
+	st->plain_dst = palloc(sizeof(const char **) * Max(st->ninputs, 1));
+	st->plain_att = palloc(sizeof(int) * Max(st->ninputs, 1));
+	st->plain_off = palloc(sizeof(int) * Max(st->ninputs, 1));
+	st->nplain = 0;
+	for (int i = 0; i < st->ninputs; i++)
+		if (st->inputs[i].arg == NULL && st->inputs[i].type != NULL)
+		{
+			st->plain_dst[st->nplain] = st->colptrs + (Size) i * MaxHeapTuplesPerPage;
+			st->plain_att[st->nplain++] = st->inputs[i].argatt - 1;
+		}
 	if (st->rowargs != NULL)
 		st->rowcols = GpuAggRowExprColumns(st->rowargs);
 	for (int i = 0; i < st->ninputs; i++)
@@ -375,6 +385,49 @@ SpillColumnRow(GpuAggState *st, int j)
 }
 
 /*
+ * A page's rows that pass the WHERE clause: where each plain column input
+ * has its value, the compiled arguments' registers and the keys, row by row.
+ */
+static int
+PageRows(GpuAggState *st, GpuAggPages *pg)
+{
+	const char **const *dst = st->plain_dst;
+	const int  *att = st->plain_att;
+	int		   *off = st->plain_off;
+	const int  *att_off = st->att_off;
+	int			ncols = st->nplain;
+	bool		walk = st->walk_from < st->maxatt;
+	GpuAggRowQual *rowqual = st->rowqual;
+	int			npass = 0;
+
+	for (int c = 0; c < ncols; c++)
+		off[c] = att_off[att[c]];
+	for (int i = 0; i < pg->ntuples; i++)
+	{
+		HeapTupleHeader th = (HeapTupleHeader) PageGetItem(pg->page, PageGetItemId(pg->page, pg->offsets[i]));
+		const char *tp = (const char *) th + th->t_hoff;
+
+		if (walk)
+		{
+			GpuAggWalkOffsets(st, tp);
+			for (int c = 0; c < ncols; c++)
+				off[c] = att_off[att[c]];
+		}
+		if (rowqual != NULL && !GpuAggRowQualPasses(rowqual, tp, att_off))
+			continue;
+		for (int c = 0; c < ncols; c++)
+			dst[c][npass] = tp + off[c];
+		if (st->rowcols != NULL)
+			GpuAggRowExprLoad(st->rowargs, tp, att_off, st->rowcols, npass);
+		for (int k = 0; k < st->nkeys; k++)
+			st->colkeys[(Size) k * MaxHeapTuplesPerPage + npass] =
+				fetch_att(tp + att_off[st->key_att[k] - 1], st->key_byval[k], st->key_len[k]);
+		npass++;
+	}
+	return npass;
+}
+
+/*
  * A page's visible rows added to the inputs column by column (where
  * GpuAggColumnsEligible): each passing row's values located (and with GROUP
  * BY its group found), then each input's values gathered at once.  False,
@@ -395,26 +448,9 @@ GpuAggTakePageColumns(GpuAggState *st, GpuAggPages *pg)
 		if ((th->t_infomask & HEAP_HASNULL) != 0 || HeapTupleHeaderGetNatts(th) < st->maxatt)
 			return false;
 	}
+	npass = PageRows(st, pg);
 	for (int i = 0; i < n; i++)
-	{
-		HeapTupleHeader th = (HeapTupleHeader) PageGetItem(pg->page, PageGetItemId(pg->page, pg->offsets[i]));
-		const char *tp = (const char *) th + th->t_hoff;
-
 		pgstat_count_heap_getnext(pg->rel);
-		if (st->walk_from < st->maxatt)
-			GpuAggWalkOffsets(st, tp);
-		if (st->rowqual != NULL && !GpuAggRowQualPasses(st->rowqual, tp, st->att_off))
-			continue;
-		for (int c = 0; c < st->ninputs; c++)
-			if (st->inputs[c].arg == NULL)
-				st->colptrs[(Size) c * MaxHeapTuplesPerPage + npass] = tp + st->att_off[st->inputs[c].argatt - 1];
-		if (st->rowcols != NULL)
-			GpuAggRowExprLoad(st->rowargs, tp, st->att_off, st->rowcols, npass);
-		for (int k = 0; k < st->nkeys; k++)
-			st->colkeys[(Size) k * MaxHeapTuplesPerPage + npass] =
-				fetch_att(tp + st->att_off[st->key_att[k] - 1], st->key_byval[k], st->key_len[k]);
-		npass++;
-	}
 	st->stats.rows_read += n;
 	st->stats.rows_in_place += n;
 	st->stats.rows_passed += npass;
