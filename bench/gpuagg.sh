@@ -31,6 +31,8 @@ case $runs in '' | *[!0-9]* | 0) echo "RUNS must be a positive integer, not '$ru
 
 psql_=(psql -X -q -v ON_ERROR_STOP=1)
 echo "== server: $("${psql_[@]}" -Atc 'SELECT version()'); rows $rows, runs $runs, gpuext.device $device"
+# make_tables: the tables of every line, ROWS rows (bench/gpuagg_ab.sh uses it too).
+make_tables() {
 "${psql_[@]}" <<EOF
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS gpuext;
@@ -49,6 +51,8 @@ FROM gpuext_bench.gagg;
 CREATE TABLE gpuext_bench.gagg_1m AS SELECT * FROM gpuext_bench.gagg LIMIT 1000000;
 VACUUM ANALYZE gpuext_bench.gagg, gpuext_bench.gagg_small, gpuext_bench.gagg_num, gpuext_bench.gagg_1m;
 EOF
+}
+make_tables
 
 # time NAME WORKERS QUERY [WORK_MEM [PAIRS]]: one session running QUERY with gpuext.enable_agg on and
 # off in turn (a warm-up pair, then PAIRS pairs, RUNS by default), so that drift in the machine falls on both sides:

@@ -14,19 +14,8 @@ runs=${RUNS:-5} device=gpu workers=${WORKERS:-8} clients=${CLIENTS:-128} secs=${
 psql_=(psql -X -q -v ON_ERROR_STOP=1)
 eval "$(sed -n '/^time_query() {/,/^}/p' bench/gpuagg.sh)"
 eval "$(sed -n '/^clients_query() {/,/^}/p' bench/gpuagg.sh)"
-"${psql_[@]}" <<SQL
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS gpuext;
-CREATE SCHEMA IF NOT EXISTS gpuext_bench;
-DROP TABLE IF EXISTS gpuext_bench.gagg, gpuext_bench.gagg_1m;
-CREATE TABLE gpuext_bench.gagg AS SELECT i AS id, (i % 100000)::int4 AS i4, i::int8 * 3 AS i8,
-  (i % 1000) / 7.0::float8 AS f8, (i % 50) / 100.0::float8 AS disc, (i % 9) / 100.0::float8 AS tax,
-  chr(65 + i % 3) AS rf, chr(70 + (i / 3) % 2) AS ls, DATE '1992-01-01' + (i::int8 * 7919 % 2500)::int AS ship,
-  (i % 50 + 1)::float8 AS qty, (i * 7 % 1000)::int4 AS k1k, (i::int8 * 7 % 1000000)::int4 AS k1m
-FROM generate_series(1, $rows) i;
-CREATE TABLE gpuext_bench.gagg_1m AS SELECT * FROM gpuext_bench.gagg LIMIT 1000000;
-VACUUM ANALYZE gpuext_bench.gagg, gpuext_bench.gagg_1m;
-SQL
+eval "$(sed -n '/^make_tables() {/,/^}/p' bench/gpuagg.sh)"
+make_tables
 data=$(psql -Atc 'SHOW data_directory')
 lib=$(pg_config --pkglibdir)
 pgctl="$(command -v pg_ctl) -D $data -w -m fast restart -l $data.restart.log"
