@@ -42,7 +42,8 @@ SET max_parallel_workers_per_gather = 0;
 SET work_mem = '1GB';
 SELECT check_many('SELECT k, count(*), sum(f), avg(f), min(b), max(b), sum(b) FROM many_t GROUP BY k', true);
 SELECT check_many('SELECT k % 1000, k / 1000, sum(b), max(f) FROM many_t GROUP BY 1, 2', true);
-SELECT check_many('SELECT ''k'' || k, count(*), sum(f) FROM many_t GROUP BY 1', true);
+-- Text keys do not spill: past what 1GB holds (10M of them) the plan stays PostgreSQL's
+SELECT check_many('SELECT ''k'' || k, count(*), sum(f) FROM many_t GROUP BY 1', :ngroups <= 1000000);
 SELECT check_many('SELECT k, sum(b) FROM many_t GROUP BY k HAVING count(*) > 1', true);
 -- PostgreSQL's default work_mem: integer keys spill past hash_mem
 RESET work_mem;
