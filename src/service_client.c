@@ -113,8 +113,7 @@ Answer(ServiceSlot *s, ServiceOp op, uint32 generation)
 	{
 		uint32		state = pg_atomic_read_u32(&s->state);
 
-		if (state == SLOT_DONE ||
-			(state != SLOT_IDLE && GpuextSpinFor(&s->state, SLOT_DONE, SERVICE_ANSWER_SPIN_US)))
+		if (state == SLOT_DONE || GpuextSpinFor(&s->state, SLOT_DONE, SERVICE_ANSWER_SPIN_US))
 			break;
 		if (!cancelled && GpuextPollInterrupts(NULL))
 		{
