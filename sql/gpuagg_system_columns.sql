@@ -117,6 +117,9 @@ SELECT check_agg($$SELECT g, sum(m * 2 + i), sum(f * 2) FILTER (WHERE m = 7) FRO
 SELECT check_sort($$SELECT ctid, xmin = xmin AS same, tableoid::regclass, i, m, mt FROM sc ORDER BY f DESC, i$$);
 SELECT check_sort($$SELECT i, g, ctid FROM sc WHERE ctid < '(20,0)' ORDER BY g NULLS FIRST, i DESC$$);
 SELECT check_sort($$SELECT m, i FROM sc ORDER BY m, i$$);
+-- whole rows read straight from the pages, past the dropped column and the added ones
+SELECT check_sort($$SELECT * FROM sc ORDER BY m, i$$);
+SELECT check_sort($$SELECT * FROM sc ORDER BY f DESC, i$$);
 
 DROP TABLE sc;
 DROP FUNCTION check_agg(text, boolean);
