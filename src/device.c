@@ -262,22 +262,34 @@ DeviceReady(void)
 }
 
 /*
- * Decide by gpuext.device whether work may go to the device; ERROR if gpu is
- * required but absent: 55000 where a GPU could be, 0A000 in a build without
- * device code.
+ * Whether the server's configuration lets any work go to a device
+ * (gpuext.offload, which only the configuration file and a reload change):
+ * the planners and every run-time choice of the device ask here first.
+ */
+bool
+GpuextOffloadAllowed(void)
+{
+	return gpuext_offload;
+}
+
+/*
+ * Decide by gpuext.offload and gpuext.device whether work may go to the
+ * device; ERROR if gpu is required but cannot be used: 55000 where a GPU
+ * could be, 0A000 in a build without device code.
  */
 bool
 GpuextUseDevice(void)
 {
 	if (gpuext_device_mode == GPUEXT_DEVICE_CPU)
 		return false;
-	if (DeviceReady())
+	if (GpuextOffloadAllowed() && DeviceReady())
 		return true;
 	if (gpuext_device_mode == GPUEXT_DEVICE_GPU)
 		ereport(ERROR,
 				(errcode(gpuext_cuda_built() ? ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE : ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("gpuext.device is \"gpu\" but no GPU can be used"),
-				 errdetail("%s", device_reason),
+				 GpuextOffloadAllowed() ? errdetail("%s", device_reason) :
+				 errdetail("Offload is turned off in the server's configuration (gpuext.offload = off)."),
 				 errhint("Set gpuext.device to \"auto\" or \"cpu\" to run on the CPU.")));
 	return false;
 }
@@ -693,6 +705,8 @@ GpuextDeviceUnavailableReason(void)
 {
 	if (gpuext_device_mode == GPUEXT_DEVICE_CPU)
 		return "gpuext.device is cpu";
+	if (!GpuextOffloadAllowed())
+		return "gpuext.offload is off";
 	return device_reason;
 }
 
@@ -714,7 +728,7 @@ gpuext_info(PG_FUNCTION_ARGS)
 		elog(ERROR, "return type must be a row type");
 	Assert(tupdesc->natts == lengthof(values));
 
-	if (open_device && gpuext_device_mode != GPUEXT_DEVICE_CPU)
+	if (open_device && gpuext_device_mode != GPUEXT_DEVICE_CPU && GpuextOffloadAllowed())
 		DeviceOpen();
 	ready = device_state == DEVICE_READY;
 	if (ready)
