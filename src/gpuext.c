@@ -138,12 +138,13 @@ _PG_init(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+	/* Superuser-only: it reads the table's files outside the buffer manager (doc/design.md) */
 	DefineCustomBoolVariable("gpuext.read_table_files",
 							 "Lets GpuAgg read all-visible pages that are not in shared buffers straight from the table's files.",
 							 "Off reads every page through shared buffers, as a sequential scan does.",
 							 &gpuext_read_table_files,
 							 GPUEXT_READ_TABLE_FILES_DEFAULT,
-							 PGC_USERSET,
+							 PGC_SUSET,
 							 0,
 							 NULL, NULL, NULL);
 
@@ -176,13 +177,14 @@ _PG_init(void)
 							 0,
 							 NULL, NULL, NULL);
 
+	/* Superuser-only: each piece is pinned host memory, two of them per sort */
 	DefineCustomIntVariable("gpuext.debug_sort_piece_size",
 							"Testing: the size of the pieces in which rows kept in device memory travel.",
 							NULL,
 							&gpuext_debug_sort_piece_size,
 							GPUEXT_DEBUG_SORT_PIECE_SIZE_DEFAULT,
 							16, 1024 * 1024,
-							PGC_USERSET,
+							PGC_SUSET,
 							GUC_UNIT_KB | GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 
