@@ -189,8 +189,7 @@ DeviceErrorMessage(void)
 
 /*
  * Bytes of device memory this backend may hold (gpuext.max_device_memory;
- * -1: half the device, or with the service no cap of its own, as the
- * service's pool limit governs).
+ * -1: half the device, or with the service its share of the pool).
  */
 static size_t
 DeviceMemoryLimit(void)
@@ -198,7 +197,7 @@ DeviceMemoryLimit(void)
 	if (gpuext_max_device_memory >= 0)
 		return (size_t) gpuext_max_device_memory * 1024;
 	if (USING_SERVICE())
-		return SIZE_MAX / 2;
+		return GpuextServiceClientShare();
 	return device_info.memory_total / 2;
 }
 
@@ -445,10 +444,19 @@ BufferAlloc(size_t bytes, bool pinned, bool missing_ok)
 	{
 		if (missing_ok)
 		{
-			elog(DEBUG1, "gpuext: %zu bytes of device memory would pass gpuext.max_device_memory", bytes);
+			elog(DEBUG1, "gpuext: %zu bytes of device memory would pass gpuext.max_device_memory (%zu)",
+				 bytes, DeviceMemoryLimit());
 			return NULL;
 		}
 		device_failed = true;
+		if (gpuext_max_device_memory < 0 && USING_SERVICE())
+			ereport(ERROR,
+					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+					 errmsg("GPU memory allocation would pass this backend's share of the GPU service's pool"),
+					 errdetail("The allocation is %zu bytes; this backend holds %zu bytes of device memory and may hold %zu, "
+							   "the pool's limit divided by gpuext.device_clients.",
+							   bytes, device_bytes_held, DeviceMemoryLimit()),
+					 errhint("A superuser can set gpuext.max_device_memory, or set gpuext.device to \"auto\" to run on the CPU instead.")));
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
 				 errmsg("GPU memory allocation would pass gpuext.max_device_memory"),

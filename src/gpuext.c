@@ -190,7 +190,8 @@ _PG_init(void)
 
 	/* Superuser-only, as temp_file_limit: a role may not raise its own share of a shared device. */
 	DefineCustomIntVariable("gpuext.max_device_memory",
-							"Device memory a backend may hold; -1 is half of the device's memory.",
+							"Device memory a backend may hold; -1 is half of the device's memory, or with the GPU service "
+							"the pool's limit divided by gpuext.device_clients.",
 							"Allocations past it fail as on a full device: auto runs the work on the CPU, "
 							"gpu raises an error.",
 							&gpuext_max_device_memory,
