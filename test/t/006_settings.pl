@@ -175,7 +175,8 @@ EXECUTE p(0)});
 	my $mb = 1024 * 1024;
 	ok($node->poll_query_until('postgres', "SELECT max_device_bytes FROM gpuext_info()", 16 * $mb),
 		'by default a client may hold 64MB / 4 device clients');
-	my $big = q{SELECT gpu_sort(a) = (SELECT array_agg(v ORDER BY v) FROM unnest(a) v)
+	# gpu_sort of 3M int8 (24MB and scratch); the ORDER BY that checks it stays PostgreSQL's
+	my $big = q{SET gpuext.enable_sort = off; SELECT gpu_sort(a) = (SELECT array_agg(v ORDER BY v) FROM unnest(a) v)
 FROM (SELECT array_agg(((i::int8 * 7919) % 1000003)::int8) AS a FROM generate_series(1, 3000000) i) s};
 	($out, $err) = psql2($node, "SET gpuext.device = gpu; $big");
 	like($err, qr/ERROR:  GPU memory allocation would pass this backend's share of the GPU service's pool/,
@@ -197,6 +198,26 @@ FROM (SELECT array_agg(((i::int8 * 7919) % 1000003)::int8) AS a FROM generate_se
 	ok($node->poll_query_until('postgres', "SELECT max_device_bytes FROM gpuext_info()", 64 * $mb),
 		'so does one of gpuext.device_memory_limit');
 	is($node->safe_psql('postgres', "SET gpuext.device = gpu; $big"), 't', 'within its share, gpu runs on the device');
-	$node->stop;
+
+	# A fast shutdown while sessions come and go through the service, each sorting on the device:
+	# the service is stopped with requests in flight, whose backends must not wait for it.
+	my $script = $node->basedir . '/connect.sql';
+	open my $fh, '>', $script or die "cannot write $script: $!";
+	print $fh "SELECT gpu_sort(array_agg(i)) IS NOT NULL FROM generate_series(1, 100000) i;\n";
+	close $fh;
+	my ($pout, $perr) = ('', '');
+	my $bench = IPC::Run::start(['pgbench', '-n', '-C', '-c', 6, '-j', 6, '-T', 30, '-f', $script,
+		'-h', $node->host, '-p', $node->port, 'postgres'], '>', \$pout, '2>', \$perr);
+	sleep 2;
+	my $t0 = time;
+	my $stopped;
+	{
+		local $ENV{PGCTLTIMEOUT} = 20;
+		$stopped = $node->stop('fast', fail_ok => 1);
+	}
+	my $secs = time - $t0;
+	ok($stopped && $secs < 15, "a fast shutdown with requests in flight stops the server ($secs s)");
+	$bench->finish;
+	$node->stop('immediate') unless $stopped;
 }
 done_testing();
