@@ -55,6 +55,9 @@ GpuextServiceClientShare(void)
 	int			d = my_slot != NULL ? my_slot->device : -1;
 	uint64		limit = 0;
 
+	/* No device yet (the service starting): the service answers for itself */
+	if (hdr->ndevices <= 0)
+		return SIZE_MAX / 2;
 	if (d >= 0 && d < hdr->ndevices)
 		limit = ServiceDeviceLimit(hdr, d);
 	else
