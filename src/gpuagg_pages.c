@@ -116,7 +116,7 @@ OpenSegment(GpuAggPages *pg, BlockNumber segno)
  * short count, or -1 with EAGAIN, when not all of it is there).
  */
 static ssize_t
-ReadFile(int fd, char *buf, size_t bytes, off_t offset, bool nowait)
+ReadSpan(int fd, char *buf, size_t bytes, off_t offset, bool nowait)
 {
 #ifdef RWF_NOWAIT
 	if (nowait)
@@ -202,7 +202,7 @@ ReadGroupLocked(GpuAggPages *pg, const bool *candidate, int first, int last, int
 		if (lo >= 0)
 		{
 			pgstat_report_wait_start(WAIT_EVENT_DATA_FILE_READ);
-			got = ReadFile(pg->fd, pg->chunk + (Size) lo * BLCKSZ, (Size) (hi - lo + 1) * BLCKSZ,
+			got = ReadSpan(pg->fd, pg->chunk + (Size) lo * BLCKSZ, (Size) (hi - lo + 1) * BLCKSZ,
 						   (off_t) ((pg->chunk_start + lo) % RELSEG_SIZE) * BLCKSZ, nowait);
 			save_errno = errno;
 			pgstat_report_wait_end();
