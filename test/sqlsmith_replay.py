@@ -6,8 +6,12 @@ with gpuext preloaded and forced.  Each query runs on one side and then on the o
 runs it (BEGIN, the query, ROLLBACK, under its statement_timeout), its rows read and dropped one
 at a time.  What would make the two runs differ by chance is fixed: TABLESAMPLE gets REPEATABLE
 (0), random() is seeded before each query.  A query that times out on one side only runs there
-again with ten times the timeout; a query whose outcome differs runs again on both sides, and is
-reported only if it differs again.  Each query is also PREPAREd on the plain side (to count those
+again with ten times the timeout; a query whose outcome differs runs again on both sides; an error that stays
+with gpuext only is looked for in other plans of PostgreSQL without gpuext (hash or sort
+aggregation, other joins, with and without workers), and reported only if none raises it, since
+which row raises which error first depends on the plan.  Every so many queries both databases
+are vacuumed at the same point (autovacuum is off: it would change each side's plans at another
+time).  Each query is also PREPAREd on the plain side (to count those
 that PostgreSQL rejects before planning, where gpuext has no part) and EXPLAINed on both sides (to
 count the plans with Sort and Aggregate without gpuext, GpuSort and GpuAgg with it).  Talks to
 libpq through ctypes: no Python package is needed.
@@ -35,13 +39,24 @@ LOST = 'lost:connection lost'
 FLOAT_OVERFLOW = '22003:value out of range: overflow'
 
 
+# Plans of PostgreSQL without gpuext that take the rows in other orders, as SET LOCAL lists.
+PLAN_VARIANTS = [
+    ['enable_hashagg = off'], ['enable_sort = off'], ['max_parallel_workers_per_gather = 0'],
+    ['enable_hashagg = off', 'max_parallel_workers_per_gather = 0'],
+    ['enable_sort = off', 'max_parallel_workers_per_gather = 0'],
+    ['parallel_setup_cost = 0', 'parallel_tuple_cost = 0', 'min_parallel_table_scan_size = 0'],
+    ['enable_nestloop = off'], ['enable_hashjoin = off'], ['enable_mergejoin = off'],
+    ['enable_indexscan = off', 'enable_bitmapscan = off'],
+]
+
+
 def load_libpq(path):
     """libpq with the prototypes used here."""
     lib = ctypes.CDLL(path or ctypes.util.find_library('pq') or 'libpq.so.5')
     vp, cp, i = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int
     for name, res, args in [
             ('PQconnectdb', vp, [cp]), ('PQstatus', i, [vp]), ('PQerrorMessage', cp, [vp]),
-            ('PQfinish', None, [vp]), ('PQsendQuery', i, [vp, cp]),
+            ('PQfinish', None, [vp]), ('PQsendQuery', i, [vp, cp]), ('PQexec', vp, [vp, cp]),
             ('PQsetSingleRowMode', i, [vp]), ('PQgetResult', vp, [vp]),
             ('PQresultStatus', i, [vp]), ('PQresultErrorField', cp, [vp, i]),
             ('PQclear', None, [vp]), ('PQgetvalue', cp, [vp, i, i]),
@@ -141,6 +156,15 @@ class Side:
         self.recover()
         return outcome
 
+    def vacuum(self, superuser):
+        """VACUUM of the database, as its superuser (the tables are not the role smith's)."""
+        conn = self.lib.PQconnectdb(self.conninfo + f' user={superuser}'.encode())
+        if self.lib.PQstatus(conn) == CONNECTION_OK:
+            self.lib.PQsetNoticeProcessor(conn, ctypes.cast(QUIET, ctypes.c_void_p), None)
+            res = self.lib.PQexec(conn, b'VACUUM')
+            self.lib.PQclear(res)
+        self.lib.PQfinish(conn)
+
     def analyzes(self, query):
         """Whether PostgreSQL gets the query past parse analysis (PREPARE plans nothing)."""
         ok = self.run('PREPARE sqlsmith_query AS ' + query) == 'ok'
@@ -181,6 +205,12 @@ def same(a, b):
     return mask(a) == mask(b)
 
 
+def row_error(outcome):
+    """An error that a value raises (a data exception, a NaN that cannot be converted), so that
+    which of two such errors a query raises depends on which row its plan takes first."""
+    return outcome.startswith('22') or outcome.startswith('0A000:cannot convert')
+
+
 def internal(outcome):
     """An error that is a bug rather than the query's: elog's XX000 and kin."""
     return outcome.startswith('XX') or 'cache lookup failed' in outcome
@@ -195,6 +225,8 @@ def main():
     ap.add_argument('--duration', type=float, default=0, help='seconds; 0: run every query')
     ap.add_argument('--hang', type=int, default=60, help='seconds past the timeout that make a hang')
     ap.add_argument('--libpq', default='')
+    ap.add_argument('--superuser', required=True, help='the role that runs VACUUM')
+    ap.add_argument('--vacuum-every', type=int, default=1000, help='queries between two VACUUMs')
     ap.add_argument('--out', required=True, help='folder for the per-query results and reports')
     args = ap.parse_args()
 
@@ -218,11 +250,14 @@ def main():
         if args.duration and time.time() - start > args.duration:
             break
         listed = []
+        if i and i % args.vacuum_every == 0:
+            for s in sides.values():
+                s.vacuum(args.superuser)
         plans['rejected'] += not sides['plain'].analyzes(q)
         pplan, gplan = sides['plain'].plan(q), sides['gpuext'].plan(q)
-        has = {'Sort': bool(re.search(r'(?<!Gpu)Sort\b', pplan)),
-               'Aggregate': 'Aggregate' in pplan,
-               'GpuSort': 'GpuSort' in gplan, 'GpuAgg': 'GpuAgg' in gplan}
+        has = {'Sort': bool(re.search(r'(^|->  )(Incremental )?Sort\b', pplan, re.M)),
+               'Aggregate': bool(re.search(r'(^|->  )(Partial |Finalize )?\w*Aggregate\b', pplan, re.M)),
+               'GpuSort': 'Custom Scan (GpuSort)' in gplan, 'GpuAgg': 'Custom Scan (GpuAgg)' in gplan}
         plans.update(k for k, v in has.items() if v)
         plans['explained'] += bool(pplan and gplan)
         out = {n: s.attempt(q) for n, s in sides.items()}
@@ -260,10 +295,16 @@ def main():
             listed.append('float overflows PostgreSQL raises in the order it adds')
         elif g == 'ok':
             listed.append('errors only without gpuext')
-        elif p == 'ok':
-            listed.append('errors only with gpuext')
         else:
-            listed.append('different errors')
+            variant = next((v for v in PLAN_VARIANTS if same(g, sides['plain'].attempt(
+                q, ''.join(f'; SET LOCAL {setting}' for setting in v)))), None)
+            if variant:
+                listed.append('errors PostgreSQL raises too in another plan')
+                g += f' (without gpuext too, with {", ".join(variant)})'
+            elif row_error(p) and row_error(g):
+                listed.append('different errors from values (which row comes first)')
+            else:
+                listed.append('errors only with gpuext' if p == 'ok' else 'different errors')
         for title in listed:
             found[title].append(i)
         if listed:
@@ -304,7 +345,9 @@ def main():
           f"hangs (past the timeout + {hang_s} s): {sides['plain'].hangs}, {sides['gpuext'].hangs}")
     for title in ('internal errors with gpuext', 'internal errors without gpuext',
                   "PostgreSQL's own internal errors", 'errors only with gpuext', 'different errors',
-                  'errors only without gpuext', 'float overflows PostgreSQL raises in the order it adds',
+                  'errors PostgreSQL raises too in another plan',
+                  'different errors from values (which row comes first)', 'errors only without gpuext',
+                  'float overflows PostgreSQL raises in the order it adds',
                   'timeouts only with gpuext, at ten times the timeout too'):
         print(f'  {title}: {len(found[title])}')
     failed = sum(len(found[t]) for t in failing[:3])
