@@ -1,20 +1,21 @@
 #!/usr/bin/env python3
-"""Replays a file of sqlsmith queries on two servers, query by query, and compares the outcomes.
+"""Replays sqlsmith's queries on two servers, query by query, and compares the outcomes.
 
 test/sqlsmith.sh calls it: side "plain" is PostgreSQL without gpuext, side "gpuext" the server
-with gpuext preloaded and forced.  Each query runs on one side and then on the other, as sqlsmith
+with gpuext preloaded and forced.  Each query runs on one side and then on the other as sqlsmith
 runs it (BEGIN, the query, ROLLBACK, under its statement_timeout), its rows read and dropped one
 at a time.  What would make the two runs differ by chance is fixed: TABLESAMPLE gets REPEATABLE
-(0), random() is seeded before each query.  A query that times out on one side only runs there
-again with ten times the timeout; a query whose outcome differs runs again on both sides; an error that stays
-with gpuext only is looked for in other plans of PostgreSQL without gpuext (hash or sort
-aggregation, other joins, with and without workers), and reported only if none raises it, since
-which row raises which error first depends on the plan.  Every so many queries both databases
-are vacuumed at the same point (autovacuum is off: it would change each side's plans at another
-time).  Each query is also PREPAREd on the plain side (to count those
-that PostgreSQL rejects before planning, where gpuext has no part) and EXPLAINed on both sides (to
-count the plans with Sort and Aggregate without gpuext, GpuSort and GpuAgg with it).  Talks to
-libpq through ctypes: no Python package is needed.
+(0), random() is seeded before each query, and both databases are vacuumed at the same points
+(autovacuum is off: it would change each side's plans at other times).
+
+A query that times out on one side only runs there again with ten times the timeout.  A query
+whose outcome differs runs again on both sides; an error that stays with gpuext only is looked
+for in other plans of PostgreSQL without gpuext (hash or sort aggregation, each join method, with
+and without workers), since which row raises which error first depends on the plan, and fails
+the test only if none raises it.  Each query is also PREPAREd on the plain side, to count those
+that PostgreSQL rejects before planning (where gpuext has no part), and EXPLAINed on both sides,
+to count the plans with Sort and Aggregate without gpuext and with GpuSort and GpuAgg with it.
+Talks to libpq through ctypes: no Python package is needed.
 """
 import argparse
 import collections
