@@ -86,7 +86,7 @@ gpuext.min_gpu_elements = 0"
 
 plain="host=$work port=$port dbname=smith user=smith"
 gpuext="host=$work port=$((port + 1)) dbname=smith user=smith"
-echo "sqlsmith: $("$bindir/postgres" --version), seed $seed, $queries queries"
+echo "sqlsmith: $("$bindir/postgres" --version), seed $seed, at most $queries queries"
 libpq=$("$pgc" --libdir)/libpq.so.5
 [ -f "$libpq" ] || libpq=""
 # The replay reads the queries while sqlsmith writes them; where it stops early (the duration),
