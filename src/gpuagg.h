@@ -230,7 +230,10 @@ typedef struct GpuAggState
 	TupleTableSlot *tupslot;	/* a heap table's row read in place, its page pinned by the scan */
 	MemoryContext nodecxt;		/* the inputs' batches and reducers, kept across rescans */
 	MemoryContext runcxt;		/* one run's result */
-	bool		done;
+	bool		done;			/* this run's result is made */
+	bool		rewindable;		/* ... and all of it is in memory, to be returned again by a rescan */
+	Bitmapset  *run_params;		/* ... unless one of these parameters (of WHERE, arguments, FILTERs, keys) changed */
+	bool		emitted;		/* without GROUP BY: its one row was returned */
 	bool		timing;
 	GpuAggStats stats;
 	/* GROUP BY */

@@ -27,6 +27,7 @@
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
+#include "optimizer/clauses.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
@@ -116,6 +117,7 @@ GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
 	st->nworkers = intVal(list_nth(cscan->custom_private, 4));
 
 	st->qual = ExecInitQual((List *) linitial(cscan->custom_exprs), &node->ss.ps);
+	st->run_params = pull_paramids((Expr *) list_make2(cscan->custom_exprs, cscan->custom_scan_tlist));
 	st->need_scan_tuple = st->qual != NULL;
 	st->ninputs = list_length(args);
 	st->inputs = palloc0(sizeof(GpuAggInput) * Max(st->ninputs, 1));
@@ -674,6 +676,8 @@ Run(GpuAggState *st)
 	bool		device;
 
 	/* The instrumentation is set up after Begin */
+	int64		spilled_before = st->stats.rows_spilled;
+
 	st->timing = st->css.ss.ps.instrument != NULL && st->css.ss.ps.instrument->need_timer;
 	if (st->timing)
 		INSTR_TIME_SET_CURRENT(start);
@@ -684,6 +688,7 @@ Run(GpuAggState *st)
 	if (st->nkeys > 0)
 	{
 		RunGroups(st, device);
+		st->rewindable = st->stats.rows_spilled == spilled_before;
 		st->stats.groups += st->ngroups;
 		MemoryContextSwitchTo(old);
 		if (st->timing)
@@ -719,6 +724,7 @@ Run(GpuAggState *st)
 			scanslot->tts_values[i] = GpuextAccumResult(in->acc, st->kinds[i], &scanslot->tts_isnull[i]);
 	}
 	ExecStoreVirtualTuple(scanslot);
+	st->rewindable = true;
 	MemoryContextSwitchTo(old);
 	if (st->timing)
 		st->stats.total_ms += GpuAggElapsedMs(start);
@@ -761,8 +767,9 @@ GpuAggExec(CustomScanState *node)
 		Run(st);
 		st->done = true;
 	}
-	else if (st->nkeys == 0)
+	else if (st->nkeys == 0 && st->emitted)
 		return NULL;
+	st->emitted = true;
 	for (;;)
 	{
 		ResetExprContext(econtext);
@@ -802,12 +809,23 @@ GpuAggEnd(CustomScanState *node)
 	MemoryContextDelete(st->nodecxt);
 }
 
-/* Run again on the next call (parameters may have changed). */
+/*
+ * Return the same result again, all of it in memory, where no parameter of
+ * the scan, the arguments or the keys changed (one of HAVING's only filters
+ * it again), as a hashed Agg does; else run again.
+ */
 static void
 GpuAggReScan(CustomScanState *node)
 {
 	GpuAggState *st = (GpuAggState *) node;
 
+	st->emitted = false;
+	if (st->done && st->rewindable && !bms_overlap(node->ss.ps.chgParam, st->run_params))
+	{
+		st->next_group = 0;
+		return;
+	}
+	st->rewindable = false;
 	ExecClearTuple(node->ss.ss_ScanTupleSlot);
 	GpuAggSpillEnd(st);
 	MemoryContextReset(st->runcxt);

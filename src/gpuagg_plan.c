@@ -612,6 +612,43 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	}
 }
 
+/*
+ * The conditions (RestrictInfos or clauses) as bare clauses in the order
+ * PostgreSQL's plans evaluate them, cheapest first and otherwise as given
+ * (createplan.c's order_qual_clauses; GpuAgg takes no row-level security):
+ * a cheap condition that fails a row first keeps a costly one, or one that
+ * would raise an error, from running on it, as it would there.
+ */
+static List *
+OrderQuals(PlannerInfo *root, List *conds)
+{
+	int			n = list_length(conds);
+	Node	  **items = palloc(sizeof(Node *) * Max(n, 1));
+	Cost	   *costs = palloc(sizeof(Cost) * Max(n, 1));
+	List	   *result = NIL;
+	ListCell   *lc;
+
+	foreach(lc, conds)
+	{
+		int			i = foreach_current_index(lc);
+		QualCost	qc;
+		int			j;
+
+		cost_qual_eval_node(&qc, lfirst(lc), root);
+		/* insertion: stable among equal costs */
+		for (j = i; j > 0 && costs[j - 1] > qc.per_tuple; j--)
+		{
+			items[j] = items[j - 1];
+			costs[j] = costs[j - 1];
+		}
+		items[j] = lfirst(lc);
+		costs[j] = qc.per_tuple;
+	}
+	for (int i = 0; i < n; i++)
+		result = lappend(result, IsA(items[i], RestrictInfo) ? (Node *) ((RestrictInfo *) items[i])->clause : items[i]);
+	return result;
+}
+
 /* The index of the input (argument, FILTER) in the lists, added if new. */
 static int
 InputIndex(List **args, List **filters, List **types, Node *arg, Node *filter, Oid type)
@@ -663,8 +700,7 @@ GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	ListCell   *lc;
 	int			resno = 1;
 
-	foreach(lc, baserel->baserestrictinfo)
-		quals = lappend(quals, lfirst_node(RestrictInfo, lc)->clause);
+	quals = OrderQuals(root, baserel->baserestrictinfo);
 	foreach(lc, aggrefs)
 	{
 		Aggref	   *aggref = lfirst_node(Aggref, lc);
@@ -688,7 +724,7 @@ GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	}
 
 	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = having;
+	cscan->scan.plan.qual = OrderQuals(root, having);
 	cscan->scan.scanrelid = relid;
 	cscan->flags = best_path->flags;
 	cscan->methods = &gpuagg_plan_methods;
