@@ -71,7 +71,10 @@ GpuAggCreateState(CustomScan *cscan)
 	return (Node *) st;
 }
 
-/* The table column a scan-tuple reference stands for, or 0 if expr is not one. */
+/*
+ * The table's user column a scan-tuple reference stands for, or 0 if expr is
+ * not one: a system column (ctid, tableoid, ...) is read through the slot.
+ */
 AttrNumber
 GpuAggScanColumn(CustomScan *cscan, Expr *expr)
 {
@@ -81,7 +84,9 @@ GpuAggScanColumn(CustomScan *cscan, Expr *expr)
 	if (!IsA(expr, Var) || var->varno != INDEX_VAR)
 		return 0;
 	tle = list_nth_node(TargetEntry, cscan->custom_scan_tlist, var->varattno - 1);
-	return IsA(tle->expr, Var) ? ((Var *) tle->expr)->varattno : 0;
+	if (!IsA(tle->expr, Var) || ((Var *) tle->expr)->varattno <= 0)
+		return 0;
+	return ((Var *) tle->expr)->varattno;
 }
 
 /* Set up the expressions, the inputs and the slot the table is read into. */
@@ -365,8 +370,15 @@ TakeRow(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext)
 		ExecClearTuple(scanslot);
 		for (int i = 0; i < st->nvars; i++)
 		{
-			scanslot->tts_values[first + i] = heapslot->tts_values[st->var_att[i] - 1];
-			scanslot->tts_isnull[first + i] = heapslot->tts_isnull[st->var_att[i] - 1];
+			AttrNumber	att = st->var_att[i];
+
+			if (unlikely(att < 0))
+				scanslot->tts_values[first + i] = slot_getsysattr(heapslot, att, &scanslot->tts_isnull[first + i]);
+			else
+			{
+				scanslot->tts_values[first + i] = heapslot->tts_values[att - 1];
+				scanslot->tts_isnull[first + i] = heapslot->tts_isnull[att - 1];
+			}
 		}
 		ResetExprContext(econtext);
 		if (st->nkeys > 0)

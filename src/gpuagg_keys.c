@@ -236,7 +236,8 @@ GpuAggGroupsBegin(GpuAggState *st, CustomScan *cscan)
 
 		TupleDescInitEntry(desc, i + 1, NULL, exprType((Node *) expr), exprTypmod((Node *) expr), 0);
 		TupleDescInitEntryCollation(desc, i + 1, exprCollation((Node *) expr));
-		if (IsA(expr, Var))
+		/* a system column or a whole row is evaluated over the slot, as an expression */
+		if (IsA(expr, Var) && ((Var *) expr)->varattno > 0)
 		{
 			st->key_att[i] = ((Var *) expr)->varattno;
 			st->maxatt = Max(st->maxatt, st->key_att[i]);

@@ -337,6 +337,23 @@ HasParamWalker(Node *node, void *context)
 	return expression_tree_walker(node, HasParamWalker, context);
 }
 
+/*
+ * Whether the WHERE clause, the arguments or the FILTERs read the table's
+ * whole row, which the scan tuple does not hold (keys are evaluated over
+ * the table's own slot and may).
+ */
+static bool
+ReadsWholeRow(RelOptInfo *input_rel, Index relid, List *aggrefs)
+{
+	Bitmapset  *atts = NULL;
+	ListCell   *lc;
+
+	pull_varattnos((Node *) aggrefs, relid, &atts);
+	foreach(lc, input_rel->baserestrictinfo)
+		pull_varattnos((Node *) lfirst_node(RestrictInfo, lc)->clause, relid, &atts);
+	return bms_is_member(InvalidAttrNumber - FirstLowInvalidHeapAttributeNumber, atts);
+}
+
 /* The workers a parallel GpuAgg over the table would launch, as a parallel scan of it would get; 0 for none. */
 static int
 ParallelWorkers(PlannerInfo *root, RelOptInfo *input_rel, List *aggrefs, List *keys)
@@ -507,6 +524,11 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		keys = GroupKeys(root, &eqops, &refusal);
 		if (keys != NIL || root->parse->groupClause == NIL)
 			aggrefs = TargetAggrefs(output_rel->reltarget, (Node *) having, keys, &refusal);
+		if (aggrefs != NIL && ReadsWholeRow(input_rel, relid, aggrefs))
+		{
+			refusal = "the WHERE clause or an aggregate reads a whole row";
+			aggrefs = NIL;
+		}
 	}
 	if (aggrefs != NIL && keys != NIL)
 	{
