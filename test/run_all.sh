@@ -36,9 +36,10 @@ log=$work/log
 have_nvcc=no
 if [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] || command -v nvcc >/dev/null; then have_nvcc=yes; fi
 # As root the Debian package step compiles the device code for every architecture; the test builds
-# compile it for one (GPUEXT_TEST_CUDA_ARCH, 90 as on the GPU host), minutes less on 2 cores.
-cuda_arch=""
-[ "$(id -u)" != 0 ] || cuda_arch=CUDA_ARCH=${GPUEXT_TEST_CUDA_ARCH:-90}
+# then compile it for one (GPUEXT_TEST_CUDA_ARCH, 90 as on the GPU host), minutes less on 2 cores.
+cuda_arch=${GPUEXT_TEST_CUDA_ARCH:-}
+[ "$(id -u)" != 0 ] || cuda_arch=${cuda_arch:-90}
+cuda_arch=${cuda_arch:+CUDA_ARCH=$cuda_arch}
 # The concurrency TAP test's pgbench run: 20 s per run here (it runs 6 times); 60 s on a GPU host.
 export GPUEXT_TAP_DURATION=${GPUEXT_TAP_DURATION:-20}
 passed=0 failed=0
