@@ -14,7 +14,7 @@ SET work_mem = '64MB';
 -- differed.
 CREATE FUNCTION check_pages(q text, tab regclass, files boolean) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
-  expect_planned boolean := (SELECT gpu_kernels FROM gpuext_info(open_device => false));
+  expect_planned boolean := (SELECT gpu_kernels AND device_state <> 'unavailable' FROM gpuext_info());
   nblocks bigint := pg_relation_size(tab) / current_setting('block_size')::int;
   plan jsonb;
   node jsonb;

@@ -61,7 +61,7 @@ END $$;
 -- differs.
 CREATE FUNCTION check_par(q text, ref text DEFAULT NULL, pg boolean DEFAULT true) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
-  has_code boolean := (SELECT gpu_kernels FROM gpuext_info(open_device => false));
+  has_code boolean := (SELECT gpu_kernels AND device_state <> 'unavailable' FROM gpuext_info());
   workers int := gpuagg_workers(q);
   par text[] := rows_of(q);
   alone text[];
@@ -142,11 +142,11 @@ RESET parallel_leader_participation;
 \set VERBOSITY terse
 SELECT sum(1 / (id - 30000)) FROM gpar;
 SELECT kt, sum(1 / (id - 30000)) FROM gpar GROUP BY kt;
-\set VERBOSITY default
 CREATE TABLE gpar_big AS SELECT i, 1e308::float8 AS f FROM generate_series(1, 20000) i;
 ANALYZE gpar_big;
 SELECT sum(f) FROM gpar_big;
 SELECT i % 2, sum(f) FROM gpar_big GROUP BY 1;
+\set VERBOSITY default
 
 -- A cancel, or an ERROR caught in a subtransaction, leaves no parallel mode behind: the
 -- transaction writes afterwards, and a run after a write launches workers again.

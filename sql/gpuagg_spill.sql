@@ -14,7 +14,7 @@ SET hash_mem_multiplier = 1;
 -- not planned; else what differed.
 CREATE FUNCTION check_spill(q text, spills boolean, min_parts int DEFAULT 1) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
-  expect_planned boolean := (SELECT gpu_kernels FROM gpuext_info(open_device => false));
+  expect_planned boolean := (SELECT gpu_kernels AND device_state <> 'unavailable' FROM gpuext_info());
   plan jsonb;
   node jsonb;
   got text[];

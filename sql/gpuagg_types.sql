@@ -51,7 +51,7 @@ CREATE FUNCTION check_typ(q text, offload boolean DEFAULT true) RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
   planned boolean := gpuagg_planned(q);
-  expect_planned boolean := offload AND (SELECT gpu_kernels FROM gpuext_info(open_device => false));
+  expect_planned boolean := offload AND (SELECT gpu_kernels AND device_state <> 'unavailable' FROM gpuext_info());
   got text[];
   want text[];
 BEGIN
@@ -75,7 +75,10 @@ SELECT check_typ('SELECT sum(n5), avg(n5), min(n5), max(n5), count(n5), count(*)
 SELECT check_typ('SELECT sum(nu), avg(nu), min(nu), max(nu), count(nu) FROM gtyp');
 -- ... without the NaN rows: exact sums at the column's scale, avg as numeric_avg divides.
 SELECT check_typ('SELECT sum(n15), avg(n15), min(n15), max(n15), sum(n38), avg(n38), min(n38), max(n38), sum(n5), avg(n5), min(n5), max(n5) FROM gtyp WHERE id % 1000 <> 7');
-SELECT check_typ('SELECT sum(nu), avg(nu), min(nu), max(nu) FROM gtyp WHERE id % 9973 NOT IN (5, 6)');
+SELECT check_typ('SELECT sum(nu), avg(nu), min(nu), max(nu) FROM gtyp WHERE id % 9973 > 6');
+-- A numeric without a typmod is added on the CPU: where the WHERE clause is not compiled either
+-- (NOT IN), nothing would be gained and PostgreSQL's plan runs.
+SELECT check_typ('SELECT sum(nu), avg(nu), min(nu), max(nu) FROM gtyp WHERE id % 9973 NOT IN (5, 6)', false);
 SELECT k1, sum(n5), avg(n5), min(n5), max(n5), count(n5) FROM gtyp WHERE id % 1000 <> 7 GROUP BY k1 ORDER BY k1;
 -- Only NaNs: NaN everywhere, min too.
 SELECT check_typ('SELECT sum(n15), avg(n15), min(n15), max(n15), count(n15), min(n5), sum(n38), min(n38) FROM gtyp WHERE id % 1000 = 7');
@@ -171,7 +174,7 @@ SELECT check_typ('SELECT sum(DISTINCT n5) FROM gtyp', offload => false);
 -- Groups of numeric accumulators that would not fit in hash_mem are left to PostgreSQL.
 SET work_mem = '8MB';
 SELECT NOT gpuagg_planned('SELECT id, sum(n15), avg(n38), max(nu) FROM gtyp GROUP BY id') AS numeric_groups_for_hash_mem;
-SELECT gpuagg_planned('SELECT id, sum(n5::int4) FROM gtyp GROUP BY id') = (SELECT gpu_kernels FROM gpuext_info(open_device => false)) AS int_groups_offloaded;
+SELECT gpuagg_planned('SELECT id, sum(n5::int4) FROM gtyp GROUP BY id') = (SELECT gpu_kernels AND device_state <> 'unavailable' FROM gpuext_info()) AS int_groups_offloaded;
 SET work_mem = '64MB';
 
 -- Device failures under auto: the run starts again on the CPU, numeric groups too (a WARNING says so, hidden here).

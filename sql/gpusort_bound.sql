@@ -6,8 +6,8 @@
 -- top-N heapsort run inside it; every result is compared with PostgreSQL's Sort
 -- (gpuext.enable_sort = off).  A build without device code plans no GpuSort: this file says so
 -- and stops there.
-SELECT gpu_kernels AS has_device_code FROM gpuext_info(open_device => false) \gset
-\if :has_device_code
+SELECT gpu_kernels AND device_state <> 'unavailable' AS offloads FROM gpuext_info() \gset
+\if :offloads
 \else
 \echo 'gpusort_bound: skipped: a build without device code plans no GpuSort (PostgreSQL''s Sort stays)'
 \quit

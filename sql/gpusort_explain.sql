@@ -4,8 +4,8 @@
 -- Gather Merge each worker's line as Sort prints its workers'.  Run sizes, memory and loops vary
 -- between runs, devices and PostgreSQL releases: explained() keeps the words and hides those numbers.
 -- A build without device code plans no GpuSort: this file says so and stops there.
-SELECT gpu_kernels AS has_device_code FROM gpuext_info(open_device => false) \gset
-\if :has_device_code
+SELECT gpu_kernels AND device_state <> 'unavailable' AS offloads FROM gpuext_info() \gset
+\if :offloads
 \else
 \echo 'gpusort_explain: skipped: a build without device code plans no GpuSort (PostgreSQL''s Sort stays)'
 \quit

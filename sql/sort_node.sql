@@ -2,8 +2,8 @@
 -- appears, and results equal to PostgreSQL's own sort (gpuext.enable_sort = off).
 -- The planner hook comes with the library: preload it (shared_preload_libraries) or LOAD it.
 -- A build without device code plans no GpuSort (PostgreSQL's Sort stays): this file says so and stops.
-SELECT gpu_kernels AS has_device_code FROM gpuext_info(open_device => false) \gset
-\if :has_device_code
+SELECT gpu_kernels AND device_state <> 'unavailable' AS offloads FROM gpuext_info() \gset
+\if :offloads
 \else
 \echo 'sort_node: skipped: a build without device code plans no GpuSort'
 \quit

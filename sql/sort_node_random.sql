@@ -10,8 +10,8 @@
 -- Every table has a unique id column (never a sort key) so that each output row can be traced
 -- back to its table row; the key values are computed from the table row.
 -- A build without device code plans no GpuSort (PostgreSQL's Sort stays): this file says so and stops.
-SELECT gpu_kernels AS has_device_code FROM gpuext_info(open_device => false) \gset
-\if :has_device_code
+SELECT gpu_kernels AND device_state <> 'unavailable' AS offloads FROM gpuext_info() \gset
+\if :offloads
 \else
 \echo 'sort_node_random: skipped: a build without device code plans no GpuSort'
 \quit

@@ -282,6 +282,33 @@ GpuextUseDevice(void)
 	return false;
 }
 
+/*
+ * Whether the planners may offer GpuSort and GpuAgg: never under cpu or in a
+ * build without device code; always under gpu (running them then says why
+ * no GPU can be used); under auto where a GPU can be used, as far as is
+ * known without waiting: through the GPU service unless its last start
+ * found none, else by this backend's device, opened here if it was not.
+ * Called only for a plan that would take one, so that planning alone opens
+ * no device.
+ */
+bool
+GpuextPlanOnDevice(const char **why)
+{
+	*why = NULL;
+	if (gpuext_device_mode == GPUEXT_DEVICE_CPU || !gpuext_cuda_built())
+		*why = gpuext_cuda_built() ? "gpuext.device is cpu" : "this build has no device code";
+	else if (gpuext_device_mode == GPUEXT_DEVICE_GPU)
+		return true;
+	else if (GpuextServiceAvailable())
+	{
+		if (pg_atomic_read_u32(&gpuext_service->no_device))
+			*why = psprintf("no GPU can be used: %s", gpuext_service->start_error);
+	}
+	else if (!DeviceReady() && device_state == DEVICE_UNAVAILABLE)
+		*why = psprintf("no GPU can be used: %s", device_reason);
+	return *why == NULL;
+}
+
 /* Placement of n elements, as gpu_sort's: gpuext.device decides; auto keeps fewer than min_gpu_elements on the CPU. */
 bool
 GpuextUseDeviceFor(size_t n)

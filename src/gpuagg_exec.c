@@ -74,19 +74,24 @@ GpuAggCreateState(CustomScan *cscan)
 /*
  * The table's user column a scan-tuple reference stands for, or 0 if expr is
  * not one: a system column (ctid, tableoid, ...) is read through the slot.
+ * Without a plan (cscan NULL, when paths are made) expr is the table's Var.
  */
 AttrNumber
 GpuAggScanColumn(CustomScan *cscan, Expr *expr)
 {
 	Var		   *var = (Var *) expr;
-	TargetEntry *tle;
 
-	if (!IsA(expr, Var) || var->varno != INDEX_VAR)
+	if (!IsA(expr, Var))
 		return 0;
-	tle = list_nth_node(TargetEntry, cscan->custom_scan_tlist, var->varattno - 1);
-	if (!IsA(tle->expr, Var) || ((Var *) tle->expr)->varattno <= 0)
-		return 0;
-	return ((Var *) tle->expr)->varattno;
+	if (cscan != NULL)
+	{
+		if (var->varno != INDEX_VAR)
+			return 0;
+		var = (Var *) list_nth_node(TargetEntry, cscan->custom_scan_tlist, var->varattno - 1)->expr;
+		if (!IsA(var, Var))
+			return 0;
+	}
+	return var->varattno > 0 ? var->varattno : 0;
 }
 
 /* Set up the expressions, the inputs and the slot the table is read into. */

@@ -326,6 +326,40 @@ SpillEligible(List *keys, List *eqops, List *aggrefs)
 	return list_length(keys) + list_length(aggrefs) <= 64;
 }
 
+/* Whether the argument is a numeric added exactly on the CPU (no fixed scale that fits a bigint). */
+static bool
+NumericOnCpu(Node *arg)
+{
+	return getBaseType(exprType(arg)) == NUMERICOID && GpuAggNumericScale(arg) < 0;
+}
+
+/*
+ * Whether GpuAgg gains anything without GROUP BY: some aggregate's values
+ * are reduced on the device (every argument but count's and numerics added
+ * on the CPU), or its WHERE clause is compiled, so that rows are read in
+ * place instead of row by row as PostgreSQL's scan reads them.
+ */
+static bool
+GainsWithoutKeys(RelOptInfo *input_rel, List *aggrefs)
+{
+	List	   *clauses = NIL;
+	ListCell   *lc;
+
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *aggref = lfirst_node(Aggref, lc);
+		GpuextAggKind kind;
+		Oid			type;
+
+		if (aggref->args != NIL && AggrefRefusal(aggref, &kind, &type) == NULL && kind != GPUEXT_AGG_COUNT &&
+			!NumericOnCpu((Node *) linitial_node(TargetEntry, aggref->args)->expr))
+			return true;
+	}
+	foreach(lc, input_rel->baserestrictinfo)
+		clauses = lappend(clauses, lfirst_node(RestrictInfo, lc)->clause);
+	return GpuAggCompileRowQual(NULL, clauses) != NULL;
+}
+
 /* Whether an expression holds a Param: parallel runs pass none to their workers. */
 static bool
 HasParamWalker(Node *node, void *context)
@@ -455,8 +489,11 @@ CostPath(PlannerInfo *root, RelOptInfo *baserel, List *aggrefs, List *keys, List
 		}
 		if (args != NIL)
 		{
-			cost_qual_eval_node(&qc, (Node *) linitial_node(TargetEntry, args)->expr, root);
-			per_row += qc.per_tuple + GPUAGG_VALUE_COST * cpu_operator_cost;
+			Node	   *arg = (Node *) linitial_node(TargetEntry, args)->expr;
+
+			/* a numeric added on the CPU costs what a transition function does */
+			cost_qual_eval_node(&qc, arg, root);
+			per_row += qc.per_tuple + (NumericOnCpu(arg) ? 1 : GPUAGG_VALUE_COST) * cpu_operator_cost;
 		}
 	}
 	cost_qual_eval(&qc, keys, root);
@@ -495,7 +532,8 @@ CostSpill(RelOptInfo *baserel, List *keys, List *aggrefs, double fits, Path *pat
 /*
  * Offer a GpuAgg path for the aggregates of a one-table query where it can
  * use a GPU (not under gpuext.device = cpu, nor in a build without device
- * code), after any earlier hook; why not at DEBUG1.
+ * code, nor under auto where no GPU can be used), after any earlier hook;
+ * why not at DEBUG1.
  */
 static void
 GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_rel,
@@ -529,6 +567,11 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 			refusal = "the WHERE clause or an aggregate reads a whole row";
 			aggrefs = NIL;
 		}
+		if (aggrefs != NIL && keys == NIL && !GainsWithoutKeys(input_rel, aggrefs))
+		{
+			refusal = "no value would be reduced on the device and the WHERE clause is not compiled";
+			aggrefs = NIL;
+		}
 	}
 	if (aggrefs != NIL && keys != NIL)
 	{
@@ -541,6 +584,8 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 			aggrefs = NIL;
 		}
 	}
+	if (aggrefs != NIL && !GpuextPlanOnDevice(&refusal))
+		aggrefs = NIL;
 	if (aggrefs == NIL)
 	{
 		ereport(DEBUG1, (errmsg("gpuext: no GpuAgg: %s", refusal)));

@@ -147,6 +147,7 @@ extern const GpuextDeviceOps *gpuext_dev;
 #define gpuext_cuda_error_message() gpuext_dev->error_message()
 
 /* device.c: the backend's device session */
+extern bool GpuextPlanOnDevice(const char **why);
 extern bool GpuextUseDevice(void);
 extern bool GpuextUseDeviceFor(size_t n);
 extern void GpuextCheck(GpuextStatus status, const char *what);

@@ -166,6 +166,11 @@ MakeGpuSort(Sort *sort, Limit *limit, bool under_gather)
 		ereport(DEBUG1, (errmsg("gpuext: keeping PostgreSQL's Sort: LIMIT %lld is a top-N heap", (long long) bound)));
 		return (Plan *) sort;
 	}
+	if (!GpuextPlanOnDevice(&refusal))
+	{
+		ereport(DEBUG1, (errmsg("gpuext: keeping PostgreSQL's Sort: %s", refusal)));
+		return (Plan *) sort;
+	}
 
 	cscan = makeNode(CustomScan);
 	memcpy(&cscan->scan.plan, &sort->plan, sizeof(Plan));
@@ -286,7 +291,8 @@ ReplaceSorts(Plan *plan, Limit *limit, bool under_gather)
 /*
  * Plan as usual (through any earlier hook), then hand the Sorts to GpuSort
  * where it can use a GPU: not under gpuext.device = cpu, nor in a build
- * without device code (the fake device counts as one).
+ * without device code (the fake device counts as one), nor under auto where
+ * no GPU can be used (MakeGpuSort asks, for a Sort it would take).
  */
 static PlannedStmt *
 GpuSortPlanner(Query *parse, const char *query_string, int cursorOptions,

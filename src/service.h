@@ -28,6 +28,16 @@
 #define SERVICE_ARGS 12
 #define SERVICE_MESSAGE 256
 
+/*
+ * The service's pipe to the supervisor carries a slot number (>= 0) for
+ * each answer, and the service's log messages as -length, then the bytes,
+ * padded to four, each written whole under one lock.
+ */
+#define SERVICE_LOG_MAX 500
+
+/* The service's exit status when no GPU can be used: it is not started again until a reload. */
+#define SERVICE_EXIT_NO_DEVICE 3
+
 /* Arena pages: the unit of a backend's pinned allocations. */
 #define SERVICE_PAGE_BYTES ((Size) 64 * 1024)
 
@@ -118,6 +128,7 @@ typedef struct ServiceHeader
 	int64		started_at;		/* TimestampTz of the running service */
 	int64		stats_reset;
 	pg_atomic_uint64 restarts;
+	pg_atomic_uint32 no_device;	/* the last service found no usable GPU: none is started until a reload */
 	char		last_exit[SERVICE_MESSAGE];
 	char		start_error[SERVICE_MESSAGE];
 	/* settings, published by the supervisor */

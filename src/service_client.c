@@ -169,10 +169,10 @@ Call(ServiceOp op, int nargs, const uint64 *args)
 	}
 	generation = pg_atomic_read_u32(&hdr->generation);
 	if (!pg_atomic_read_u32(&hdr->ready))
-		return op == SOP_OPEN ?
+		return op != SOP_OPEN ? ClientFail(GPUEXT_DEVICE_LOST, "the GPU service stopped") :
+			pg_atomic_read_u32(&hdr->no_device) ? ClientFail(GPUEXT_NO_DEVICE, "%s", hdr->start_error) :
 			ClientFail(GPUEXT_NO_DEVICE, "the GPU service is not running%s%s",
-					   hdr->last_exit[0] ? ": " : "", hdr->last_exit) :
-			ClientFail(GPUEXT_DEVICE_LOST, "the GPU service stopped");
+					   hdr->last_exit[0] ? ": " : "", hdr->last_exit);
 	if (op != SOP_OPEN && generation != client_generation)
 		return ClientFail(GPUEXT_DEVICE_LOST, "the GPU service restarted");
 	if (!ClaimSlot(s, generation))
@@ -210,7 +210,8 @@ ClientExit(int code, Datum arg)
 
 /*
  * A service on its way up is worth a wait: under gpu up to 10 s (it comes
- * back that fast after a crash), under auto only before its first start.
+ * back that fast after a crash), under auto only before its first start;
+ * none where its last start found no GPU.
  */
 static void
 WaitForService(void)
@@ -219,7 +220,8 @@ WaitForService(void)
 		pg_atomic_read_u64(&gpuext_service->restarts) == 0 ? gpuext_service_wait_ms : 0;
 	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), wait_ms);
 
-	while (!pg_atomic_read_u32(&gpuext_service->ready) && GetCurrentTimestamp() < deadline)
+	while (!pg_atomic_read_u32(&gpuext_service->ready) && !pg_atomic_read_u32(&gpuext_service->no_device) &&
+		   GetCurrentTimestamp() < deadline)
 	{
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 10, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);

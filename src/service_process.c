@@ -58,24 +58,29 @@ NowNs(void)
 	return (uint64) ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* A message of the service's own on the server's log (stderr). */
+/*
+ * A message of the service's own for the server's log: it goes down the
+ * pipe, and the supervisor reports it as its own messages are reported.
+ */
 static void
 Log(const char *fmt,...) pg_attribute_printf(1, 2);
 
 static void
 Log(const char *fmt,...)
 {
-	char		buf[512];
+	int32		buf[1 + (SERVICE_LOG_MAX + 3) / 4];
 	va_list		ap;
 	int			len;
 
 	va_start(ap, fmt);
-	len = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	len = vsnprintf((char *) &buf[1], SERVICE_LOG_MAX + 1, fmt, ap);
 	va_end(ap);
-	len = Min(len, (int) sizeof(buf) - 2);
-	buf[len++] = '\n';
-	if (write(STDERR_FILENO, "gpuext service: ", 16) < 0 || write(STDERR_FILENO, buf, len) < 0)
-		return;
+	len = Min(Max(len, 0), SERVICE_LOG_MAX);
+	buf[0] = -len;
+	pthread_mutex_lock(&notify_lock);
+	if (write(notify_fd, buf, sizeof(int32) + TYPEALIGN(4, len)) < 0)
+		_exit(0);				/* the supervisor is gone */
+	pthread_mutex_unlock(&notify_lock);
 }
 
 /* The limit of device d (ServiceDeviceLimit). */
@@ -528,7 +533,10 @@ ClientThread(void *arg)
 	return NULL;
 }
 
-/* Open the devices gpuext.devices names (all when empty) and describe them in the header. */
+/*
+ * Open the devices gpuext.devices names (all when empty) and describe them
+ * in the header; where none can be used, start_error says why.
+ */
 static bool
 OpenDevices(void)
 {
@@ -541,6 +549,7 @@ OpenDevices(void)
 		strlcpy(hdr->start_error, gpuext_cuda_error_message(), SERVICE_MESSAGE);
 		return false;
 	}
+	snprintf(hdr->start_error, SERVICE_MESSAGE, "no device is visible");
 	for (int i = 0; i < (hdr->ndevices_wanted > 0 ? hdr->ndevices_wanted : count); i++)
 	{
 		int			ordinal = hdr->ndevices_wanted > 0 ? hdr->devices_wanted[i] : i;
@@ -548,13 +557,16 @@ OpenDevices(void)
 
 		if (ordinal < 0 || ordinal >= count)
 		{
-			Log("gpuext.devices names device %d, but %d are visible", ordinal, count);
+			snprintf(hdr->start_error, SERVICE_MESSAGE, "gpuext.devices names device %d, but %d are visible",
+					 ordinal, count);
+			Log("%s", hdr->start_error);
 			continue;
 		}
 		if (gpuext_cuda_device_info(ordinal, &dev->info) != GPUEXT_OK ||
 			gpuext_cuda_use_device(ordinal) != GPUEXT_OK)
 		{
-			Log("device %d: %s", ordinal, gpuext_cuda_error_message());
+			snprintf(hdr->start_error, SERVICE_MESSAGE, "device %d: %s", ordinal, gpuext_cuda_error_message());
+			Log("%s", hdr->start_error);
 			continue;
 		}
 		dev->ordinal = ordinal;
@@ -562,8 +574,6 @@ OpenDevices(void)
 		if (gpuext_cuda_pool_keep(DeviceLimit(hdr->ndevices - 1)) != GPUEXT_OK)
 			Log("device %d keeps no memory pool: %s", ordinal, gpuext_cuda_error_message());
 	}
-	if (hdr->ndevices == 0)
-		snprintf(hdr->start_error, SERVICE_MESSAGE, "no usable device: %s", gpuext_cuda_error_message());
 	return hdr->ndevices > 0;
 }
 
@@ -590,16 +600,13 @@ GpuextServiceProcessMain(ServiceHeader *h, int fd, uint32 generation)
 	for (int d = 0; d < GPUEXT_MAX_DEVICES; d++)
 		memset(&hdr->devices[d], 0, sizeof(ServiceDevice));
 
+	/* The supervisor reports why, and starts no other service until a reload */
 	if (!OpenDevices())
-	{
-		Log("%s", hdr->start_error);
-		_exit(2);
-	}
+		_exit(SERVICE_EXIT_NO_DEVICE);
 	if (gpuext_cuda_use_device(hdr->devices[0].ordinal) != GPUEXT_OK ||
 		gpuext_cuda_host_register(GpuextServiceArena(), hdr->arena_bytes) != GPUEXT_OK)
 	{
 		snprintf(hdr->start_error, SERVICE_MESSAGE, "pinning the arena: %s", gpuext_cuda_error_message());
-		Log("%s", hdr->start_error);
 		_exit(2);
 	}
 	clients = calloc(hdr->nslots, sizeof(Client));

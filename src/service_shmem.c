@@ -132,6 +132,7 @@ ServiceShmemStartup(void)
 	pg_atomic_init_u32(&gpuext_service->ready, 0);
 	pg_atomic_init_u32(&gpuext_service->doorbell, 0);
 	pg_atomic_init_u64(&gpuext_service->restarts, 0);
+	pg_atomic_init_u32(&gpuext_service->no_device, 0);
 	pg_atomic_init_u64(&gpuext_service->requests, 0);
 	pg_atomic_init_u64(&gpuext_service->fallbacks, 0);
 	pg_atomic_init_u64(&gpuext_service->cancels, 0);

@@ -92,7 +92,8 @@ gpuext_stat_service(PG_FUNCTION_ARGS)
 			running++;
 	}
 	GpuextArenaUsage(&arena_used, &arena_peak);
-	values[0] = CStringGetTextDatum(ready ? "running" : hdr->service_pid != 0 ? "starting" : "stopped");
+	values[0] = CStringGetTextDatum(ready ? "running" : hdr->service_pid != 0 ? "starting" :
+									pg_atomic_read_u32(&hdr->no_device) ? "unavailable" : "stopped");
 	values[1] = Int32GetDatum(hdr->service_pid);
 	nulls[1] = hdr->service_pid == 0;
 	values[2] = Int32GetDatum(hdr->supervisor_pid);

@@ -36,9 +36,14 @@
 
 static pid_t service_pid = 0;
 static int	notify_fd = -1;
+
+/* What was read from the pipe and not yet taken: the start of a log message */
+static char pipe_buf[2 * (sizeof(int32) + SERVICE_LOG_MAX + 3) + 1024];
+static int	pipe_len = 0;
 static TimestampTz next_start = 0;
 static TimestampTz last_start = 0;
 static int	backoff_ms = 0;
+static bool start_on_reload = false;	/* no GPU could be used: start no service until a reload */
 
 /* SIGCHLD: the service may have died; look at once. */
 static void
@@ -105,6 +110,7 @@ StartService(void)
 	if (fcntl(fds[0], F_SETFL, O_NONBLOCK) != 0)
 		elog(LOG, "gpuext: could not make the GPU service's pipe non-blocking: %m");
 	notify_fd = fds[0];
+	pipe_len = 0;
 	service_pid = pid;
 	gpuext_service->service_pid = pid;
 	last_start = GetCurrentTimestamp();
@@ -127,22 +133,44 @@ WakeSlot(int index)
 		SetLatch(&proc->procLatch);
 }
 
-/* Read every slot number the service wrote; false at end of file (it died). */
+/* Take the whole items read from the pipe: wake the slots answered, report the service's messages. */
+static void
+TakeNotifications(void)
+{
+	int			pos = 0;
+
+	while (pipe_len - pos >= (int) sizeof(int32))
+	{
+		int32		item;
+
+		memcpy(&item, pipe_buf + pos, sizeof(int32));
+		if (item >= 0)
+			WakeSlot(item);
+		else if (pipe_len - pos < (int) sizeof(int32) + TYPEALIGN(4, -item))
+			break;
+		else
+			ereport(LOG,
+					(errmsg("gpuext service: %.*s", Min(-item, SERVICE_LOG_MAX), pipe_buf + pos + sizeof(int32))));
+		pos += sizeof(int32) + (item >= 0 ? 0 : TYPEALIGN(4, -item));
+	}
+	memmove(pipe_buf, pipe_buf + pos, pipe_len - pos);
+	pipe_len -= pos;
+}
+
+/* Read what the service wrote down the pipe and take it; false at end of file (it died). */
 static bool
 DrainNotifications(void)
 {
-	int32		buf[256];
-
 	for (;;)
 	{
-		ssize_t		got = read(notify_fd, buf, sizeof(buf));
+		ssize_t		got = read(notify_fd, pipe_buf + pipe_len, sizeof(pipe_buf) - pipe_len);
 
 		if (got == 0)
 			return false;
 		if (got < 0)
 			return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
-		for (int i = 0; i < got / (ssize_t) sizeof(int32); i++)
-			WakeSlot(buf[i]);
+		pipe_len += got;
+		TakeNotifications();
 	}
 }
 
@@ -188,11 +216,27 @@ ServiceDied(int status)
 	pg_atomic_fetch_add_u64(&hdr->restarts, 1);
 	hdr->service_pid = 0;
 	if (notify_fd >= 0)
+	{
+		(void) DrainNotifications();
 		close(notify_fd);
+	}
 	notify_fd = -1;
 	service_pid = 0;
 
-	/* Again at once after a long life, else after 0.5 s doubling to 30 s (no device, say) */
+	/* No GPU can be used: say so once, and try again only when the configuration is reloaded */
+	if (WIFEXITED(status) && WEXITSTATUS(status) == SERVICE_EXIT_NO_DEVICE)
+	{
+		if (pg_atomic_exchange_u32(&hdr->no_device, 1) == 0)
+			ereport(LOG,
+					(errmsg("gpuext: no GPU can be used: %s", hdr->start_error),
+					 errdetail("GpuSort and GpuAgg are not planned under gpuext.device = auto; "
+							   "the GPU service is started again when the configuration is reloaded.")));
+		start_on_reload = true;
+		return;
+	}
+	pg_atomic_write_u32(&hdr->no_device, 0);
+
+	/* Again at once after a long life, else after 0.5 s doubling to 30 s */
 	if (TimestampDifferenceExceeds(last_start, GetCurrentTimestamp(), 60000))
 		backoff_ms = 0;
 	backoff_ms = backoff_ms == 0 ? 500 : Min(backoff_ms * 2, 30000);
@@ -294,6 +338,12 @@ GpuextServiceSupervisorMain(Datum arg)
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
 			GpuextServicePublishSettings();
+			/* A GPU may be usable now (a driver installed, gpuext.devices changed) */
+			if (start_on_reload)
+			{
+				start_on_reload = false;
+				next_start = 0;
+			}
 		}
 		if (notify_fd >= 0 && !DrainNotifications())
 		{
@@ -302,14 +352,14 @@ GpuextServiceSupervisorMain(Datum arg)
 		}
 		ReapService();
 		now = GetCurrentTimestamp();
-		if (service_pid == 0 && now >= next_start)
+		if (service_pid == 0 && !start_on_reload && now >= next_start)
 			StartService();
 		if (TimestampDifferenceExceeds(last_sweep, now, 1000))
 		{
 			ReclaimDead();
 			last_sweep = now;
 		}
-		if (service_pid == 0)
+		if (service_pid == 0 && !start_on_reload)
 			timeout = Max(Min(TimestampDifferenceMilliseconds(now, next_start), 1000), 1);
 		if (notify_fd >= 0)
 			events |= WL_SOCKET_READABLE;
