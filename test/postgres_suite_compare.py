@@ -10,7 +10,8 @@ that runs EXPLAIN or is handed an EXPLAIN statement (explain_filter('explain ...
 are plan text.  Any other difference must be listed in DIFFS
 as `TEST /REGEX/ WHY`: every differing line of both runs must match REGEX.  A crash (a backend
 terminated by a signal, a lost connection) or an assertion failure (TRAP:) in either run fails too.
-Prints the counts and the tests that planned GpuSort and GpuAgg; exits 1 on any failure.
+Prints the counts and the tests that planned GpuSort and GpuAgg, and the first
+GPUEXT_SUITE_SHOW (80) lines of each difference not listed; exits 1 on any failure.
 """
 import difflib
 import os
@@ -98,6 +99,7 @@ def mask(lines, functions):
 
 
 def read(path):
+    """A file's text; stray bytes of other encodings do not stop the comparison."""
     with open(path, encoding='utf-8', errors='replace') as f:
         return f.read()
 
@@ -136,10 +138,12 @@ def server_problems(run):
 
 
 def tests(run):
+    """The tests a run has an output for."""
     return sorted(f[:-4] for f in os.listdir(os.path.join(run, 'results')) if f.endswith('.out'))
 
 
 def main():
+    """Compare, print the counts and the differences not listed, exit 1 on any failure."""
     if len(sys.argv) != 4:
         sys.exit(__doc__)
     plain, forced, diffs_path = sys.argv[1:]
