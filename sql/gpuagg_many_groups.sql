@@ -38,6 +38,9 @@ FROM generate_series(1, :ngroups + :ngroups / 5) i;
 ANALYZE many_t;
 SELECT count(DISTINCT k) = :ngroups AS every_group FROM many_t;
 
+-- Room for every group takes about 1kB of device memory a group, more than a client's default
+-- share of the GPU service's pool (its limit / gpuext.device_clients) on the fake device.
+SELECT set_config('gpuext.max_device_memory', (:ngroups * 2) || 'kB', false) <> '' AS device_memory_set;
 SET max_parallel_workers_per_gather = 0;
 SET work_mem = '1GB';
 SELECT check_many('SELECT k, count(*), sum(f), avg(f), min(b), max(b), sum(b) FROM many_t GROUP BY k', true);

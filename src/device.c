@@ -189,8 +189,7 @@ DeviceErrorMessage(void)
 
 /*
  * Bytes of device memory this backend may hold (gpuext.max_device_memory;
- * -1: half the device, or with the service no cap of its own, as the
- * service's pool limit governs).
+ * -1: half the device, or with the service its share of the pool).
  */
 static size_t
 DeviceMemoryLimit(void)
@@ -198,7 +197,7 @@ DeviceMemoryLimit(void)
 	if (gpuext_max_device_memory >= 0)
 		return (size_t) gpuext_max_device_memory * 1024;
 	if (USING_SERVICE())
-		return SIZE_MAX / 2;
+		return GpuextServiceClientShare();
 	return device_info.memory_total / 2;
 }
 
@@ -262,29 +261,41 @@ DeviceReady(void)
 }
 
 /*
- * Decide by gpuext.device whether work may go to the device; ERROR if gpu is
- * required but absent: 55000 where a GPU could be, 0A000 in a build without
- * device code.
+ * Whether the server's configuration lets any work go to a device
+ * (gpuext.offload, which only the configuration file and a reload change):
+ * the planners and every run-time choice of the device ask here first.
+ */
+bool
+GpuextOffloadAllowed(void)
+{
+	return gpuext_offload;
+}
+
+/*
+ * Decide by gpuext.offload and gpuext.device whether work may go to the
+ * device; ERROR if gpu is required but cannot be used: 55000 where a GPU
+ * could be, 0A000 in a build without device code.
  */
 bool
 GpuextUseDevice(void)
 {
 	if (gpuext_device_mode == GPUEXT_DEVICE_CPU)
 		return false;
-	if (DeviceReady())
+	if (GpuextOffloadAllowed() && DeviceReady())
 		return true;
 	if (gpuext_device_mode == GPUEXT_DEVICE_GPU)
 		ereport(ERROR,
 				(errcode(gpuext_cuda_built() ? ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE : ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("gpuext.device is \"gpu\" but no GPU can be used"),
-				 errdetail("%s", device_reason),
+				 GpuextOffloadAllowed() ? errdetail("%s", device_reason) :
+				 errdetail("Offload is turned off in the server's configuration (gpuext.offload = off)."),
 				 errhint("Set gpuext.device to \"auto\" or \"cpu\" to run on the CPU.")));
 	return false;
 }
 
 /*
- * Whether the planners may offer GpuSort and GpuAgg: never under cpu or in a
- * build without device code; always under gpu (running them then says why
+ * Whether the planners may offer GpuSort and GpuAgg: never under cpu, with
+ * offload off or in a build without device code; always under gpu (running them then says why
  * no GPU can be used); under auto where a GPU can be used, as far as is
  * known without waiting: through the GPU service unless its last start
  * found none, else by this backend's device, opened here if it was not.
@@ -295,8 +306,12 @@ bool
 GpuextPlanOnDevice(const char **why)
 {
 	*why = NULL;
-	if (gpuext_device_mode == GPUEXT_DEVICE_CPU || !gpuext_cuda_built())
-		*why = gpuext_cuda_built() ? "gpuext.device is cpu" : "this build has no device code";
+	if (!gpuext_cuda_built())
+		*why = "this build has no device code";
+	else if (!GpuextOffloadAllowed())
+		*why = "gpuext.offload is off";
+	else if (gpuext_device_mode == GPUEXT_DEVICE_CPU)
+		*why = "gpuext.device is cpu";
 	else if (gpuext_device_mode == GPUEXT_DEVICE_GPU)
 		return true;
 	else if (GpuextServiceAvailable())
@@ -460,10 +475,19 @@ BufferAlloc(size_t bytes, bool pinned, bool missing_ok)
 	{
 		if (missing_ok)
 		{
-			elog(DEBUG1, "gpuext: %zu bytes of device memory would pass gpuext.max_device_memory", bytes);
+			elog(DEBUG1, "gpuext: %zu bytes of device memory would pass gpuext.max_device_memory (%zu)",
+				 bytes, DeviceMemoryLimit());
 			return NULL;
 		}
 		device_failed = true;
+		if (gpuext_max_device_memory < 0 && USING_SERVICE())
+			ereport(ERROR,
+					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+					 errmsg("GPU memory allocation would pass this backend's share of the GPU service's pool"),
+					 errdetail("The allocation is %zu bytes; this backend holds %zu bytes of device memory and may hold %zu, "
+							   "the pool's limit divided by gpuext.device_clients.",
+							   bytes, device_bytes_held, DeviceMemoryLimit()),
+					 errhint("A superuser can set gpuext.max_device_memory, or set gpuext.device to \"auto\" to run on the CPU instead.")));
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
 				 errmsg("GPU memory allocation would pass gpuext.max_device_memory"),
@@ -720,6 +744,8 @@ GpuextDeviceUnavailableReason(void)
 {
 	if (gpuext_device_mode == GPUEXT_DEVICE_CPU)
 		return "gpuext.device is cpu";
+	if (!GpuextOffloadAllowed())
+		return "gpuext.offload is off";
 	return device_reason;
 }
 
@@ -741,7 +767,7 @@ gpuext_info(PG_FUNCTION_ARGS)
 		elog(ERROR, "return type must be a row type");
 	Assert(tupdesc->natts == lengthof(values));
 
-	if (open_device && gpuext_device_mode != GPUEXT_DEVICE_CPU)
+	if (open_device && gpuext_device_mode != GPUEXT_DEVICE_CPU && GpuextOffloadAllowed())
 		DeviceOpen();
 	ready = device_state == DEVICE_READY;
 	if (ready)

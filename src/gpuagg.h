@@ -161,6 +161,7 @@ typedef struct GpuAggPages
 	int			chunk_n;
 	int			chunk_next;
 	Buffer		buf;			/* the page read through shared buffers, pinned */
+	Buffer		vmbuf;			/* the visibility map's page last looked at, pinned */
 	/* the current page */
 	Page		page;
 	BlockNumber blkno;

@@ -5,26 +5,29 @@
  *		and, where the inputs are plain columns or compiled double precision
  *		arithmetic, the page's rows added to them column by column.
  *
- * A chunk's blocks that are not in shared buffers are read with one read of
- * the table's file, and a page so read whose header says all-visible is used
- * as it is: all of its rows are visible to any MVCC snapshot (as a seq scan
- * trusts the same flag).  This is sound because a page absent from shared
- * buffers when looked up has its last change in the file; a change after the
- * lookup is made by a transaction the query's snapshot does not see, and
- * clears the flag in the same write, so an image that still has the flag
- * either predates the change (and is what the snapshot sees) or holds only
- * what the snapshot ignores (new rows past the line pointers, or xmax of
- * rows still visible).  Every other page, and every page under a
- * serializable transaction, a hot standby's snapshot or
- * gpuext.read_table_files = off, is read through shared buffers with
- * PostgreSQL's visibility checks, as heap_getnext reads it.
+ * A chunk's blocks that the visibility map calls all-visible and that are
+ * not in shared buffers are read straight from the table's file, a few at a
+ * time while their buffer mapping partitions are locked (shared): no one can
+ * read such a block into shared buffers meanwhile, and a block is only ever
+ * written from a buffer that holds it, so the read sees the block's latest
+ * image, whole, exactly what a lookup in shared buffers would find.  An
+ * image whose header says all-visible is then used as it is: all of its rows
+ * are visible to any MVCC snapshot, as a seq scan trusts the same flag under
+ * a buffer lock.  doc/design.md ("Reading table files") has the argument.
+ * Every other page, and every page under a serializable transaction, a hot
+ * standby's snapshot, old_snapshot_threshold or gpuext.read_table_files =
+ * off, is read through shared buffers with PostgreSQL's visibility checks,
+ * as heap_getnext reads it.
  */
 #include "postgres.h"
 
+#include <fcntl.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "access/heapam.h"
 #include "access/relscan.h"
+#include "access/visibilitymap.h"
 #include "common/relpath.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -37,25 +40,10 @@
 
 #include "gpuagg.h"
 
+/* Blocks read from the file under one hold of their buffer mapping partitions' locks. */
+#define FILE_GROUP_BLOCKS 8
+
 bool		gpuext_read_table_files = GPUEXT_READ_TABLE_FILES_DEFAULT;
-
-/* Whether a block is in shared buffers now. */
-static bool
-InSharedBuffers(Relation rel, BlockNumber blkno)
-{
-	BufferTag	tag;
-	uint32		hash;
-	LWLock	   *lock;
-	int			id;
-
-	GpuextInitBufferTag(&tag, rel, blkno);
-	hash = BufTableHashCode(&tag);
-	lock = BufMappingPartitionLock(hash);
-	LWLockAcquire(lock, LW_SHARED);
-	id = BufTableLookup(&tag, hash);
-	LWLockRelease(lock);
-	return id >= 0;
-}
 
 /* Start reading: the scan gives the snapshot, the blocks, the strategy and any parallel share. */
 void
@@ -71,11 +59,16 @@ GpuAggPagesBegin(GpuAggPages *pg, TableScanDesc scan)
 	pg->pbscan = (ParallelBlockTableScanDesc) scan->rs_parallel;
 	pg->nblocks = hscan->rs_nblocks;
 	pg->check_serializable = CheckForSerializableConflictOutNeeded(rel, pg->snapshot);
+	/* Files only where the snapshot's xmin holds back every horizon that could set all-visible */
 	pg->files = gpuext_read_table_files && !pg->check_serializable &&
-		IsMVCCSnapshot(pg->snapshot) && !pg->snapshot->takenDuringRecovery &&
+		pg->snapshot->snapshot_type == SNAPSHOT_MVCC && !pg->snapshot->takenDuringRecovery &&
 		!RelationUsesLocalBuffers(rel);
+#if PG_VERSION_NUM < 170000
+	pg->files = pg->files && old_snapshot_threshold < 0;
+#endif
 	pg->fd = -1;
 	pg->buf = InvalidBuffer;
+	pg->vmbuf = InvalidBuffer;
 	if (pg->files)
 		pg->chunk = palloc((Size) GPUAGG_CHUNK_BLOCKS * BLCKSZ);
 }
@@ -119,24 +112,155 @@ OpenSegment(GpuAggPages *pg, BlockNumber segno)
 }
 
 /*
- * Read from the table's file the chunk's blocks that are not in shared
- * buffers (looked up first, then read), marking which may be used in place.
+ * Read bytes at offset; with nowait only what the kernel's cache holds (a
+ * short count, or -1 with EAGAIN, when not all of it is there).
+ */
+static ssize_t
+ReadSpan(int fd, char *buf, size_t bytes, off_t offset, bool nowait)
+{
+#ifdef RWF_NOWAIT
+	if (nowait)
+	{
+		struct iovec iov = {.iov_base = buf, .iov_len = bytes};
+
+		return preadv2(fd, &iov, 1, offset, RWF_NOWAIT);
+	}
+#endif
+	return pg_pread(fd, buf, bytes, offset);
+}
+
+/*
+ * Read the candidates among the chunk's blocks [first, last] from the file
+ * while their buffer mapping partitions are locked (shared, in ascending
+ * order as the buffer manager takes two): those absent from shared buffers
+ * cannot be read in meanwhile, so none of them can be written during the
+ * read (a block is written only from the buffer that holds it, before it
+ * leaves the mapping), and the file holds its latest image, whole.  Marks
+ * them in from_file.  The locks are held only for a copy from the kernel's
+ * cache: what is not there is read first without them (with the chunk's
+ * blocks up to to, all there is to come), then again under them.
+ */
+static void
+ReadGroupLocked(GpuAggPages *pg, const bool *candidate, int first, int last, int to)
+{
+	BufferTag	tags[FILE_GROUP_BLOCKS];
+	uint32		hashes[FILE_GROUP_BLOCKS];
+	uint32		parts[FILE_GROUP_BLOCKS];
+	int			nparts = 0;
+	int			lo,
+				hi;
+	ssize_t		got;
+	int			save_errno;
+	int			tries = 0;
+#ifdef RWF_NOWAIT
+	bool		nowait = true;
+#else
+	bool		nowait = false;
+#endif
+
+	Assert(last - first < FILE_GROUP_BLOCKS);
+	for (int i = first; i <= last; i++)
+	{
+		int			j = 0;
+		uint32		part;
+
+		if (!candidate[i])
+			continue;
+		GpuextInitBufferTag(&tags[i - first], pg->rel, pg->chunk_start + i);
+		hashes[i - first] = BufTableHashCode(&tags[i - first]);
+		part = BufTableHashPartition(hashes[i - first]);
+		/* parts: the partitions, ascending, each once */
+		while (j < nparts && parts[j] < part)
+			j++;
+		if (j < nparts && parts[j] == part)
+			continue;
+		memmove(&parts[j + 1], &parts[j], sizeof(uint32) * (nparts - j));
+		parts[j] = part;
+		nparts++;
+	}
+	if (nparts == 0)
+		return;
+
+	/* Up to two tries from the kernel's cache, then a read under the locks that may wait for the disk */
+	for (;;)
+	{
+		lo = hi = -1;
+		got = 0;
+		save_errno = 0;
+		for (int k = 0; k < nparts; k++)
+			LWLockAcquire(BufMappingPartitionLockByIndex(parts[k]), LW_SHARED);
+		for (int i = first; i <= last; i++)
+		{
+			pg->from_file[i] = candidate[i] && BufTableLookup(&tags[i - first], hashes[i - first]) < 0;
+			if (pg->from_file[i])
+			{
+				if (lo < 0)
+					lo = i;
+				hi = i;
+			}
+		}
+		if (lo >= 0)
+		{
+			pgstat_report_wait_start(WAIT_EVENT_DATA_FILE_READ);
+			got = ReadSpan(pg->fd, pg->chunk + (Size) lo * BLCKSZ, (Size) (hi - lo + 1) * BLCKSZ,
+						   (off_t) ((pg->chunk_start + lo) % RELSEG_SIZE) * BLCKSZ, nowait);
+			save_errno = errno;
+			pgstat_report_wait_end();
+		}
+		for (int k = nparts - 1; k >= 0; k--)
+			LWLockRelease(BufMappingPartitionLockByIndex(parts[k]));
+
+		if (lo < 0 || !nowait || got == (ssize_t) (hi - lo + 1) * BLCKSZ)
+			break;
+		if (got < 0 && save_errno != EAGAIN)
+		{
+			/* RWF_NOWAIT refused, or an error that the read that may wait reports */
+			nowait = false;
+			continue;
+		}
+		/* Bring the rest of the chunk's candidates into the kernel's cache, without the locks */
+		pgstat_report_wait_start(WAIT_EVENT_DATA_FILE_READ);
+		got = pg_pread(pg->fd, pg->chunk + (Size) lo * BLCKSZ, (Size) (to - lo + 1) * BLCKSZ,
+					   (off_t) ((pg->chunk_start + lo) % RELSEG_SIZE) * BLCKSZ);
+		pgstat_report_wait_end();
+		nowait = got >= 0 && ++tries < 2;
+	}
+
+	if (got < 0)
+	{
+		errno = save_errno;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read blocks %u..%u of relation \"%s\": %m",
+						pg->chunk_start + lo, pg->chunk_start + hi, RelationGetRelationName(pg->rel))));
+	}
+	/* A block the file did not give whole is read through shared buffers */
+	for (int i = Max(lo, 0); i <= hi; i++)
+		if ((Size) (i - lo + 1) * BLCKSZ > (Size) got)
+			pg->from_file[i] = false;
+}
+
+/*
+ * Read from the table's file the chunk's blocks that the visibility map
+ * calls all-visible and that are not in shared buffers, marking them in
+ * from_file; the others go through shared buffers.
  */
 static void
 ReadChunkFiles(GpuAggPages *pg)
 {
 	BlockNumber segno = pg->chunk_start / RELSEG_SIZE;
+	bool		candidate[GPUAGG_CHUNK_BLOCKS];
 	int			first = -1,
 				last = -1;
-	ssize_t		got;
-	off_t		offset;
 
+	/* The map only spares reads of pages that will not be used: the page's own flag decides */
 	for (int i = 0; i < pg->chunk_n; i++)
 	{
 		BlockNumber blkno = pg->chunk_start + i;
 
-		pg->from_file[i] = blkno / RELSEG_SIZE == segno && !InSharedBuffers(pg->rel, blkno);
-		if (pg->from_file[i])
+		pg->from_file[i] = false;
+		candidate[i] = blkno / RELSEG_SIZE == segno && VM_ALL_VISIBLE(pg->rel, blkno, &pg->vmbuf);
+		if (candidate[i])
 		{
 			if (first < 0)
 				first = i;
@@ -147,19 +271,8 @@ ReadChunkFiles(GpuAggPages *pg)
 		return;
 	if (pg->fd < 0 || pg->segno != segno)
 		OpenSegment(pg, segno);
-	offset = (off_t) ((pg->chunk_start + first) % RELSEG_SIZE) * BLCKSZ;
-	pgstat_report_wait_start(WAIT_EVENT_DATA_FILE_READ);
-	got = pg_pread(pg->fd, pg->chunk + (Size) first * BLCKSZ, (Size) (last - first + 1) * BLCKSZ, offset);
-	pgstat_report_wait_end();
-	if (got < 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not read blocks %u..%u of relation \"%s\": %m",
-						pg->chunk_start + first, pg->chunk_start + last, RelationGetRelationName(pg->rel))));
-	/* A block the file did not give whole is read through shared buffers */
-	for (int i = first; i <= last; i++)
-		if ((Size) (i - first + 1) * BLCKSZ > (Size) got)
-			pg->from_file[i] = false;
+	for (int g = first; g <= last; g += FILE_GROUP_BLOCKS)
+		ReadGroupLocked(pg, candidate, g, Min(g + FILE_GROUP_BLOCKS - 1, last), last);
 }
 
 /* A page read from the file that is all-visible and sound: its rows, all visible. */
@@ -199,6 +312,9 @@ TakeBufferPage(GpuAggPages *pg, BlockNumber blkno)
 	heap_page_prune_opt(rel, pg->buf);
 	LockBuffer(pg->buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(pg->buf);
+#if PG_VERSION_NUM < 170000
+	TestForOldSnapshot(pg->snapshot, rel, page);
+#endif
 	maxoff = PageGetMaxOffsetNumber(page);
 	all_visible = PageIsAllVisible(page) && !pg->snapshot->takenDuringRecovery;
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
@@ -256,6 +372,9 @@ GpuAggPagesEnd(GpuAggPages *pg)
 	if (BufferIsValid(pg->buf))
 		ReleaseBuffer(pg->buf);
 	pg->buf = InvalidBuffer;
+	if (BufferIsValid(pg->vmbuf))
+		ReleaseBuffer(pg->vmbuf);
+	pg->vmbuf = InvalidBuffer;
 	if (pg->fd >= 0)
 		CloseTransientFile(pg->fd);
 	pg->fd = -1;

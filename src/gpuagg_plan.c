@@ -553,7 +553,7 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		prev_create_upper_paths_hook(root, stage, input_rel, output_rel, extra);
 	if (stage != UPPERREL_GROUP_AGG || output_rel->reloptkind != RELOPT_UPPER_REL ||
 		!root->parse->hasAggs || !gpuext_enable_agg ||
-		gpuext_device_mode == GPUEXT_DEVICE_CPU || !gpuext_cuda_built())
+		gpuext_device_mode == GPUEXT_DEVICE_CPU || !GpuextOffloadAllowed() || !gpuext_cuda_built())
 		return;
 	relid = ScanRel(root, input_rel, &refusal);
 	if (relid)

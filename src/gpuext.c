@@ -8,6 +8,7 @@
 
 #include "fmgr.h"
 #include "utils/guc.h"
+#include "utils/guc_tables.h"
 
 #include "gpuagg.h"
 #include "gpusort.h"
@@ -18,6 +19,7 @@ PG_MODULE_MAGIC;
 int			gpuext_device_mode = GPUEXT_DEVICE_MODE_DEFAULT;
 int			gpuext_min_gpu_elements = GPUEXT_MIN_GPU_ELEMENTS_DEFAULT;
 int			gpuext_max_device_memory = GPUEXT_MAX_DEVICE_MEMORY_DEFAULT;
+bool		gpuext_offload = GPUEXT_OFFLOAD_DEFAULT;
 char	   *gpuext_debug_fail_device_calls = NULL;
 
 static const struct config_enum_entry device_mode_options[] = {
@@ -28,6 +30,58 @@ static const struct config_enum_entry device_mode_options[] = {
 };
 
 void		_PG_init(void);
+
+/*
+ * Where the value a placeholder of gpuext.offload resets to came from, before
+ * the variable is defined (a library loaded after the session started).
+ */
+static GucSource
+OffloadPlaceholderSource(void)
+{
+	struct config_generic *gconf = NULL;
+
+#if PG_VERSION_NUM >= 160000
+	gconf = find_option("gpuext.offload", false, true, DEBUG1);
+#else
+	struct config_generic **vars = get_guc_variables();
+
+	for (int i = 0; i < GetNumConfigOptions() && gconf == NULL; i++)
+		if (strcmp(vars[i]->name, "gpuext.offload") == 0)
+			gconf = vars[i];
+#endif
+	return gconf != NULL ? gconf->reset_source : PGC_S_DEFAULT;
+}
+
+/*
+ * Define gpuext.offload.  A value from a connection, a role or a database
+ * replaced the configuration file's in a placeholder (the library was not
+ * preloaded), and is refused as the variable is defined, which would leave
+ * the default on: offload stays off in this session until the next reload.
+ */
+static void
+DefineOffload(void)
+{
+	GucSource	source = OffloadPlaceholderSource();
+
+	DefineCustomBoolVariable("gpuext.offload",
+							 "Lets gpuext run work on a GPU at all; off keeps every session on the CPU.",
+							 "Off: no GpuSort or GpuAgg is planned, no device is opened, the gpu_* functions "
+							 "run on the CPU and gpuext.device = gpu raises an error. Only the configuration "
+							 "file changes it.",
+							 &gpuext_offload,
+							 GPUEXT_OFFLOAD_DEFAULT,
+							 PGC_SIGHUP,
+							 0,
+							 NULL, NULL, NULL);
+	if (source <= PGC_S_ARGV)
+		return;
+	(void) set_config_option("gpuext.offload", "off", PGC_SIGHUP, PGC_S_FILE, GUC_ACTION_SET, true, 0, false);
+	ereport(WARNING,
+			(errcode(ERRCODE_CANT_CHANGE_RUNTIME_PARAM),
+			 errmsg("gpuext.offload can only be set in the server's configuration"),
+			 errdetail("A value given by the connection, a role or a database was ignored; "
+					   "offload is off in this session until the configuration is reloaded.")));
+}
 
 /* Define the GUCs; the device is opened lazily by the first backend call that needs it. */
 void
@@ -43,6 +97,9 @@ _PG_init(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+
+	/* The administrator's switch: only the configuration file and a reload change it */
+	DefineOffload();
 
 	DefineCustomIntVariable("gpuext.min_gpu_elements",
 							"Inputs with fewer elements stay on the CPU when gpuext.device is auto.",
@@ -81,12 +138,13 @@ _PG_init(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+	/* Superuser-only: it reads the table's files outside the buffer manager (doc/design.md) */
 	DefineCustomBoolVariable("gpuext.read_table_files",
 							 "Lets GpuAgg read all-visible pages that are not in shared buffers straight from the table's files.",
 							 "Off reads every page through shared buffers, as a sequential scan does.",
 							 &gpuext_read_table_files,
 							 GPUEXT_READ_TABLE_FILES_DEFAULT,
-							 PGC_USERSET,
+							 PGC_SUSET,
 							 0,
 							 NULL, NULL, NULL);
 
@@ -119,19 +177,21 @@ _PG_init(void)
 							 0,
 							 NULL, NULL, NULL);
 
+	/* Superuser-only: each piece is pinned host memory, two of them per sort */
 	DefineCustomIntVariable("gpuext.debug_sort_piece_size",
 							"Testing: the size of the pieces in which rows kept in device memory travel.",
 							NULL,
 							&gpuext_debug_sort_piece_size,
 							GPUEXT_DEBUG_SORT_PIECE_SIZE_DEFAULT,
 							16, 1024 * 1024,
-							PGC_USERSET,
+							PGC_SUSET,
 							GUC_UNIT_KB | GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 
 	/* Superuser-only, as temp_file_limit: a role may not raise its own share of a shared device. */
 	DefineCustomIntVariable("gpuext.max_device_memory",
-							"Device memory a backend may hold; -1 is half of the device's memory.",
+							"Device memory a backend may hold; -1 is half of the device's memory, or with the GPU service "
+							"the pool's limit divided by gpuext.device_clients.",
 							"Allocations past it fail as on a full device: auto runs the work on the CPU, "
 							"gpu raises an error.",
 							&gpuext_max_device_memory,

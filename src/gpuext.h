@@ -25,11 +25,13 @@ typedef enum GpuextDeviceMode
 #define GPUEXT_DEVICE_MODE_DEFAULT GPUEXT_DEVICE_AUTO
 #define GPUEXT_MIN_GPU_ELEMENTS_DEFAULT 32768
 #define GPUEXT_MAX_DEVICE_MEMORY_DEFAULT (-1)
+#define GPUEXT_OFFLOAD_DEFAULT true
 #define GPUEXT_DEBUG_FAIL_DEVICE_CALLS_DEFAULT ""
 
 extern int	gpuext_device_mode;
 extern int	gpuext_min_gpu_elements;
 extern int	gpuext_max_device_memory;
+extern bool gpuext_offload;
 extern char *gpuext_debug_fail_device_calls;
 
 /*
@@ -147,6 +149,7 @@ extern const GpuextDeviceOps *gpuext_dev;
 #define gpuext_cuda_error_message() gpuext_dev->error_message()
 
 /* device.c: the backend's device session */
+extern bool GpuextOffloadAllowed(void);
 extern bool GpuextPlanOnDevice(const char **why);
 extern bool GpuextUseDevice(void);
 extern bool GpuextUseDeviceFor(size_t n);

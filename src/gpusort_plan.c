@@ -305,7 +305,8 @@ GpuSortPlanner(Query *parse, const char *query_string, int cursorOptions,
 	else
 		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
 
-	if (gpuext_enable_sort && gpuext_device_mode != GPUEXT_DEVICE_CPU && gpuext_cuda_built())
+	if (gpuext_enable_sort && gpuext_device_mode != GPUEXT_DEVICE_CPU && GpuextOffloadAllowed() &&
+		gpuext_cuda_built())
 	{
 		stmt->planTree = ReplaceSorts(stmt->planTree, NULL, false);
 		ReplaceSortsInList(stmt->subplans, NULL, false);

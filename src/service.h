@@ -203,5 +203,6 @@ extern void GpuextServiceProcessMain(ServiceHeader *hdr, int notify_fd, uint32 g
 /* service_client.c: the backend's side */
 extern bool GpuextServiceAvailable(void);
 extern const char *GpuextServiceErrorMessage(void);
+extern size_t GpuextServiceClientShare(void);
 
 #endif							/* GPUEXT_SERVICE_H */

@@ -41,6 +41,32 @@ GpuextServiceAvailable(void)
 		GpuextMyProcNumber() >= 0 && GpuextMyProcNumber() < gpuext_service->nslots;
 }
 
+/*
+ * Device memory this backend may hold by default (gpuext.max_device_memory =
+ * -1) through the service: the pool's limit on its device (on the smallest
+ * pool while it holds nothing, as it may be placed on any) divided by
+ * gpuext.device_clients, so that one client cannot push every other to the
+ * CPU.
+ */
+size_t
+GpuextServiceClientShare(void)
+{
+	ServiceHeader *hdr = gpuext_service;
+	int			d = my_slot != NULL ? my_slot->device : -1;
+	uint64		limit = 0;
+
+	/* No device yet (the service starting): the service answers for itself */
+	if (hdr->ndevices <= 0)
+		return SIZE_MAX / 2;
+	if (d >= 0 && d < hdr->ndevices)
+		limit = ServiceDeviceLimit(hdr, d);
+	else
+		for (int i = 0; i < hdr->ndevices; i++)
+			if (i == 0 || ServiceDeviceLimit(hdr, i) < limit)
+				limit = ServiceDeviceLimit(hdr, i);
+	return (size_t) (limit / (uint64) Max(hdr->device_clients, 1));
+}
+
 /* A failure of the service's, in client_error. */
 static GpuextStatus
 ClientFail(GpuextStatus status, const char *fmt,...) pg_attribute_printf(2, 3);

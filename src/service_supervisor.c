@@ -241,7 +241,7 @@ ServiceDied(int status)
 		backoff_ms = 0;
 	backoff_ms = backoff_ms == 0 ? 500 : Min(backoff_ms * 2, 30000);
 	next_start = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), backoff_ms);
-	ereport(WIFSIGNALED(status) || WEXITSTATUS(status) != 0 ? LOG : DEBUG1,
+	ereport(!ShutdownRequestPending && (WIFSIGNALED(status) || WEXITSTATUS(status) != 0) ? LOG : DEBUG1,
 			(errmsg("gpuext: the GPU service stopped (%s); it starts again in %d ms", why, backoff_ms)));
 }
 
@@ -292,23 +292,32 @@ ReclaimDead(void)
 	}
 }
 
-/* Stop the service at shutdown: SIGTERM, then SIGKILL after 5 s. */
+/*
+ * Stop the service at shutdown: SIGTERM, then SIGKILL after 5 s; then answer
+ * the requests it left, as after its death, or their backends (a statement
+ * being ended, a session closing) would wait for it and hold up the shutdown.
+ */
 static void
 StopService(void)
 {
 	int			status;
+	bool		exited = false;
 
 	if (service_pid == 0)
 		return;
 	kill(service_pid, SIGTERM);
-	for (int i = 0; i < 500; i++)
+	for (int i = 0; i < 500 && !exited; i++)
 	{
-		if (waitpid(service_pid, &status, WNOHANG) == service_pid)
-			return;
-		pg_usleep(10000);
+		exited = waitpid(service_pid, &status, WNOHANG) == service_pid;
+		if (!exited)
+			pg_usleep(10000);
 	}
-	kill(service_pid, SIGKILL);
-	waitpid(service_pid, &status, 0);
+	if (!exited)
+	{
+		kill(service_pid, SIGKILL);
+		waitpid(service_pid, &status, 0);
+	}
+	ServiceDied(status);
 }
 
 /* Background worker entry point: keep the service running and relay its answers. */

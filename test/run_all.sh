@@ -14,7 +14,7 @@ repo=$PWD
 versions=${GPUEXT_PG_VERSIONS:-15 17 18}
 
 PACKAGES="postgresql-15 postgresql-server-dev-15 postgresql-common make gcc libipc-run-perl bison flex
-	libreadline-dev zlib1g-dev"
+	libreadline-dev zlib1g-dev sqlsmith python3"
 . test/debian_setup.sh
 
 user=$(id -un)
@@ -138,6 +138,17 @@ postgres_suite() {
 	echo "-- $((SECONDS - step_start)) s"
 }
 
+# sqlsmith's random queries with gpuext forced (the fake build just installed) against PostgreSQL
+# without it (test/sqlsmith.sh); SQLSMITH_QUERIES per server.
+sqlsmith_run() {
+	step "PostgreSQL $major, fake build: sqlsmith"
+	local rc=0
+	as_user env PG_CONFIG="$ppgc" SQLSMITH_QUERIES="${SQLSMITH_QUERIES:-3000}" \
+		bash "$work/build-fake/test/sqlsmith.sh" >"$log" 2>&1 || rc=$?
+	cat "$log"
+	count '^sqlsmith: .*: ok$' '^sqlsmith: .*: FAILED$' $rc
+}
+
 for major in $versions; do
 	if [ "$major" = 15 ]; then
 		pgc=/usr/lib/postgresql/15/bin/pg_config
@@ -153,6 +164,7 @@ for major in $versions; do
 	SUITE_SERVICE=1 SUITE_PGOPTIONS="-c gpuext.device=gpu -c gpuext.sort_min_rows=0" suite "$pgc" "$priv" fake
 	postgres_suite
 	tap gpu fake
+	sqlsmith_run
 	if [ $have_nvcc = yes ]; then
 		# Without a GPU here the CUDA build's suite takes the no-device paths; its kernels run on a GPU host.
 		if [ "$major" = 15 ]; then

@@ -148,20 +148,21 @@ FROM (SELECT array_agg(((i::int8 * 7919) % 1000003)::int8) AS a FROM generate_se
 
 # Cancel while queued: with the pool limited to 24 MB per device and two sessions holding 16 MB
 # of each device, a sort that needs 9.6 MB (and scratch) waits in the queue; cancelled, it leaves.
+# Each session may hold the whole pool (gpuext.max_device_memory), past its default share.
 $node->append_conf('postgresql.conf', "gpuext.device_memory_limit = '24MB'");
 $node->reload;
 $node->poll_query_until('postgres', 'SELECT bool_and(memory_limit = 24 * 1024 * 1024) FROM gpuext_devices');
 my @holders = map { $node->background_psql('postgres', on_error_stop => 0) } 1 .. 2 * $ndevices;
 for my $h (@holders)
 {
-	$h->query_safe('SET gpuext.device = gpu');
+	$h->query_safe("SET gpuext.device = gpu; SET gpuext.max_device_memory = '24MB'");
 	$h->query_until(qr/holding/, "\\echo holding\n$hold");
 }
 $node->poll_query_until('postgres', "SELECT bool_and(memory_used >= 16 * 1024 * 1024) FROM gpuext_devices")
   or die 'the holding sessions never held device memory';
 my $queued = $node->background_psql('postgres', on_error_stop => 0);
 my $queued_pid = $queued->query_safe('SELECT pg_backend_pid()');
-$queued->query_safe("SET gpuext.device = gpu; SET gpuext.service_wait = '60s'");
+$queued->query_safe("SET gpuext.device = gpu; SET gpuext.service_wait = '60s'; SET gpuext.max_device_memory = '24MB'");
 $queued->query_until(qr/waiting/, "\\echo waiting\n$big_sort");
 ok($node->poll_query_until('postgres', 'SELECT queued > 0 FROM gpuext_stat_service'), 'a request waits in the queue for memory');
 my $cancels = $node->safe_psql('postgres', 'SELECT cancels FROM gpuext_stat_service');

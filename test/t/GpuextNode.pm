@@ -20,13 +20,15 @@ sub device_mode
 }
 
 # A started cluster with gpuext created in database postgres; preload => 1 loads the library in
-# every process through shared_preload_libraries; conf => [lines] adds settings.
+# every process through shared_preload_libraries; conf => [lines] adds settings; checksums => 0
+# initialises it without data checksums (initdb's default before PostgreSQL 18).
 sub gpuext_node
 {
 	my ($name, %opts) = @_;
 	my $node = PostgreSQL::Test::Cluster->new($name);
+	my @extra = (defined $opts{checksums} && !$opts{checksums} && $node->pg_version >= 18) ? ('--no-data-checksums') : ();
 
-	$node->init;
+	$node->init(extra => \@extra);
 	$node->append_conf('postgresql.conf', "gpuext.device = '" . device_mode() . "'\n");
 	$node->append_conf('postgresql.conf', "shared_preload_libraries = 'gpuext'\n")
 	  if $opts{preload};
