@@ -35,6 +35,13 @@ chown "$user" "$work"
 log=$work/log
 have_nvcc=no
 if [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] || command -v nvcc >/dev/null; then have_nvcc=yes; fi
+# As root the Debian package step compiles the device code for every architecture; the test builds
+# then compile it for one (GPUEXT_TEST_CUDA_ARCH, 90 as on the GPU host), minutes less on 2 cores.
+cuda_arch=${GPUEXT_TEST_CUDA_ARCH:-}
+[ "$(id -u)" != 0 ] || cuda_arch=${cuda_arch:-90}
+cuda_arch=${cuda_arch:+CUDA_ARCH=$cuda_arch}
+# The concurrency TAP test's pgbench run: 20 s per run here (it runs 6 times); 60 s on a GPU host.
+export GPUEXT_TAP_DURATION=${GPUEXT_TAP_DURATION:-20}
 passed=0 failed=0
 start=$SECONDS
 
@@ -56,6 +63,12 @@ copy_server() {
 	echo "$dest$("$pgc" --bindir)/pg_config"
 }
 
+# A step's title; count prints how long the step took.
+step() {
+	echo "== $*"
+	step_start=$SECONDS
+}
+
 # Count a pg_regress or prove log into passed/failed; a run that passed nothing counts as a failure.
 count() {
 	local ok bad
@@ -64,20 +77,21 @@ count() {
 	if { [ "$3" != 0 ] && [ "$bad" = 0 ]; } || [ "$ok" = 0 ]; then bad=$((bad + 1)); fi
 	passed=$((passed + ok))
 	failed=$((failed + bad))
+	echo "-- $((SECONDS - step_start)) s"
 }
 
 # Build variant $3 (WITH_CUDA value, empty for the CUDA build) against $1, install it into the
 # private server $2, and run the regression suite there on a temporary instance.
 suite() {
 	local pgc=$1 priv=$2 variant=$3 build=$work/build-${3:-cuda} stage=$work/stage
-	echo "== PostgreSQL $major, ${variant:-cuda} build: regression suite${SUITE_PGOPTIONS:+ ($SUITE_PGOPTIONS)}${SUITE_SERVICE:+, through the GPU service}"
+	step "PostgreSQL $major, ${variant:-cuda} build: regression suite${SUITE_PGOPTIONS:+ ($SUITE_PGOPTIONS)}${SUITE_SERVICE:+, through the GPU service}"
 	if [ -z "${SUITE_SERVICE:-}" ]; then
 		[ -d "$build" ] || copy_tree "$build"
 		# The device objects do not depend on the server: only the C side is rebuilt for each.
 		rm -f "$build"/src/*.o "$build"/cuda/nocuda.o "$build"/cuda/fakedev.o "$build"/*.so
-		as_user make -s -C "$build" -j"$(nproc)" PG_CONFIG="$pgc" ${variant:+WITH_CUDA=$variant}
+		as_user make -s -C "$build" -j"$(nproc)" PG_CONFIG="$pgc" ${variant:+WITH_CUDA=$variant} $cuda_arch
 		rm -rf "$stage"
-		as_user make -s -C "$build" install PG_CONFIG="$pgc" ${variant:+WITH_CUDA=$variant} DESTDIR="$stage" >/dev/null
+		as_user make -s -C "$build" install PG_CONFIG="$pgc" ${variant:+WITH_CUDA=$variant} $cuda_arch DESTDIR="$stage" >/dev/null
 		rm -f "$priv$("$pgc" --pkglibdir)"/gpuext.so "$priv$("$pgc" --sharedir)"/extension/gpuext*
 		as_user cp -a "$stage/." "$priv/"
 	fi
@@ -97,17 +111,37 @@ suite() {
 
 # The TAP tests (test/t) against the variant just installed, with gpuext.device = $1.
 tap() {
-	echo "== PostgreSQL $major: TAP tests (gpuext.device = $1)"
+	step "PostgreSQL $major: TAP tests (gpuext.device = $1)"
 	local rc=0
 	as_user env PG_CONFIG="$ppgc" GPUEXT_TEST_DEVICE="$1" bash "$work/build-$2/test/tap.sh" >"$log" 2>&1 || rc=$?
 	cat "$log"
 	count 'test/t/[^ ]+ \.+ ok' '^test/t/[^ ]+ +\(Wstat' $rc
 }
 
+# PostgreSQL's own regression suite, plain and forced onto the fake build just installed, each
+# test's two results compared (test/postgres_suite.sh); every test that agrees counts as passed.
+postgres_suite() {
+	step "PostgreSQL $major, fake build: PostgreSQL's regression suite, plain and forced onto gpuext"
+	local dir=$work/postgres-suite-$major script=$work/build-fake/test/postgres_suite.sh rc=0
+	{
+		PG_CONFIG=$pgc bash "$script" prepare "$major" "$dir/tests" && chown -R "$user" "$dir" &&
+			as_user env PG_CONFIG="$ppgc" bash "$script" run "$dir/tests" "$dir/plain" plain &&
+			as_user env PG_CONFIG="$ppgc" bash "$script" run "$dir/tests" "$dir/forced" forced &&
+			bash "$script" compare "$dir/plain" "$dir/forced"
+	} >"$log" 2>&1 || rc=$?
+	cat "$log"
+	local ok=0 bad=0
+	read -r ok bad < <(sed -n 's/^postgres suite: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$log") || true
+	if { [ $rc != 0 ] && [ "$bad" = 0 ]; } || [ "$ok" = 0 ]; then bad=$((bad + 1)); fi
+	passed=$((passed + ok))
+	failed=$((failed + bad))
+	echo "-- $((SECONDS - step_start)) s"
+}
+
 # sqlsmith's random queries with gpuext forced (the fake build just installed) against PostgreSQL
 # without it (test/sqlsmith.sh); SQLSMITH_QUERIES per server.
 sqlsmith_run() {
-	echo "== PostgreSQL $major, fake build: sqlsmith"
+	step "PostgreSQL $major, fake build: sqlsmith"
 	local rc=0
 	as_user env PG_CONFIG="$ppgc" SQLSMITH_QUERIES="${SQLSMITH_QUERIES:-3000}" \
 		bash "$work/build-fake/test/sqlsmith.sh" >"$log" 2>&1 || rc=$?
@@ -128,6 +162,7 @@ for major in $versions; do
 	tap auto no
 	SUITE_PGOPTIONS="-c gpuext.device=gpu -c gpuext.sort_min_rows=0" suite "$pgc" "$priv" fake
 	SUITE_SERVICE=1 SUITE_PGOPTIONS="-c gpuext.device=gpu -c gpuext.sort_min_rows=0" suite "$pgc" "$priv" fake
+	postgres_suite
 	tap gpu fake
 	sqlsmith_run
 	if [ $have_nvcc = yes ]; then
@@ -135,27 +170,29 @@ for major in $versions; do
 		if [ "$major" = 15 ]; then
 			suite "$pgc" "$priv" ""
 		else
-			echo "== PostgreSQL $major, cuda build: compiled"
+			step "PostgreSQL $major, cuda build: compiled"
 			[ -d "$work/build-cuda" ] || copy_tree "$work/build-cuda"
 			rm -f "$work"/build-cuda/src/*.o "$work"/build-cuda/*.so
-			as_user make -s -C "$work/build-cuda" -j"$(nproc)" PG_CONFIG="$pgc"
+			as_user make -s -C "$work/build-cuda" -j"$(nproc)" PG_CONFIG="$pgc" $cuda_arch
+			echo "-- $((SECONDS - step_start)) s"
 		fi
 	fi
 	rm -rf "$priv"
 done
 if [ $have_nvcc = yes ]; then
-	echo "== kernel harness (compiled here; it runs on a GPU host)"
-	as_user make -s -C "$work/build-cuda" harness
+	step "kernel harness (compiled here; it runs on a GPU host)"
+	as_user make -s -C "$work/build-cuda" harness $cuda_arch
+	echo "-- $((SECONDS - step_start)) s"
 fi
 
-echo "== PGXN META.json"
+step "PGXN META.json"
 rc=0
 python3 test/validate_meta.py >"$log" 2>&1 || rc=$?
 cat "$log"
 count '^META.json: valid' '^$^' $rc
 
 if [ "$(id -u)" = 0 ]; then
-	echo "== Debian package: build, install, try"
+	step "Debian package: build, install, try"
 	rc=0
 	bash test/debian_package.sh >"$log" 2>&1 || rc=$?
 	cat "$log"
