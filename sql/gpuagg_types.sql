@@ -79,6 +79,10 @@ SELECT check_typ('SELECT sum(nu), avg(nu), min(nu), max(nu) FROM gtyp WHERE id %
 -- A numeric without a typmod is added on the CPU: where the WHERE clause is not compiled either
 -- (NOT IN), nothing would be gained and PostgreSQL's plan runs.
 SELECT check_typ('SELECT sum(nu), avg(nu), min(nu), max(nu) FROM gtyp WHERE id % 9973 NOT IN (5, 6)', false);
+-- ... unless the suites that force every aggregate onto gpuext ask for it
+SET gpuext.debug_agg_without_gain = on;
+SELECT check_typ('SELECT sum(nu), avg(nu), min(nu), max(nu) FROM gtyp WHERE id % 9973 NOT IN (5, 6)');
+RESET gpuext.debug_agg_without_gain;
 SELECT k1, sum(n5), avg(n5), min(n5), max(n5), count(n5) FROM gtyp WHERE id % 1000 <> 7 GROUP BY k1 ORDER BY k1;
 -- Only NaNs: NaN everywhere, min too.
 SELECT check_typ('SELECT sum(n15), avg(n15), min(n15), max(n15), count(n15), min(n5), sum(n38), min(n38) FROM gtyp WHERE id % 1000 = 7');

@@ -58,6 +58,7 @@
 #define GPUEXT_READ_TABLE_FILES_DEFAULT true
 
 extern bool gpuext_enable_agg;
+extern bool gpuext_debug_agg_without_gain;
 extern int	gpuext_agg_min_rows;
 extern bool gpuext_read_table_files;
 

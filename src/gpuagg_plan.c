@@ -61,6 +61,7 @@
 #include "gpuagg.h"
 
 bool		gpuext_enable_agg = GPUEXT_ENABLE_AGG_DEFAULT;
+bool		gpuext_debug_agg_without_gain = false;
 int			gpuext_agg_min_rows = GPUEXT_AGG_MIN_ROWS_DEFAULT;
 
 /* Per value sent to the device, in units of cpu_operator_cost (a transition function costs 1). */
@@ -567,7 +568,7 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 			refusal = "the WHERE clause or an aggregate reads a whole row";
 			aggrefs = NIL;
 		}
-		if (aggrefs != NIL && keys == NIL && !GainsWithoutKeys(input_rel, aggrefs))
+		if (aggrefs != NIL && keys == NIL && !gpuext_debug_agg_without_gain && !GainsWithoutKeys(input_rel, aggrefs))
 		{
 			refusal = "no value would be reduced on the device and the WHERE clause is not compiled";
 			aggrefs = NIL;

@@ -188,6 +188,15 @@ _PG_init(void)
 							GUC_UNIT_KB | GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("gpuext.debug_agg_without_gain",
+							 "Testing: offer GpuAgg also where it gains nothing over PostgreSQL's plan.",
+							 "For the suites that force every aggregate onto gpuext.",
+							 &gpuext_debug_agg_without_gain,
+							 false,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
+
 	/* Superuser-only, as temp_file_limit: a role may not raise its own share of a shared device. */
 	DefineCustomIntVariable("gpuext.max_device_memory",
 							"Device memory a backend may hold; -1 is half of the device's memory, or with the GPU service "

@@ -25,7 +25,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 pgc=${PG_CONFIG:-pg_config}
 forced_settings=(shared_preload_libraries=gpuext "gpuext.device=${GPUEXT_SUITE_DEVICE:-gpu}"
-	gpuext.sort_min_rows=0 gpuext.agg_min_rows=0 gpuext.min_gpu_elements=0)
+	gpuext.sort_min_rows=0 gpuext.agg_min_rows=0 gpuext.min_gpu_elements=0 gpuext.debug_agg_without_gain=on)
 
 die() {
 	echo "postgres_suite.sh: $*" >&2

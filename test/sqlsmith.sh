@@ -81,7 +81,8 @@ start_server gpuext "$((port + 1))" "shared_preload_libraries = 'gpuext'
 gpuext.device = gpu
 gpuext.sort_min_rows = 0
 gpuext.agg_min_rows = 0
-gpuext.min_gpu_elements = 0"
+gpuext.min_gpu_elements = 0
+gpuext.debug_agg_without_gain = on"
 "$bindir/psql" -X -q -h "$work" -p "$((port + 1))" -d smith -v ON_ERROR_STOP=1 -c 'CREATE EXTENSION gpuext'
 
 plain="host=$work port=$port dbname=smith user=smith"
