@@ -9,6 +9,9 @@
 #   service: the GPU service (gpuext preloaded): memcheck of the harness, the regression suite with
 #          the GPU forced in each backend and through the service, the TAP tests through the
 #          service, and bench/service.sh.
+#   suites: the regression suite with the GPU forced in each backend and through the service;
+#   oracle: memcheck of the harness, and PostgreSQL's own regression suite plain and forced onto
+#          gpuext (test/postgres_suite.sh, prepared into .gpu/pgsuite).
 # Expects .gpu/ prepared on the build machine (see doc/development.md, the GPU host):
 #   .gpu/postgres.tar.xz + .gpu/with-postgres (pack-postgres), .gpu/stage (make install DESTDIR),
 #   .gpu/kernel_harness and .gpu/gather_harness (make CUDA_ARCH=90 harness); test/kernel_harness and bench/reduce_bench
@@ -68,6 +71,32 @@ if [ "$part" = service ]; then
 		echo "== TAP tests (gpuext.device = gpu)"
 		grep -E "^\[|Failed test|cancel latency|concurrency|leak check|GPU service pid|requests, peak|^Result" "$out/tap.txt"
 		echo "== service benchmark"; grep -vE "^(DROP|CREATE|VACUUM|SELECT)" "$out/service_bench.txt" | tail -60
+	} | tee -a "$out/summary.txt"
+fi
+if [ "$part" = suites ]; then
+	pg --conf gpuext.device=gpu --conf gpuext.sort_min_rows=0 -- bash -c "
+		make -s installcheck > '$out/installcheck.txt' 2>&1; cp regression.diffs '$out/' 2>/dev/null"
+	pg --conf gpuext.device=gpu --conf gpuext.sort_min_rows=0 --conf "shared_preload_libraries = 'gpuext'" \
+		--conf "gpuext.service_arena = '1GB'" -- bash -c "
+		make -s installcheck > '$out/installcheck_service.txt' 2>&1
+		cp regression.diffs '$out/regression_service.diffs' 2>/dev/null"
+	{
+		echo "== regression (gpuext.device = gpu, gpuext.sort_min_rows = 0), in each backend"
+		grep -E "tests (passed|failed)|of .* tests|FAILED" "$out/installcheck.txt"
+		echo "== the same through the service"; grep -E "tests (passed|failed)|of .* tests|FAILED" "$out/installcheck_service.txt"
+	} | tee -a "$out/summary.txt"
+fi
+if [ "$part" = oracle ]; then
+	compute-sanitizer --tool memcheck $harness --quick > "$out/memcheck.log" 2>&1
+	OUT=$out/plain pg -- bash test/postgres_suite.sh run --existing .gpu/pgsuite "$out/plain" plain \
+		> "$out/pgsuite.txt" 2>&1
+	OUT=$out/forced pg --conf shared_preload_libraries=gpuext -- \
+		bash test/postgres_suite.sh run --existing .gpu/pgsuite "$out/forced" forced >> "$out/pgsuite.txt" 2>&1
+	bash test/postgres_suite.sh compare "$out/plain" "$out/forced" >> "$out/pgsuite.txt" 2>&1
+	tar czf "$out/pgsuite.tgz" -C "$out" plain forced && rm -rf "$out/plain" "$out/forced"
+	{
+		echo "== memcheck --quick"; grep -E "passed, .* failed|ERROR SUMMARY" "$out/memcheck.log"
+		echo "== PostgreSQL's regression suite, plain and forced"; cat "$out/pgsuite.txt"
 	} | tee -a "$out/summary.txt"
 fi
 if [ "$part" = final ]; then
