@@ -16,6 +16,7 @@
 
 #include "gpuext_cuda.h"
 #include "reduce_groups.h"
+#include "scan_heap.h"
 
 /* Device memory the fake reports; allocations past it fail as a full GPU's would. */
 #define FAKE_MEMORY_TOTAL ((size_t) 16 << 30)
@@ -814,5 +815,18 @@ gpuext_gather_rows(const char *rows, size_t rows_bytes, const uint64_t *offsets,
 		header.bytes = at + len;
 	}
 	memcpy(out, &header, sizeof(header));
+	return GPUEXT_OK;
+}
+
+/* The device scan on host memory: the decoder and program of scan_heap.h, page after page. */
+GpuextStatus
+gpuext_scan_heap(const GpuextScanProgram *program, const char *pages, const uint16_t *vis, uint32_t npages,
+				 uint64_t *counts, char *outs, size_t outs_bytes)
+{
+	if (program == NULL || counts == NULL || (npages > 0 && (pages == NULL || vis == NULL)) ||
+		!gpuext_scan_program_valid(program, outs_bytes) || (program->nouts > 0 && outs == NULL))
+		return Fail(GPUEXT_INVALID, "invalid device scan program or buffers");
+	memset(counts, 0, sizeof(uint64_t) * GPUEXT_SCAN_COUNTERS);
+	gpuext_scan_heap_host(program, pages, vis, npages, counts, outs);
 	return GPUEXT_OK;
 }

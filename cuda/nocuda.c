@@ -4,6 +4,7 @@
  *		every device call reports GPUEXT_NOT_BUILT.
  */
 #include "gpuext_cuda.h"
+#include "scan_heap.h"
 
 static const char not_built_message[] = "gpuext was built without CUDA support";
 
@@ -366,5 +367,20 @@ gpuext_gather_rows(const char *rows, size_t rows_bytes, const uint64_t *offsets,
 	(void) out_bytes;
 	(void) scratch;
 	(void) scratch_bytes;
+	return GPUEXT_NOT_BUILT;
+}
+
+/* No device scan. */
+GpuextStatus
+gpuext_scan_heap(const GpuextScanProgram *program, const char *pages, const uint16_t *vis, uint32_t npages,
+				 uint64_t *counts, char *outs, size_t outs_bytes)
+{
+	(void) program;
+	(void) pages;
+	(void) vis;
+	(void) npages;
+	(void) counts;
+	(void) outs;
+	(void) outs_bytes;
 	return GPUEXT_NOT_BUILT;
 }

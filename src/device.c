@@ -48,6 +48,7 @@ const GpuextDeviceOps gpuext_local_ops = {
 	.groups_clear = gpuext_groups_clear,
 	.groups_add = gpuext_groups_add,
 	.groups_result = gpuext_groups_result,
+	.scan_heap = gpuext_scan_heap,
 	.matmul = gpuext_matmul,
 	.error_message = gpuext_cuda_error_message,
 };

@@ -8,6 +8,7 @@
 #include "utils/guc.h"
 
 #include "gpuext_cuda.h"
+#include "scan_heap.h"
 
 /* gpuext.device */
 typedef enum GpuextDeviceMode
@@ -96,6 +97,8 @@ typedef struct GpuextDeviceOps
 								size_t n, void *states, uint32_t ngroups);
 	GpuextStatus (*groups_result) (int value_bytes, int is_float, void *states, uint32_t ngroups,
 								   GpuextGroupResult *results);
+	GpuextStatus (*scan_heap) (const GpuextScanProgram *program, const char *pages, const uint16_t *vis,
+							   uint32_t npages, uint64_t *counts, char *outs, size_t outs_bytes);
 	GpuextStatus (*matmul) (GpuextMatmulAlgo algo, int elem_bytes, const void *a, const void *b, void *c,
 							size_t m, size_t k, size_t n);
 	const char *(*error_message) (void);
@@ -135,6 +138,8 @@ extern const GpuextDeviceOps *gpuext_dev;
 	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_dev->groups_add(__VA_ARGS__))
 #define gpuext_groups_result(...) \
 	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_dev->groups_result(__VA_ARGS__))
+#define gpuext_scan_heap(...) \
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_dev->scan_heap(__VA_ARGS__))
 #define gpuext_matmul(...) \
 	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_dev->matmul(__VA_ARGS__))
 #define gpuext_cuda_reset() gpuext_dev->reset()

@@ -67,7 +67,8 @@ typedef enum ServiceOp
 	SOP_GATHER_ROWS,
 	SOP_GROUPS_CLEAR,
 	SOP_GROUPS_ADD,
-	SOP_GROUPS_RESULT
+	SOP_GROUPS_RESULT,
+	SOP_SCAN_HEAP
 } ServiceOp;
 
 typedef enum SlotState

@@ -526,6 +526,19 @@ SvcGroupsResult(int value_bytes, int is_float, void *states, uint32_t ngroups, G
 	return Call(SOP_GROUPS_RESULT, 5, args);
 }
 
+/* A device scan of pages held in the service; its program is read from the arena. */
+static GpuextStatus
+SvcScanHeap(const GpuextScanProgram *program, const char *pages, const uint16_t *vis, uint32_t npages,
+			uint64_t *counts, char *outs, size_t outs_bytes)
+{
+	uint64		args[7] = {(uint64) (uintptr_t) program, (uint64) (uintptr_t) pages, (uint64) (uintptr_t) vis,
+		npages, (uint64) (uintptr_t) counts, (uint64) (uintptr_t) outs, outs_bytes};
+
+	if (!GpuextInArena(program, sizeof(GpuextScanProgram)))
+		return ClientFail(GPUEXT_INVALID, "device scan program outside the GPU service's arena");
+	return Call(SOP_SCAN_HEAP, 7, args);
+}
+
 /* A matrix product in the service. */
 static GpuextStatus
 SvcMatmul(GpuextMatmulAlgo algo, int elem_bytes, const void *a, const void *b, void *c, size_t m, size_t k,
@@ -568,6 +581,7 @@ const GpuextDeviceOps gpuext_service_ops = {
 	.groups_clear = SvcGroupsClear,
 	.groups_add = SvcGroupsAdd,
 	.groups_result = SvcGroupsResult,
+	.scan_heap = SvcScanHeap,
 	.matmul = SvcMatmul,
 	.error_message = GpuextServiceErrorMessage,
 };

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "scan_heap.h"
 #include "service.h"
 
 /* A device allocation a client holds. */
@@ -453,6 +454,20 @@ Execute(Client *c)
 			return gpuext_groups_add((int) a[0], (int) a[1], (const void *) (uintptr_t) a[2],
 									 (const uint32_t *) (uintptr_t) a[3], a[4], (void *) (uintptr_t) a[5],
 									 (uint32_t) a[6]);
+		case SOP_SCAN_HEAP:
+			{
+				/* a copy, so that the client cannot change the program between the check and the launch */
+				GpuextScanProgram program;
+
+				if (!GpuextInArena((void *) (uintptr_t) a[0], sizeof(GpuextScanProgram)) || a[3] > UINT32_MAX ||
+					!Holds(c, a[1], Mul(a[3], GPUEXT_SCAN_PAGE_BYTES)) ||
+					!Holds(c, a[2], Mul(a[3], GPUEXT_SCAN_VIS_SLOTS * sizeof(uint16_t))) ||
+					!Holds(c, a[4], GPUEXT_SCAN_COUNTERS * sizeof(uint64_t)) || !Holds(c, a[5], a[6]))
+					return Fail(c, GPUEXT_INVALID, "device scan outside the client's buffers");
+				memcpy(&program, (const void *) (uintptr_t) a[0], sizeof(program));
+				return gpuext_scan_heap(&program, (const char *) (uintptr_t) a[1], (const uint16_t *) (uintptr_t) a[2],
+										(uint32_t) a[3], (uint64_t *) (uintptr_t) a[4], (char *) (uintptr_t) a[5], a[6]);
+			}
 		case SOP_GROUPS_RESULT:
 			if (a[3] > UINT32_MAX || !Holds(c, a[2], Mul(a[3], GPUEXT_GROUP_STATE_BYTES(a[1] != 0))) ||
 				!Holds(c, a[4], Mul(a[3], sizeof(GpuextGroupResult))))

@@ -1,0 +1,481 @@
+/*
+ * scan_heap.h
+ *		The device scan's tuple decoder and the program it runs on each
+ *		visible tuple of a heap page as stored: the WHERE clause, each
+ *		output's FILTER, and the column values that go out, dense, to the
+ *		reductions (gpuext_reduce).  Shared by the kernel (scan_heap.cu), the
+ *		fake device and the CPU redoing a batch, so all three run one code.
+ *
+ * Pages are PostgreSQL heap pages of 8 kB as stored on disk: the layouts of
+ * storage/bufpage.h, storage/itemid.h, access/htup_details.h and varatt.h,
+ * which pg_upgrade keeps fixed, read little-endian.  Plain C, no postgres.h.
+ * A tuple whose bytes do not add up (an item past the page, a header past
+ * the item, a column past the tuple) is counted as undecodable and left
+ * out, for the caller to read that batch on the CPU.
+ */
+#ifndef GPUEXT_SCAN_HEAP_H
+#define GPUEXT_SCAN_HEAP_H
+
+#include "gpuext_cuda.h"
+
+#define GPUEXT_SCAN_PAGE_BYTES 8192
+#define GPUEXT_SCAN_MAX_TUPLES 291	/* MaxHeapTuplesPerPage at 8 kB */
+#define GPUEXT_SCAN_MAX_ATTS 64		/* columns walked, up to the last one read */
+#define GPUEXT_SCAN_MAX_COLS 16		/* columns read */
+#define GPUEXT_SCAN_MAX_CMPS 32
+#define GPUEXT_SCAN_MAX_OUTS 16
+
+/* Per page, its visible items: vis[0] their number, then their item numbers; or all normal items. */
+#define GPUEXT_SCAN_VIS_SLOTS (GPUEXT_SCAN_MAX_TUPLES + 1)
+#define GPUEXT_SCAN_ALL_VISIBLE 0xFFFF
+
+/* The counters a scan writes, then one per output: its values. */
+#define GPUEXT_SCAN_PASSED 0		/* tuples that passed the WHERE clause */
+#define GPUEXT_SCAN_DECODED 1		/* visible tuples decoded */
+#define GPUEXT_SCAN_BAD 2			/* tuples that could not be decoded */
+#define GPUEXT_SCAN_OUT_COUNT 3
+#define GPUEXT_SCAN_COUNTERS (GPUEXT_SCAN_OUT_COUNT + GPUEXT_SCAN_MAX_OUTS)
+
+/* How a column's bytes are read. */
+typedef enum GpuextScanKind
+{
+	GPUEXT_SCAN_NULLNESS = 0,	/* only whether it is NULL (any width) */
+	GPUEXT_SCAN_INT,			/* a signed integer of 2, 4 or 8 bytes (date, timestamps too) */
+	GPUEXT_SCAN_FLOAT4,
+	GPUEXT_SCAN_FLOAT8
+} GpuextScanKind;
+
+/* A column the program reads. */
+typedef struct GpuextScanCol
+{
+	int16_t		att;			/* from 0; the columns in ascending order, each once */
+	uint8_t		kind;			/* GpuextScanKind */
+	uint8_t		missing_null;	/* a tuple with fewer columns: NULL here, else missing */
+	int64_t		missing;		/* ... the column's default (atthasmissing), as read */
+} GpuextScanCol;
+
+/* A comparison of a column with a constant, false where the column is NULL. */
+typedef struct GpuextScanCmp
+{
+	uint8_t		col;			/* index into cols */
+	uint8_t		strategy;		/* btree strategy: 1 <, 2 <=, 3 =, 4 >=, 5 > */
+	uint8_t		is_float;		/* compared as double precision, NaN above all and equal to itself */
+	uint8_t		pad;
+	int32_t		pad2;
+	int64_t		modulus;		/* integers, > 0: the value modulo this is compared */
+	int64_t		ival;
+	double		fval;
+} GpuextScanCmp;
+
+/* One output: a column's non-NULL values where its FILTER passes, dense; or only their count. */
+typedef struct GpuextScanOut
+{
+	int8_t		col;			/* index into cols; -1: every row (count(*) FILTER) */
+	uint8_t		value_bytes;	/* 2, 4 or 8: the column's own bytes; 0: only counted */
+	uint8_t		filter_first;	/* its FILTER: cmps[filter_first .. + filter_n) */
+	uint8_t		filter_n;
+	uint32_t	pad;
+	uint64_t	offset;			/* its values start here in the outputs */
+} GpuextScanOut;
+
+typedef struct GpuextScanProgram
+{
+	uint16_t	walk_atts;		/* columns walked in each tuple */
+	uint8_t		ncols;
+	uint8_t		nquals;			/* the WHERE clause: cmps[0 .. nquals) */
+	uint8_t		ncmps;
+	uint8_t		nouts;
+	uint16_t	pad;
+	uint64_t	out_cap;		/* values each output has room for */
+	int16_t		att_len[GPUEXT_SCAN_MAX_ATTS];	/* attlen: > 0, -1 (varlena) */
+	uint8_t		att_align[GPUEXT_SCAN_MAX_ATTS];	/* alignment in bytes: 1, 2, 4, 8 */
+	GpuextScanCol cols[GPUEXT_SCAN_MAX_COLS];
+	GpuextScanCmp cmps[GPUEXT_SCAN_MAX_CMPS];
+	GpuextScanOut outs[GPUEXT_SCAN_MAX_OUTS];
+} GpuextScanProgram;
+
+/* One tuple's columns as the program reads them. */
+typedef struct GpuextScanRow
+{
+	int64_t		vals[GPUEXT_SCAN_MAX_COLS];
+	uint32_t	nulls;			/* bit c: column c is NULL */
+} GpuextScanRow;
+
+/* A little-endian 16-bit word. */
+static inline GPUEXT_HD unsigned
+gpuext_scan_u16(const unsigned char *p)
+{
+	return (unsigned) p[0] | ((unsigned) p[1] << 8);
+}
+
+/* A little-endian 32-bit word. */
+static inline GPUEXT_HD uint32_t
+gpuext_scan_u32(const unsigned char *p)
+{
+	return (uint32_t) p[0] | ((uint32_t) p[1] << 8) | ((uint32_t) p[2] << 16) | ((uint32_t) p[3] << 24);
+}
+
+/* A varlena's size on disk from its header (VARSIZE_ANY), or 0 where it is not sound. */
+static inline GPUEXT_HD uint32_t
+gpuext_scan_varsize(const unsigned char *p, uint32_t avail)
+{
+	uint32_t	size;
+
+	if (avail < 1)
+		return 0;
+	if (p[0] == 0x01)
+	{
+		/* a TOAST pointer: 2 header bytes and the tag's struct */
+		if (avail < 2)
+			return 0;
+		switch (p[1])
+		{
+			case 18:			/* VARTAG_ONDISK: varatt_external */
+				return 2 + 16;
+			case 1:				/* VARTAG_INDIRECT, VARTAG_EXPANDED_RO/RW: a pointer */
+			case 2:
+			case 3:
+				return 2 + 8;
+			default:
+				return 0;
+		}
+	}
+	if (p[0] & 0x01)
+		return (uint32_t) (p[0] >> 1) & 0x7F;
+	if (avail < 4)
+		return 0;
+	size = (gpuext_scan_u32(p) >> 2) & 0x3FFFFFFF;
+	return size < 4 ? 0 : size;
+}
+
+/* A column's value read at p: integers sign-extended, floats' bits. */
+static inline GPUEXT_HD int64_t
+gpuext_scan_read(const unsigned char *p, int len)
+{
+	switch (len)
+	{
+		case 8:
+			return (int64_t) ((uint64_t) gpuext_scan_u32(p) | ((uint64_t) gpuext_scan_u32(p + 4) << 32));
+		case 4:
+			return (int64_t) (int32_t) gpuext_scan_u32(p);
+		case 2:
+			return (int64_t) (int16_t) gpuext_scan_u16(p);
+		default:
+			return (int64_t) (int8_t) p[0];
+	}
+}
+
+/*
+ * Decode the tuple of item lp (from 1) of page into row: 1 where it is a
+ * normal item, 0 where it is not (unused, redirect, dead), -1 where its bytes
+ * do not add up.  Columns are walked as slot_deform_heap_tuple walks them.
+ */
+static inline GPUEXT_HD int
+gpuext_scan_decode(const GpuextScanProgram *p, const unsigned char *page, unsigned lp, GpuextScanRow *row)
+{
+	unsigned	lower = gpuext_scan_u16(page + 12);
+	uint32_t	item;
+	unsigned	lp_off,
+				lp_len,
+				natts,
+				hoff,
+				hasnull;
+	const unsigned char *tup;
+	const unsigned char *data;
+	uint32_t	len,
+				off = 0;
+	int			c = 0;
+
+	if (lp < 1 || 24 + 4 * lp > lower || lower > GPUEXT_SCAN_PAGE_BYTES)
+		return -1;
+	item = gpuext_scan_u32(page + 24 + 4 * (lp - 1));
+	if (((item >> 15) & 3) != 1)	/* LP_NORMAL */
+		return 0;
+	lp_off = item & 0x7FFF;
+	lp_len = item >> 17;
+	if (lp_off < 24 || lp_len < 23 || lp_off + lp_len > GPUEXT_SCAN_PAGE_BYTES)
+		return -1;
+	tup = page + lp_off;
+	natts = gpuext_scan_u16(tup + 18) & 0x07FF;
+	hasnull = gpuext_scan_u16(tup + 20) & 0x0001;
+	hoff = tup[22];
+	if (hoff < 23 || hoff > lp_len || (hasnull && 23 + (natts + 7) / 8 > hoff))
+		return -1;
+	data = tup + hoff;
+	len = lp_len - hoff;
+	row->nulls = 0;
+	for (unsigned a = 0; a < p->walk_atts && c < p->ncols && a < natts; a++)
+	{
+		int			attlen = p->att_len[a];
+		uint32_t	align = p->att_align[a];
+		uint32_t	size;
+		int			wanted = p->cols[c].att == (int) a;
+
+		if (hasnull && !(tup[23 + (a >> 3)] & (1u << (a & 7))))
+		{
+			if (wanted)
+				row->nulls |= 1u << c++;
+			continue;
+		}
+		if (attlen > 0 || (off < len && data[off] == 0))
+			off = (off + align - 1) & ~(align - 1);
+		if (off > len)
+			return -1;
+		if (attlen > 0)
+			size = (uint32_t) attlen;
+		else if (attlen == -1)
+			size = gpuext_scan_varsize(data + off, len - off);
+		else
+			return -1;
+		if (size == 0 || size > len - off)
+			return -1;
+		if (wanted)
+		{
+			if (p->cols[c].kind != GPUEXT_SCAN_NULLNESS)
+				row->vals[c] = gpuext_scan_read(data + off, attlen);
+			c++;
+		}
+		off += size;
+	}
+	/* columns the tuple does not have: added later, with their default or NULL */
+	for (; c < p->ncols; c++)
+	{
+		if (p->cols[c].missing_null)
+			row->nulls |= 1u << c;
+		else
+			row->vals[c] = p->cols[c].missing;
+	}
+	return 1;
+}
+
+/* A column's value as double precision. */
+static inline GPUEXT_HD double
+gpuext_scan_double(const GpuextScanProgram *p, const GpuextScanRow *row, int c)
+{
+	int64_t		v = row->vals[c];
+
+	if (p->cols[c].kind == GPUEXT_SCAN_FLOAT8)
+	{
+		double		d;
+
+		memcpy(&d, &v, sizeof(d));
+		return d;
+	}
+	if (p->cols[c].kind == GPUEXT_SCAN_FLOAT4)
+	{
+		int32_t		w = (int32_t) v;
+		float		f;
+
+		memcpy(&f, &w, sizeof(f));
+		return (double) f;
+	}
+	return (double) v;
+}
+
+/* Whether the comparisons cmps[first .. first + n) all hold for row (float8_cmp_internal for floats). */
+static inline GPUEXT_HD int
+gpuext_scan_cmps(const GpuextScanProgram *p, const GpuextScanRow *row, int first, int n)
+{
+	for (int i = first; i < first + n; i++)
+	{
+		const GpuextScanCmp *k = &p->cmps[i];
+		int			cmp;
+
+		if (row->nulls & (1u << k->col))
+			return 0;
+		if (k->is_float)
+		{
+			double		a = gpuext_scan_double(p, row, k->col);
+			double		b = k->fval;
+
+			if (a != a)
+				cmp = b != b ? 0 : 1;
+			else if (b != b)
+				cmp = -1;
+			else
+				cmp = a > b ? 1 : a < b ? -1 : 0;
+		}
+		else
+		{
+			int64_t		v = row->vals[k->col];
+
+			if (k->modulus > 0)
+				v %= k->modulus;
+			cmp = v < k->ival ? -1 : v > k->ival ? 1 : 0;
+		}
+		switch (k->strategy)
+		{
+			case 1:
+				if (cmp >= 0)
+					return 0;
+				break;
+			case 2:
+				if (cmp > 0)
+					return 0;
+				break;
+			case 3:
+				if (cmp != 0)
+					return 0;
+				break;
+			case 4:
+				if (cmp < 0)
+					return 0;
+				break;
+			default:
+				if (cmp <= 0)
+					return 0;
+				break;
+		}
+	}
+	return 1;
+}
+
+/* Whether output o takes a value from row: its column not NULL and its FILTER passing. */
+static inline GPUEXT_HD int
+gpuext_scan_out_takes(const GpuextScanProgram *p, const GpuextScanRow *row, int o)
+{
+	const GpuextScanOut *out = &p->outs[o];
+
+	if (out->col >= 0 && (row->nulls & (1u << out->col)))
+		return 0;
+	return gpuext_scan_cmps(p, row, out->filter_first, out->filter_n);
+}
+
+/* Write output o's value of row at index i of its dense values. */
+static inline GPUEXT_HD void
+gpuext_scan_out_put(const GpuextScanProgram *p, const GpuextScanRow *row, int o, char *outs, uint64_t i)
+{
+	const GpuextScanOut *out = &p->outs[o];
+	char	   *dst = outs + out->offset + i * out->value_bytes;
+	int64_t		v = row->vals[out->col];
+
+	switch (out->value_bytes)
+	{
+		case 8:
+			memcpy(dst, &v, 8);
+			break;
+		case 4:
+			{
+				int32_t		w = (int32_t) v;
+
+				memcpy(dst, &w, 4);
+				break;
+			}
+		default:
+			{
+				int16_t		h = (int16_t) v;
+
+				memcpy(dst, &h, 2);
+				break;
+			}
+	}
+}
+
+/* Item numbers to decode on a page: vis[1 .. n] of its visible items, or 1 .. n where all are. */
+static inline GPUEXT_HD unsigned
+gpuext_scan_items(const unsigned char *page, const uint16_t *vis, int *all)
+{
+	unsigned	lower = gpuext_scan_u16(page + 12);
+
+	*all = vis[0] == GPUEXT_SCAN_ALL_VISIBLE;
+	if (!*all)
+		return vis[0] <= GPUEXT_SCAN_MAX_TUPLES ? vis[0] : 0;
+	if (lower < 24 || lower > GPUEXT_SCAN_PAGE_BYTES)
+		return 0;
+	return (lower - 24) / 4 > GPUEXT_SCAN_MAX_TUPLES ? GPUEXT_SCAN_MAX_TUPLES : (lower - 24) / 4;
+}
+
+/*
+ * The device scan on the host: each page's tuples decoded and run through
+ * the program, one after another (the fake device, and the CPU redoing a
+ * batch).  counts (GPUEXT_SCAN_COUNTERS) are added to, not cleared.
+ */
+static inline void
+gpuext_scan_heap_host(const GpuextScanProgram *p, const char *pages, const uint16_t *vis, uint32_t npages,
+					  uint64_t *counts, char *outs)
+{
+	GpuextScanRow row;
+
+	for (uint32_t pg = 0; pg < npages; pg++)
+	{
+		const unsigned char *page = (const unsigned char *) pages + (size_t) pg * GPUEXT_SCAN_PAGE_BYTES;
+		const uint16_t *v = vis + (size_t) pg * GPUEXT_SCAN_VIS_SLOTS;
+		int			all;
+		unsigned	n = gpuext_scan_items(page, v, &all);
+
+		for (unsigned i = 0; i < n; i++)
+		{
+			int			r = gpuext_scan_decode(p, page, all ? i + 1 : v[i + 1], &row);
+
+			if (r == 0)
+				continue;
+			if (r < 0)
+			{
+				counts[GPUEXT_SCAN_BAD]++;
+				continue;
+			}
+			counts[GPUEXT_SCAN_DECODED]++;
+			if (!gpuext_scan_cmps(p, &row, 0, p->nquals))
+				continue;
+			counts[GPUEXT_SCAN_PASSED]++;
+			for (int o = 0; o < p->nouts; o++)
+			{
+				uint64_t   *k = &counts[GPUEXT_SCAN_OUT_COUNT + o];
+
+				if (!gpuext_scan_out_takes(p, &row, o))
+					continue;
+				if (p->outs[o].value_bytes > 0 && *k < p->out_cap)
+					gpuext_scan_out_put(p, &row, o, outs, *k);
+				(*k)++;
+			}
+		}
+	}
+}
+
+/*
+ * Enqueue the scan of npages pages (device memory, one after another) whose
+ * visible items are in vis (npages * GPUEXT_SCAN_VIS_SLOTS): counts (device,
+ * GPUEXT_SCAN_COUNTERS words) set to this batch's, outputs' values into outs
+ * (device, outs_bytes).  program is host memory (the GPU service's arena
+ * through the service), read before the call returns.  An output whose
+ * count passes out_cap has only out_cap values written.
+ */
+extern GpuextStatus gpuext_scan_heap(const GpuextScanProgram *program, const char *pages, const uint16_t *vis,
+									 uint32_t npages, uint64_t *counts, char *outs, size_t outs_bytes);
+
+/* Whether a program's outputs lie within outs_bytes and its indexes within its arrays (1), else 0. */
+static inline int
+gpuext_scan_program_valid(const GpuextScanProgram *p, size_t outs_bytes)
+{
+	if (p->walk_atts > GPUEXT_SCAN_MAX_ATTS || p->ncols > GPUEXT_SCAN_MAX_COLS || p->ncmps > GPUEXT_SCAN_MAX_CMPS ||
+		p->nquals > p->ncmps || p->nouts > GPUEXT_SCAN_MAX_OUTS)
+		return 0;
+	for (int a = 0; a < p->walk_atts; a++)
+		if ((p->att_len[a] <= 0 && p->att_len[a] != -1) ||
+			(p->att_align[a] != 1 && p->att_align[a] != 2 && p->att_align[a] != 4 && p->att_align[a] != 8))
+			return 0;
+	for (int c = 0; c < p->ncols; c++)
+		if (p->cols[c].att < 0 || p->cols[c].att >= p->walk_atts || (c > 0 && p->cols[c].att <= p->cols[c - 1].att) ||
+			(p->cols[c].kind != GPUEXT_SCAN_NULLNESS &&
+			 p->att_len[p->cols[c].att] != 2 && p->att_len[p->cols[c].att] != 4 && p->att_len[p->cols[c].att] != 8))
+			return 0;
+	for (int i = 0; i < p->ncmps; i++)
+		if (p->cmps[i].col >= p->ncols)
+			return 0;
+	for (int o = 0; o < p->nouts; o++)
+	{
+		const GpuextScanOut *out = &p->outs[o];
+
+		if (out->col < -1 || out->col >= p->ncols || out->filter_first + out->filter_n > p->ncmps)
+			return 0;
+		if (out->value_bytes == 0)
+			continue;
+		if (out->col < 0 || (out->value_bytes != 2 && out->value_bytes != 4 && out->value_bytes != 8) ||
+			out->offset % 8 != 0 || out->offset > outs_bytes ||
+			p->out_cap > (outs_bytes - out->offset) / out->value_bytes)
+			return 0;
+	}
+	return 1;
+}
+
+#endif							/* GPUEXT_SCAN_HEAP_H */
