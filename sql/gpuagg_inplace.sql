@@ -6,6 +6,8 @@
 SELECT device_state = 'ready' AS has_device FROM gpuext_info() \gset
 LOAD 'gpuext';
 SET gpuext.agg_min_rows = 0;
+-- the rows read on the CPU, not the device scan's (gpuagg_devscan)
+SET gpuext.enable_device_scan = off;
 SET max_parallel_workers_per_gather = 0;
 SET work_mem = '64MB';
 SET timezone = 'UTC';

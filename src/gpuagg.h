@@ -56,11 +56,13 @@
 #define GPUEXT_ENABLE_AGG_DEFAULT true
 #define GPUEXT_AGG_MIN_ROWS_DEFAULT 20000
 #define GPUEXT_READ_TABLE_FILES_DEFAULT true
+#define GPUEXT_ENABLE_DEVICE_SCAN_DEFAULT true
 
 extern bool gpuext_enable_agg;
 extern bool gpuext_debug_agg_without_gain;
 extern int	gpuext_agg_min_rows;
 extern bool gpuext_read_table_files;
+extern bool gpuext_enable_device_scan;
 
 /* The arithmetic compiled in double precision and numeric arguments (gpuagg_inplace.c, gpuagg_numeric.c). */
 typedef enum GpuAggRowOp
@@ -163,6 +165,8 @@ typedef struct GpuAggPages
 	int			chunk_next;
 	Buffer		buf;			/* the page read through shared buffers, pinned */
 	Buffer		vmbuf;			/* the visibility map's page last looked at, pinned */
+	char	   *copy_to;		/* where set, each page is copied here as read (under its content lock) ... */
+	bool		all_visible;	/* ... and whether all its normal items are visible (then offsets are not found) */
 	/* the current page */
 	Page		page;
 	BlockNumber blkno;
@@ -194,6 +198,9 @@ typedef struct GpuAggStats
 	double		total_ms;
 	double		device_ms;		/* in device calls: transfers, and waits for reductions */
 	const char *fallback;		/* why some values were reduced on the CPU */
+	int64		device_blocks;	/* the device scan: blocks sent, */
+	int64		device_tuples;	/* ... tuples decoded on the device */
+	int64		device_cpu_tuples;	/* ... and tuples of its batches read on the CPU instead */
 } GpuAggStats;
 
 typedef struct GpuAggState
@@ -258,12 +265,16 @@ typedef struct GpuAggState
 	struct GpuAggSpill *spill;	/* spilling, where the node's keys and values allow it, else NULL */
 	bool		use_device;		/* this run's grouped values go to the device */
 	bool		device_lost;	/* the device failed (auto): the run restarts on the CPU */
+	bool		run_device;		/* this run may use the device (GpuAggStartInputs) */
 	/* parallel runs */
 	int			nworkers;		/* planned; 0: the node reads the table alone */
 	ParallelContext *pcxt;		/* the leader's, during a run with workers */
 	shm_mq_handle **queues;		/* ... per worker, where its results come */
 	ParallelTableScanDesc pscan;	/* the scan this process shares, or NULL */
 	bool		leader_scans;	/* the leader reads blocks too */
+	/* the device scan (gpuagg_devscan.c) */
+	GpuextScanProgram *scanprog;	/* the program, where the node's scan can run on the device, else NULL */
+	struct GpuAggDevScan *devscan;	/* its buffers, made on the first run that uses the device */
 } GpuAggState;
 
 /* Milliseconds since start. */
@@ -303,6 +314,7 @@ extern void GpuAggInit(void);
 extern Node *GpuAggCreateState(CustomScan *cscan);
 extern AttrNumber GpuAggScanColumn(CustomScan *cscan, Expr *expr);
 extern void GpuAggWorkerScan(GpuAggState *st);
+extern void GpuAggTakeHeapRow(GpuAggState *st, HeapTuple tuple);
 extern void GpuAggNoteFallback(GpuAggState *st, const char *why);
 extern void GpuAggInputGrow(GpuAggState *st, GpuAggInput *in);
 extern bool GpuAggStartInputs(GpuAggState *st, bool may_use_device);
@@ -376,11 +388,18 @@ extern GpuAggRowQual *GpuAggCompileRowQual(CustomScan *cscan, List *quals);
 extern bool GpuAggArithOp(OpExpr *op, Oid add, Oid sub, Oid mul, Oid div, Oid neg, GpuAggRowOp *kind);
 extern GpuAggRowExpr *GpuAggRowExprCreate(void);
 extern int	GpuAggRowExprAdd(GpuAggRowExpr *e, CustomScan *cscan, Expr *expr);
+extern void GpuAggRowQualColumns(const GpuAggRowQual *q, Bitmapset **atts);
+extern bool GpuAggRowQualToScan(const GpuAggRowQual *q, GpuextScanProgram *p, const int *col_of_att);
 extern bool GpuAggRowQualPasses(const GpuAggRowQual *q, const char *tp, const int *att_off);
 extern const float8 *GpuAggRowExprRun(GpuAggRowExpr *e, const char *tp, const int *att_off);
 extern float8 *GpuAggRowExprColumns(const GpuAggRowExpr *e);
 extern void GpuAggRowExprLoad(const GpuAggRowExpr *e, const char *tp, const int *att_off, float8 *cols, int j);
 extern void GpuAggRowExprRunColumns(const GpuAggRowExpr *e, float8 *cols, int n);
+
+/* gpuagg_devscan.c */
+extern void GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc);
+extern bool GpuAggDevScanUsable(GpuAggState *st, GpuAggPages *pg);
+extern bool GpuAggDevScanRun(GpuAggState *st, GpuAggPages *pg);
 
 /* gpuagg_explain.c */
 extern void GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es);

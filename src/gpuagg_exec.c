@@ -161,6 +161,7 @@ GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
 	st->heapslot = table_slot_create(node->ss.ss_currentRelation, &estate->es_tupleTable);
 	st->tupslot = ExecInitExtraTupleSlot(estate, RelationGetDescr(node->ss.ss_currentRelation), &TTSOpsHeapTuple);
 	GpuAggInPlaceSetup(st, cscan, RelationGetDescr(node->ss.ss_currentRelation));
+	GpuAggDevScanSetup(st, cscan, RelationGetDescr(node->ss.ss_currentRelation));
 	st->nummemo = GpuAggNumMemoCreate(Max(st->maxatt, 1));
 	st->columns = GpuAggColumnsEligible(st);
 	st->nodecxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg batches", ALLOCSET_DEFAULT_SIZES);
@@ -316,6 +317,7 @@ GpuAggStartInputs(GpuAggState *st, bool may_use_device)
 		GpuAggNoteFallback(st, "gpuext.min_gpu_elements is above a batch");
 		device = false;
 	}
+	st->run_device = device;
 	for (int i = 0; i < st->ninputs; i++)
 	{
 		GpuAggInput *in = &st->inputs[i];
@@ -562,6 +564,13 @@ TakeHeapRow(GpuAggState *st, HeapTuple tuple, ExprContext *econtext)
 	TakeRow(st, st->tupslot, econtext);
 }
 
+/* A heap row the device scan hands back to the CPU (its page copied, so no pin). */
+void
+GpuAggTakeHeapRow(GpuAggState *st, HeapTuple tuple)
+{
+	TakeHeapRow(st, tuple, st->css.ss.ps.ps_ExprContext);
+}
+
 /*
  * Read the table with the query's snapshot, adding each passing row's values
  * to the inputs: a heap table page by page (gpuagg_pages.c finds a page's
@@ -591,21 +600,25 @@ ScanTable(GpuAggState *st)
 
 		GpuAggPagesBegin(pg, scan);
 		tuple.t_tableOid = RelationGetRelid(rel);
-		while (!st->device_lost && GpuAggPagesNext(pg))
+		/* the device scan, where it takes this run; else row by row here */
+		if (!GpuAggDevScanUsable(st, pg) || !GpuAggDevScanRun(st, pg))
 		{
-			CHECK_FOR_INTERRUPTS();
-			if (st->columns && GpuAggTakePageColumns(st, pg))
-				continue;
-			for (int i = 0; i < pg->ntuples && !st->device_lost; i++)
+			while (!st->device_lost && GpuAggPagesNext(pg))
 			{
-				OffsetNumber off = pg->offsets[i];
-				ItemId		lp = PageGetItemId(pg->page, off);
+				CHECK_FOR_INTERRUPTS();
+				if (st->columns && GpuAggTakePageColumns(st, pg))
+					continue;
+				for (int i = 0; i < pg->ntuples && !st->device_lost; i++)
+				{
+					OffsetNumber off = pg->offsets[i];
+					ItemId		lp = PageGetItemId(pg->page, off);
 
-				tuple.t_data = (HeapTupleHeader) PageGetItem(pg->page, lp);
-				tuple.t_len = ItemIdGetLength(lp);
-				ItemPointerSet(&tuple.t_self, pg->blkno, off);
-				pgstat_count_heap_getnext(rel);
-				TakeHeapRow(st, &tuple, econtext);
+					tuple.t_data = (HeapTupleHeader) PageGetItem(pg->page, lp);
+					tuple.t_len = ItemIdGetLength(lp);
+					ItemPointerSet(&tuple.t_self, pg->blkno, off);
+					pgstat_count_heap_getnext(rel);
+					TakeHeapRow(st, &tuple, econtext);
+				}
 			}
 		}
 		st->stats.pages_from_files += pg->pages_from_files;

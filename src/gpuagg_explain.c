@@ -102,6 +102,14 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 			appendStringInfo(es->str, "Rows Spilled: " INT64_FORMAT "  Spill Partitions: " INT64_FORMAT "\n",
 							 st->stats.rows_spilled, st->stats.spill_partitions);
 		}
+		if (st->stats.device_blocks + st->stats.device_cpu_tuples > 0)
+		{
+			GpuextExplainIndent(es);
+			appendStringInfo(es->str, "Device Scan: " INT64_FORMAT " blocks (%.1f MB), " INT64_FORMAT
+							 " tuples decoded on device, " INT64_FORMAT " on CPU\n", st->stats.device_blocks,
+							 st->stats.device_blocks * (double) BLCKSZ / (1024.0 * 1024.0), st->stats.device_tuples,
+							 st->stats.device_cpu_tuples);
+		}
 		if (es->verbose && st->stats.pages_from_files + st->stats.pages_from_buffers > 0)
 		{
 			GpuextExplainIndent(es);
@@ -126,6 +134,12 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 		{
 			ExplainPropertyInteger("Heap Blocks From Files", NULL, st->stats.pages_from_files, es);
 			ExplainPropertyInteger("Heap Blocks Through Buffers", NULL, st->stats.pages_from_buffers, es);
+		}
+		if (st->stats.device_blocks + st->stats.device_cpu_tuples > 0)
+		{
+			ExplainPropertyInteger("Device Scan Blocks", NULL, st->stats.device_blocks, es);
+			ExplainPropertyInteger("Tuples Decoded On Device", NULL, st->stats.device_tuples, es);
+			ExplainPropertyInteger("Tuples Decoded On CPU", NULL, st->stats.device_cpu_tuples, es);
 		}
 		ExplainPropertyInteger("Device Batches", NULL, st->stats.device_batches, es);
 		ExplainPropertyInteger("CPU Batches", NULL, st->stats.cpu_batches, es);

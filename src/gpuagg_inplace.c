@@ -23,6 +23,8 @@
 #include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/builtins.h"
+#include "utils/date.h"
+#include "utils/datetime.h"
 #include "utils/fmgroids.h"
 #include "utils/float.h"
 #include "utils/lsyscache.h"
@@ -443,6 +445,65 @@ ModColumn(Node *node, int64 *modulus)
 	return *modulus > 0 ? linitial(m->args) : NULL;
 }
 
+/*
+ * date <op> timestamp (the planner folds date '1998-12-01' - interval '90 day'
+ * to a timestamp) as the date against an integer, with the answers of
+ * date_cmp_timestamp: a date is its midnight, the infinities each other's
+ * and a date past the timestamps' range above every finite timestamp.
+ */
+static void
+DateAgainstTimestamp(RowCmp *c)
+{
+	int64		ts = c->ival;
+	int64		lo;
+	bool		exact;
+
+	if (ts == DT_NOBEGIN || ts == DT_NOEND)
+	{
+		c->ival = ts == DT_NOBEGIN ? DATEVAL_NOBEGIN : DATEVAL_NOEND;
+		return;
+	}
+	lo = ts / USECS_PER_DAY - (ts % USECS_PER_DAY != 0 && ts < 0);
+	exact = ts % USECS_PER_DAY == 0;
+	switch (c->strategy)
+	{
+		case BTLessStrategyNumber:
+		case BTGreaterEqualStrategyNumber:
+			c->ival = exact ? lo : lo + 1;
+			break;
+		case BTEqualStrategyNumber:
+			c->ival = lo;
+			if (!exact)
+			{
+				/* no date is that timestamp: a comparison nothing passes */
+				c->strategy = BTLessStrategyNumber;
+				c->ival = PG_INT64_MIN;
+			}
+			break;
+		default:
+			c->ival = lo;
+			break;
+	}
+}
+
+/* timestamp <op> date: the date as the timestamp of its midnight; false where it has none (past the range). */
+static bool
+TimestampAgainstDate(RowCmp *c)
+{
+	int32		d = (int32) c->ival;
+
+	if (d == DATEVAL_NOBEGIN || d == DATEVAL_NOEND)
+	{
+		c->ival = d == DATEVAL_NOBEGIN ? DT_NOBEGIN : DT_NOEND;
+		return true;
+	}
+	if (d < 0 ? d < (int64) (DATETIME_MIN_JULIAN - POSTGRES_EPOCH_JDATE) :
+		d >= (int64) (TIMESTAMP_END_JULIAN - POSTGRES_EPOCH_JDATE))
+		return false;
+	c->ival = (int64) d * USECS_PER_DAY;
+	return true;
+}
+
 /* One conjunct compiled as column <op> constant (or column % constant <op> constant), false where it is not of that form. */
 static bool
 CompileCmp(CustomScan *cscan, Node *node, RowCmp *c)
@@ -488,7 +549,9 @@ CompileCmp(CustomScan *cscan, Node *node, RowCmp *c)
 		return false;
 	if (c->kind == ROWCMP_INT && c->coltype != k->consttype &&
 		!((c->coltype == INT2OID || c->coltype == INT4OID || c->coltype == INT8OID) &&
-		  (k->consttype == INT2OID || k->consttype == INT4OID || k->consttype == INT8OID)))
+		  (k->consttype == INT2OID || k->consttype == INT4OID || k->consttype == INT8OID)) &&
+		!(c->coltype == DATEOID && k->consttype == TIMESTAMPOID) &&
+		!(c->coltype == TIMESTAMPOID && k->consttype == DATEOID))
 		return false;
 	if (commuted)
 		strategy = BTCommuteStrategyNumber(strategy);
@@ -513,6 +576,10 @@ CompileCmp(CustomScan *cscan, Node *node, RowCmp *c)
 			c->ival = DatumGetInt64(k->constvalue);
 			break;
 	}
+	if (c->coltype == DATEOID && k->consttype == TIMESTAMPOID)
+		DateAgainstTimestamp(c);
+	else if (c->coltype == TIMESTAMPOID && k->consttype == DATEOID)
+		return TimestampAgainstDate(c);
 	return true;
 }
 
@@ -629,4 +696,37 @@ GpuAggInPlaceSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 				st->fixed = false;
 		}
 	}
+}
+
+/* The columns (from 1) a compiled condition reads, added to *atts. */
+void
+GpuAggRowQualColumns(const GpuAggRowQual *q, Bitmapset **atts)
+{
+	for (int i = 0; i < q->ncmps; i++)
+		*atts = bms_add_member(*atts, q->cmps[i].att);
+}
+
+/*
+ * A compiled condition's comparisons appended to a device scan program
+ * (col_of_att: each column's index among the program's columns); false
+ * where the program has no room for them.
+ */
+bool
+GpuAggRowQualToScan(const GpuAggRowQual *q, GpuextScanProgram *p, const int *col_of_att)
+{
+	if (p->ncmps + q->ncmps > GPUEXT_SCAN_MAX_CMPS)
+		return false;
+	for (int i = 0; i < q->ncmps; i++)
+	{
+		const RowCmp *c = &q->cmps[i];
+		GpuextScanCmp *k = &p->cmps[p->ncmps++];
+
+		k->col = col_of_att[c->att];
+		k->strategy = c->strategy;
+		k->is_float = c->kind == ROWCMP_FLOAT;
+		k->modulus = c->modulus;
+		k->ival = c->ival;
+		k->fval = c->fval;
+	}
+	return true;
 }

@@ -286,6 +286,16 @@ TakeFilePage(GpuAggPages *pg, int i)
 
 	if (PageIsNew(page) || !PageIsAllVisible(page) || !GpuextPageIsVerified(page, blkno))
 		return false;
+	pg->all_visible = true;
+	if (pg->copy_to != NULL)
+	{
+		/* the device finds the rows */
+		memcpy(pg->copy_to, page, BLCKSZ);
+		pg->page = pg->copy_to;
+		pg->ntuples = 0;
+		pg->pages_from_files++;
+		return true;
+	}
 	maxoff = PageGetMaxOffsetNumber(page);
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 		if (ItemIdIsNormal(PageGetItemId(page, off)))
@@ -317,6 +327,9 @@ TakeBufferPage(GpuAggPages *pg, BlockNumber blkno)
 #endif
 	maxoff = PageGetMaxOffsetNumber(page);
 	all_visible = PageIsAllVisible(page) && !pg->snapshot->takenDuringRecovery;
+	pg->all_visible = all_visible && !pg->check_serializable;
+	if (pg->copy_to != NULL && pg->all_visible)
+		maxoff = InvalidOffsetNumber;	/* the device finds the rows */
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 	{
 		ItemId		lp = PageGetItemId(page, off);
@@ -334,6 +347,12 @@ TakeBufferPage(GpuAggPages *pg, BlockNumber blkno)
 			HeapCheckForSerializableConflictOut(visible, rel, &tuple, pg->buf, pg->snapshot);
 		if (visible)
 			pg->offsets[n++] = off;
+	}
+	if (pg->copy_to != NULL)
+	{
+		/* under the content lock: the items found are the copy's */
+		memcpy(pg->copy_to, page, BLCKSZ);
+		page = pg->copy_to;
 	}
 	LockBuffer(pg->buf, BUFFER_LOCK_UNLOCK);
 	pg->page = page;

@@ -138,6 +138,14 @@ _PG_init(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuext.enable_device_scan",
+							 "Lets GpuAgg send the table's pages to the device, which decodes, filters and gathers their rows.",
+							 "Off reads the rows on the CPU and sends only their values.",
+							 &gpuext_enable_device_scan,
+							 GPUEXT_ENABLE_DEVICE_SCAN_DEFAULT,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
 	/* Superuser-only: it reads the table's files outside the buffer manager (doc/design.md) */
 	DefineCustomBoolVariable("gpuext.read_table_files",
 							 "Lets GpuAgg read all-visible pages that are not in shared buffers straight from the table's files.",

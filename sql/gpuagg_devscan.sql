@@ -1,0 +1,158 @@
+-- Custom Scan (GpuAgg)'s device scan: pages sent as stored, their tuples decoded, the WHERE
+-- clause and FILTERs tested and the values gathered on the device.  Every result is checked
+-- against PostgreSQL's own plan; where there is a device, that the device scan ran (EXPLAIN
+-- ANALYZE's Device Scan line) and how many tuples it left to the CPU.  Pages all-visible and not
+-- (rows updated, deleted, HOT-updated, rolled back), NULLs, values of varying width before the
+-- columns read (short and long headers, compressed and out-of-line), a dropped column, columns
+-- added with defaults, every type the scan reads, NaN and infinities, date against timestamp.
+LOAD 'gpuext';
+SET gpuext.agg_min_rows = 0;
+SET gpuext.min_gpu_elements = 0;
+SET max_parallel_workers_per_gather = 0;
+
+-- 'ok' when q's row with GpuAgg allowed equals its row with gpuext.enable_agg off and, where there
+-- is a device, the device scan ran exactly when devscan is true, with cpu_tuples tuples left to
+-- the CPU; else what differed.
+CREATE FUNCTION check_scan(q text, devscan boolean DEFAULT true, cpu_tuples bigint DEFAULT 0)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  offloads boolean := (SELECT gpu_kernels AND device_state <> 'unavailable' FROM gpuext_info());
+  plan jsonb;
+  node jsonb;
+  got text;
+  want text;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
+  EXECUTE format('SELECT row(s.*)::text FROM (%s) s', q) INTO got;
+  PERFORM set_config('gpuext.enable_agg', 'off', true);
+  EXECUTE format('SELECT row(s.*)::text FROM (%s) s', q) INTO want;
+  PERFORM set_config('gpuext.enable_agg', 'on', true);
+  IF got IS DISTINCT FROM want THEN
+    RETURN format('got %s, want %s', got, want);
+  END IF;
+  IF NOT offloads THEN
+    RETURN 'ok';
+  END IF;
+  node := jsonb_path_query_first(plan, '$.** ? (@."Custom Plan Provider" == "GpuAgg")');
+  IF node IS NULL THEN
+    RETURN 'GpuAgg not planned';
+  END IF;
+  IF (node ? 'Device Scan Blocks') <> devscan THEN
+    RETURN format('device scan: %s', NOT devscan);
+  END IF;
+  IF devscan AND (node->>'Tuples Decoded On CPU')::bigint <> cpu_tuples THEN
+    RETURN format('%s tuples on the CPU, not %s', node->>'Tuples Decoded On CPU', cpu_tuples);
+  END IF;
+  RETURN 'ok';
+END $$;
+
+-- A text column before the columns read, of every length: 1-byte and 4-byte headers,
+-- compressed and out-of-line values; then a dropped column between them.
+CREATE TABLE ds (t text, drop_me int8, i2 int2, i4 int4, i8 int8, f4 float4, f8 float8, d date,
+                 ts timestamp, tz timestamptz, b bool, n numeric);
+ALTER TABLE ds ALTER COLUMN t SET STORAGE external;
+INSERT INTO ds
+SELECT CASE WHEN i % 97 = 0 THEN NULL WHEN i % 501 = 0 THEN repeat(md5(i::text), 200)
+            ELSE repeat('x', i % 300) END,
+       i, (i % 30000 - 15000)::int2, i * 7 - 20000, i::int8 * 1000003 - 5000000000,
+       CASE WHEN i % 89 = 0 THEN NULL ELSE (i % 1000) / 4.0 END,
+       CASE WHEN i % 83 = 0 THEN NULL ELSE (i % 5000) / 8.0 - 300 END,
+       date '1992-01-01' + i % 2600, timestamp '1995-06-17 12:00' + i * interval '37 minutes',
+       timestamptz '2000-01-01 00:00+00' + i * interval '1 hour', i % 3 = 0, i
+FROM generate_series(1, 30000) i;
+-- compressed values (storage main keeps them inline)
+ALTER TABLE ds ALTER COLUMN t SET STORAGE main;
+INSERT INTO ds (t, i2, i4, i8, f4, f8, d, ts, tz)
+SELECT repeat('compress me ', 400), 1, i, i, 1, 1, date '1998-01-01', timestamp '1998-01-01', now()
+FROM generate_series(1, 50) i;
+ALTER TABLE ds DROP COLUMN drop_me;
+VACUUM ANALYZE ds;
+SELECT count(*) FILTER (WHERE pg_column_compression(t) IS NOT NULL) > 0 AS compressed,
+       count(*) FILTER (WHERE pg_column_size(t) < octet_length(t)) > 0 AS small_or_external
+FROM ds;
+
+-- All pages all-visible: the device walks each page's items itself.
+SELECT check_scan('SELECT count(*), sum(i2), sum(i4), sum(i8), min(i8), max(i4), avg(i4) FROM ds');
+SELECT check_scan('SELECT sum(f4), sum(f8), min(f8), max(f4), avg(f8), count(f8), count(f4) FROM ds');
+SELECT check_scan('SELECT min(d), max(d), min(ts), max(ts), min(tz), max(tz), count(t), count(b), count(n) FROM ds');
+-- The specification's form: date against a timestamp constant (the planner folds the interval).
+SELECT check_scan($q$SELECT count(*), sum(i8) FROM ds WHERE d <= date '1998-12-01' - interval '90 day'$q$);
+SELECT check_scan($q$SELECT count(*), sum(i4) FROM ds WHERE d >= date '1994-01-01' AND d < date '1994-01-01' + interval '1 year' AND f8 BETWEEN 0.05 AND 300 AND i2 < 24$q$);
+SELECT check_scan($q$SELECT count(*), sum(i4) FROM ds WHERE d < timestamp '1994-03-01 00:00:01'$q$);
+SELECT check_scan($q$SELECT count(*), sum(i4) FROM ds WHERE d > timestamp '1994-03-01 00:00:01'$q$);
+SELECT check_scan($q$SELECT count(*), sum(i4) FROM ds WHERE d = timestamp '1994-03-01 00:00:01'$q$);
+SELECT check_scan($q$SELECT count(*), sum(i4) FROM ds WHERE d = timestamp '1994-03-01'$q$);
+SELECT check_scan($q$SELECT count(*), sum(i4) FROM ds WHERE d >= timestamp '1994-03-01'$q$);
+SELECT check_scan($q$SELECT count(*), sum(i4) FROM ds WHERE timestamp '1994-03-01 12:00' > d$q$);
+SELECT check_scan($q$SELECT count(*), sum(i4) FROM ds WHERE d <= timestamp '-infinity'$q$);
+SELECT check_scan($q$SELECT count(*), sum(i4) FROM ds WHERE d < timestamp 'infinity'$q$);
+SELECT check_scan($q$SELECT count(*), sum(i4) FROM ds WHERE ts >= date '1996-01-01' AND ts < date 'infinity'$q$);
+SELECT check_scan($q$SELECT count(*), min(d) FROM ds WHERE ts < date '1996-01-01'$q$);
+-- FILTERs, count(*) FILTER, the integer modulus, NULLs in compared columns.
+SELECT check_scan($q$SELECT count(*) FILTER (WHERE i2 > 0), sum(i8) FILTER (WHERE f8 > 100), avg(f4) FILTER (WHERE i4 % 3 = 1),
+  count(f8) FILTER (WHERE d < date '1993-01-01'), max(tz) FILTER (WHERE f4 >= 100) FROM ds WHERE i4 % 10 < 5$q$);
+SELECT check_scan($q$SELECT count(*), sum(i4) FROM ds WHERE f4 = 'NaN' OR f4 > 0$q$, false);
+
+-- Pages not all-visible: rows updated (some HOT, leaving redirects), deleted, and a rolled-back
+-- insert; the CPU lists their visible items, the device decodes them.
+UPDATE ds SET i4 = i4 + 1 WHERE i4 % 101 = 0;
+DELETE FROM ds WHERE i8 % 7 = 0;
+BEGIN;
+INSERT INTO ds (i4) SELECT generate_series(1, 500);
+ROLLBACK;
+SELECT check_scan('SELECT count(*), sum(i2), sum(i4), sum(i8), min(i8), max(i4), avg(i4) FROM ds');
+SELECT check_scan($q$SELECT count(*), sum(f8), max(ts) FROM ds WHERE d <= date '1998-12-01' - interval '90 day'$q$);
+-- In a transaction that deleted rows itself, and a cursor (no parallel mode).
+BEGIN;
+DELETE FROM ds WHERE i4 % 13 = 0;
+SELECT check_scan('SELECT count(*), sum(i4), sum(f4) FROM ds');
+ROLLBACK;
+VACUUM ds;
+SELECT check_scan('SELECT count(*), sum(i4), sum(f4) FROM ds');
+
+-- Special floats and the extremes of each type.
+CREATE TABLE dsf (pad text, f4 float4, f8 float8, i2 int2, i4 int4, i8 int8, d date);
+INSERT INTO dsf VALUES
+  ('a', 'NaN', 'NaN', 32767, 2147483647, 9223372036854775807, 'infinity'),
+  ('bb', '-Infinity', 'Infinity', -32768, -2147483648, -9223372036854775808, '-infinity'),
+  (NULL, '-0', '-0', 0, 0, 0, '4713-01-01 BC'),
+  ('dddd', 1.5, -2.25, -1, -1, -1, '5874897-12-31'),
+  ('', 'Infinity', '-Infinity', NULL, NULL, NULL, NULL);
+VACUUM ANALYZE dsf;
+SELECT check_scan('SELECT min(f4), max(f4), min(f8), max(f8), count(f8), sum(i2), sum(i4), min(i8), max(i8), count(*) FROM dsf');
+SELECT check_scan($q$SELECT min(d), max(d), count(*) FROM dsf WHERE d > timestamp '2000-01-01' OR d IS NULL$q$, false);
+SELECT check_scan($q$SELECT min(d), max(d), count(*) FROM dsf WHERE d > timestamp '2000-01-01'$q$);
+SELECT check_scan($q$SELECT min(d), max(d), count(*) FROM dsf WHERE d <= timestamp 'infinity'$q$);
+SELECT check_scan($q$SELECT count(*), min(f8) FROM dsf WHERE f8 >= 'NaN'$q$);
+SELECT check_scan($q$SELECT count(*), min(f4) FROM dsf WHERE f4 = 0$q$);
+SELECT check_scan($q$SELECT sum(i4), sum(i8) FROM dsf WHERE i2 < 0$q$);
+
+-- Columns added with defaults: rows written before them hold no value for them.
+CREATE TABLE dsm (pad text, a int4);
+INSERT INTO dsm SELECT repeat('p', i % 20), i FROM generate_series(1, 3000) i;
+ALTER TABLE dsm ADD COLUMN b int8 DEFAULT 42, ADD COLUMN c float8 DEFAULT 0.5, ADD COLUMN e date;
+INSERT INTO dsm SELECT 'q', i, i, i / 4.0, date '2000-01-01' + i FROM generate_series(1, 1000) i;
+VACUUM ANALYZE dsm;
+SELECT check_scan('SELECT count(*), sum(a), sum(b), sum(c), count(e), min(e), count(b) FROM dsm');
+SELECT check_scan('SELECT count(*), sum(a) FROM dsm WHERE b = 42 AND c > 0.25');
+SELECT check_scan('SELECT count(*), sum(b) FROM dsm WHERE e IS NULL', false);
+
+-- Where the device scan does not take the query: a WHERE clause not compiled, a numeric or an
+-- expression as an argument, GROUP BY.
+SELECT check_scan('SELECT count(*), sum(i4) FROM ds WHERE t LIKE ''x%''', false);
+SELECT check_scan('SELECT sum(i4 + 1) FROM ds', false);
+SELECT check_scan('SELECT count(*), sum(i4) FROM ds WHERE i4 % 10 <> 5', false);
+
+-- Under auto a failing device leaves the batch to the CPU, row by row, with the same result; under
+-- gpu it is an ERROR.
+SET client_min_messages = error;
+SET gpuext.device = auto;
+SET gpuext.debug_fail_device_calls = 'kernel:1';
+SELECT check_scan('SELECT count(*), sum(a), min(c) FROM dsm', true, 4000);
+SET gpuext.debug_fail_device_calls = 'kernel:1:1';
+SELECT check_scan('SELECT count(*), sum(a), min(c) FROM dsm', true, 4000);
+RESET gpuext.debug_fail_device_calls;
+RESET client_min_messages;
+RESET gpuext.device;
+DROP TABLE ds, dsf, dsm;
+DROP FUNCTION check_scan;

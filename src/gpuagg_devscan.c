@@ -1,0 +1,470 @@
+/*
+ * gpuagg_devscan.c
+ *		GpuAgg's device scan: the table's pages go to the device as stored,
+ *		in batches, where a scan program (cuda/scan_heap.h) decodes their
+ *		tuples, tests the WHERE clause and each input's FILTER and gathers
+ *		each input's values, which gpuext_reduce then adds up on the device
+ *		for the inputs' exact accumulators.
+ *
+ * Where: no GROUP BY, a heap table of 8 kB blocks, a WHERE clause and
+ * FILTERs compiled (gpuagg_inplace.c) or absent, and every input a plain
+ * column of the integers, date, timestamps, real or double precision, or
+ * a count of non-NULL values of any column.  The CPU copies each page
+ * (through shared buffers under its content lock, or from the table's
+ * files, gpuagg_pages.c) and lists the visible items of a page that is not
+ * all-visible; it does nothing per row of an all-visible page.  A batch
+ * with a tuple the device could not decode, or the batch at hand when the
+ * device fails under auto, is read on the CPU from its copies, row by row,
+ * as the node reads rows elsewhere; so is the rest of that run.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/parallel.h"
+#include "access/tupdesc_details.h"
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/bufpage.h"
+#include "utils/memutils.h"
+
+#include "gpuagg.h"
+#include "service.h"
+
+/* The event slot marking the end of a batch's device work (0 to 2 are the staging halves' and the reducers'). */
+#define DEVSCAN_EVENT 3
+
+/* Pages a batch holds: in the backend, and through the GPU service (its arena is shared). */
+#define DEVSCAN_BATCH_PAGES 2048
+#define DEVSCAN_SERVICE_BATCH_PAGES 512
+
+bool		gpuext_enable_device_scan = GPUEXT_ENABLE_DEVICE_SCAN_DEFAULT;
+
+StaticAssertDecl(MaxHeapTuplesPerPage <= GPUEXT_SCAN_MAX_TUPLES, "a page's items fit the device scan's list");
+
+typedef struct GpuAggDevScan
+{
+	GpuextBuffer *prog;			/* pinned: the program (the GPU service reads it from its arena) */
+	GpuextBuffer *host;			/* pinned: batch_pages pages, then their visible items */
+	GpuextBuffer *back;			/* pinned: the counters, then a reduction result per output */
+	GpuextBuffer *device;		/* pages, items, counters, outputs, reduction scratch */
+	uint32		batch_pages;
+	size_t		vis_off;
+	size_t		counts_off;
+	size_t		outs_off;
+	size_t		outs_bytes;
+	size_t		scratch_off;
+	size_t		scratch_bytes;
+	BlockNumber *blknos;		/* each page's block in the batch */
+	uint32		npages;
+	bool		bad;			/* the batch has a tuple the device could not decode */
+} GpuAggDevScan;
+
+/* How a column of this type is read on the device, false for none but its NULLs. */
+static bool
+ScanKind(Oid type, uint8 *kind)
+{
+	switch (type)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case DATEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			*kind = GPUEXT_SCAN_INT;
+			return true;
+		case FLOAT4OID:
+			*kind = GPUEXT_SCAN_FLOAT4;
+			return true;
+		case FLOAT8OID:
+			*kind = GPUEXT_SCAN_FLOAT8;
+			return true;
+		default:
+			*kind = GPUEXT_SCAN_NULLNESS;
+			return false;
+	}
+}
+
+/* A column the program reads: its kind and what a tuple without it holds there. */
+static void
+ScanColumn(GpuextScanCol *col, TupleDesc tupdesc, AttrNumber att)
+{
+	Form_pg_attribute attr = TupleDescAttr(tupdesc, att - 1);
+	bool		present = attr->atthasmissing && tupdesc->constr != NULL &&
+		tupdesc->constr->missing != NULL && tupdesc->constr->missing[att - 1].am_present;
+	Datum		d = present ? tupdesc->constr->missing[att - 1].am_value : (Datum) 0;
+
+	col->att = att - 1;
+	ScanKind(attr->atttypid, &col->kind);
+	col->missing_null = !present;
+	col->missing = 0;
+	if (!present || col->kind == GPUEXT_SCAN_NULLNESS)
+		return;
+	switch (attr->attlen)
+	{
+		case 8:
+			col->missing = DatumGetInt64(d);
+			break;
+		case 4:
+			col->missing = DatumGetInt32(d);
+			break;
+		default:
+			col->missing = DatumGetInt16(d);
+			break;
+	}
+}
+
+/*
+ * The node's scan program, where its scan can run on the device
+ * (st->scanprog), else none: the conditions compiled, the inputs plain
+ * columns of the kinds the device reads, or counts.
+ */
+void
+GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
+{
+	List	   *args = lsecond(cscan->custom_exprs);
+	List	   *filters = lthird(cscan->custom_exprs);
+	GpuAggRowQual **rowfilters;
+	Bitmapset  *atts = NULL;
+	GpuextScanProgram *p;
+	int			col_of_att[GPUEXT_SCAN_MAX_ATTS + 1];
+	int			maxatt = 0;
+	int			a = -1;
+
+	st->scanprog = NULL;
+#ifdef WORDS_BIGENDIAN
+	return;
+#endif
+	if (BLCKSZ != GPUEXT_SCAN_PAGE_BYTES || st->nkeys > 0 || st->ninputs > GPUEXT_SCAN_MAX_OUTS ||
+		(st->qual != NULL && st->rowqual == NULL))
+		return;
+	if (st->rowqual != NULL)
+		GpuAggRowQualColumns(st->rowqual, &atts);
+	rowfilters = palloc0(sizeof(GpuAggRowQual *) * Max(st->ninputs, 1));
+	for (int i = 0; i < st->ninputs; i++)
+	{
+		GpuAggInput *in = &st->inputs[i];
+		Expr	   *arg = list_nth(args, i);
+		uint8		kind;
+
+		if (in->filter != NULL)
+		{
+			rowfilters[i] = GpuAggCompileRowQual(cscan, list_make1(list_nth(filters, i)));
+			if (rowfilters[i] == NULL)
+				return;
+			GpuAggRowQualColumns(rowfilters[i], &atts);
+		}
+		if (in->arg != NULL)
+		{
+			/* count(*) FILTER: a true constant counted */
+			if (in->type != NULL || !IsA(arg, Const) || ((Const *) arg)->constisnull)
+				return;
+			continue;
+		}
+		if (in->type != NULL &&
+			(in->numeric_scale >= 0 || !ScanKind(in->type->typid, &kind) ||
+			 TupleDescAttr(tupdesc, in->argatt - 1)->attlen != in->type->value_bytes))
+			return;
+		atts = bms_add_member(atts, in->argatt);
+	}
+	while ((a = bms_next_member(atts, a)) >= 0)
+		maxatt = a;
+	if (maxatt > GPUEXT_SCAN_MAX_ATTS || bms_num_members(atts) > GPUEXT_SCAN_MAX_COLS)
+		return;
+
+	p = palloc0(sizeof(GpuextScanProgram));
+	p->walk_atts = maxatt;
+	for (a = 0; a < maxatt; a++)
+	{
+		Form_pg_attribute attr = TupleDescAttr(tupdesc, a);
+
+		if (attr->attlen != -1 && attr->attlen <= 0)
+			return;
+		p->att_len[a] = attr->attlen;
+		p->att_align[a] = attr->attalign == TYPALIGN_DOUBLE ? ALIGNOF_DOUBLE :
+			attr->attalign == TYPALIGN_INT ? ALIGNOF_INT : attr->attalign == TYPALIGN_SHORT ? ALIGNOF_SHORT : 1;
+	}
+	a = -1;
+	while ((a = bms_next_member(atts, a)) >= 0)
+	{
+		col_of_att[a] = p->ncols;
+		ScanColumn(&p->cols[p->ncols++], tupdesc, a);
+	}
+	if (st->rowqual != NULL && !GpuAggRowQualToScan(st->rowqual, p, col_of_att))
+		return;
+	p->nquals = p->ncmps;
+	for (int i = 0; i < st->ninputs; i++)
+	{
+		GpuAggInput *in = &st->inputs[i];
+		GpuextScanOut *out = &p->outs[p->nouts++];
+
+		out->col = in->arg != NULL ? -1 : col_of_att[in->argatt];
+		out->value_bytes = in->type != NULL ? in->type->value_bytes : 0;
+		out->filter_first = p->ncmps;
+		if (rowfilters[i] != NULL && !GpuAggRowQualToScan(rowfilters[i], p, col_of_att))
+			return;
+		out->filter_n = p->ncmps - out->filter_first;
+	}
+	st->scanprog = p;
+}
+
+/*
+ * Whether this run's scan goes to the device: a program, the device in use,
+ * a heap scan without serializable checks, and under auto a table of at
+ * least gpuext.min_gpu_elements rows (by its statistics, else 50 a block).
+ */
+bool
+GpuAggDevScanUsable(GpuAggState *st, GpuAggPages *pg)
+{
+	double		rows = pg->rel->rd_rel->reltuples > 0 ? pg->rel->rd_rel->reltuples : pg->nblocks * 50.0;
+
+	if (st->scanprog == NULL || !st->run_device || pg->check_serializable || !gpuext_enable_device_scan)
+		return false;
+	return gpuext_device_mode == GPUEXT_DEVICE_GPU || rows >= gpuext_min_gpu_elements;
+}
+
+/* The device scan's buffers, kept for the node's runs; NULL (nothing held) where memory is short. */
+static GpuAggDevScan *
+DevScanStart(GpuAggState *st)
+{
+	GpuextScanProgram *p = st->scanprog;
+	MemoryContext old = MemoryContextSwitchTo(st->nodecxt);
+	GpuAggDevScan *ds = palloc0(sizeof(GpuAggDevScan));
+	size_t		vis_bytes;
+	size_t		outs = 0;
+	size_t		back_bytes = sizeof(uint64) * GPUEXT_SCAN_COUNTERS + sizeof(GpuextReduceResult) * GPUEXT_SCAN_MAX_OUTS;
+
+	ds->batch_pages = gpuext_service != NULL ? DEVSCAN_SERVICE_BATCH_PAGES : DEVSCAN_BATCH_PAGES;
+	vis_bytes = TYPEALIGN(256, (size_t) ds->batch_pages * GPUEXT_SCAN_VIS_SLOTS * sizeof(uint16));
+	ds->vis_off = (size_t) ds->batch_pages * BLCKSZ;
+	ds->counts_off = ds->vis_off + vis_bytes;
+	ds->outs_off = ds->counts_off + TYPEALIGN(256, sizeof(uint64) * GPUEXT_SCAN_COUNTERS);
+	p->out_cap = (uint64) ds->batch_pages * MaxHeapTuplesPerPage;
+	for (int o = 0; o < p->nouts; o++)
+	{
+		GpuAggInput *in = &st->inputs[o];
+		size_t		scratch = 0;
+
+		if (p->outs[o].value_bytes == 0)
+			continue;
+		p->outs[o].offset = outs;
+		outs += TYPEALIGN(256, p->out_cap * p->outs[o].value_bytes);
+		GpuextCheck(gpuext_reduce_scratch_bytes(in->type->value_bytes,
+												in->type->typid == FLOAT4OID || in->type->typid == FLOAT8OID,
+												p->out_cap, &scratch), "reduction setup");
+		ds->scratch_bytes = Max(ds->scratch_bytes, scratch);
+	}
+	ds->outs_bytes = Max(outs, 8);
+	ds->scratch_off = ds->outs_off + ds->outs_bytes;
+	ds->blknos = palloc(sizeof(BlockNumber) * ds->batch_pages);
+	ds->device = GpuextDeviceAlloc(ds->scratch_off + ds->scratch_bytes, gpuext_device_mode == GPUEXT_DEVICE_AUTO);
+	ds->host = ds->device ? GpuextPinnedAllocShort(ds->vis_off + vis_bytes) : NULL;
+	ds->back = ds->host ? GpuextPinnedAllocShort(back_bytes) : NULL;
+	ds->prog = ds->back ? GpuextPinnedAllocShort(sizeof(GpuextScanProgram)) : NULL;
+	MemoryContextSwitchTo(old);
+	if (ds->prog == NULL)
+	{
+		if (ds->back)
+			GpuextBufferFree(ds->back);
+		if (ds->host)
+			GpuextBufferFree(ds->host);
+		if (ds->device)
+			GpuextBufferFree(ds->device);
+		pfree(ds->blknos);
+		pfree(ds);
+		return NULL;
+	}
+	memcpy(ds->prog->ptr, p, sizeof(GpuextScanProgram));
+	return ds;
+}
+
+/* The batch's counters, as the device wrote them. */
+static inline const uint64 *
+Counts(GpuAggDevScan *ds)
+{
+	return (const uint64 *) ds->back->ptr;
+}
+
+/* The reduction result of output o. */
+static inline GpuextReduceResult *
+OutResult(GpuAggDevScan *ds, int o)
+{
+	return (GpuextReduceResult *) (ds->back->ptr + sizeof(uint64) * GPUEXT_SCAN_COUNTERS) + o;
+}
+
+typedef struct DevScanJob
+{
+	GpuAggState *st;
+	GpuAggDevScan *ds;
+} DevScanJob;
+
+/* One batch on the device: its pages up, the scan, its counters back, its outputs reduced. */
+static bool
+DevScanBatch(DevScanJob *job)
+{
+	GpuAggState *st = job->st;
+	GpuAggDevScan *ds = job->ds;
+	const GpuextScanProgram *p = (const GpuextScanProgram *) ds->prog->ptr;
+	char	   *dev = ds->device->ptr;
+
+	GpuextCheck(gpuext_cuda_copy_to_device(dev, ds->host->ptr, (size_t) ds->npages * BLCKSZ), "copy to device");
+	GpuextCheck(gpuext_cuda_copy_to_device(dev + ds->vis_off, ds->host->ptr + ds->vis_off,
+										   (size_t) ds->npages * GPUEXT_SCAN_VIS_SLOTS * sizeof(uint16)),
+				"copy to device");
+	GpuextCheck(gpuext_scan_heap(p, dev, (const uint16_t *) (dev + ds->vis_off), ds->npages,
+								 (uint64_t *) (dev + ds->counts_off), dev + ds->outs_off, ds->outs_bytes),
+				"device scan");
+	GpuextCheck(gpuext_cuda_copy_to_host(ds->back->ptr, dev + ds->counts_off, sizeof(uint64) * GPUEXT_SCAN_COUNTERS),
+				"copy to host");
+	GpuextCheck(gpuext_cuda_mark(DEVSCAN_EVENT), "event record");
+	GpuextWait(DEVSCAN_EVENT);
+	ds->bad = Counts(ds)[GPUEXT_SCAN_BAD] > 0;
+	if (ds->bad)
+		return true;
+	for (int o = 0; o < p->nouts; o++)
+	{
+		GpuAggInput *in = &st->inputs[o];
+		uint64		n = Counts(ds)[GPUEXT_SCAN_OUT_COUNT + o];
+
+		if (p->outs[o].value_bytes == 0 || n == 0)
+			continue;
+		if (n > p->out_cap)
+			elog(ERROR, "gpuext: device scan output of " UINT64_FORMAT " values past its room", n);
+		GpuextCheck(gpuext_reduce(in->type->value_bytes, in->type->typid == FLOAT4OID || in->type->typid == FLOAT8OID,
+								  dev + ds->outs_off + p->outs[o].offset, n, dev + ds->scratch_off,
+								  ds->scratch_bytes, OutResult(ds, o)), "reduction");
+	}
+	GpuextCheck(gpuext_cuda_mark(DEVSCAN_EVENT), "event record");
+	GpuextWait(DEVSCAN_EVENT);
+	return true;
+}
+
+GPUEXT_DEVICE_WORK(DevScanBatch, DevScanJob)
+
+/* The batch's rows read on the CPU from its copies, row by row. */
+static void
+CpuBatch(GpuAggState *st, GpuAggDevScan *ds)
+{
+	Relation	rel = st->css.ss.ss_currentRelation;
+	const uint16 *vis = (const uint16 *) (ds->host->ptr + ds->vis_off);
+	HeapTupleData tuple;
+
+	tuple.t_tableOid = RelationGetRelid(rel);
+	for (uint32 i = 0; i < ds->npages; i++)
+	{
+		Page		page = (Page) (ds->host->ptr + (Size) i * BLCKSZ);
+		const uint16 *v = vis + (Size) i * GPUEXT_SCAN_VIS_SLOTS;
+		bool		all = v[0] == GPUEXT_SCAN_ALL_VISIBLE;
+		int			n = all ? PageGetMaxOffsetNumber(page) : v[0];
+
+		CHECK_FOR_INTERRUPTS();
+		for (int j = 0; j < n; j++)
+		{
+			OffsetNumber off = all ? j + 1 : v[j + 1];
+			ItemId		lp = PageGetItemId(page, off);
+
+			if (!ItemIdIsNormal(lp))
+				continue;
+			tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
+			tuple.t_len = ItemIdGetLength(lp);
+			ItemPointerSet(&tuple.t_self, ds->blknos[i], off);
+			pgstat_count_heap_getnext(rel);
+			st->stats.device_cpu_tuples++;
+			GpuAggTakeHeapRow(st, &tuple);
+		}
+	}
+}
+
+/* One full batch: on the device, its results merged into the inputs; or on the CPU. */
+static void
+RunBatch(GpuAggState *st, GpuAggDevScan *ds, bool *lost)
+{
+	DevScanJob	job = {st, ds};
+	const GpuextScanProgram *p = st->scanprog;
+	instr_time	start;
+	GpuextDeviceOutcome outcome = GPUEXT_DEVICE_FAILED;
+
+	if (st->timing)
+		INSTR_TIME_SET_CURRENT(start);
+	if (!*lost)
+		outcome = TryDevScanBatch(&job, "device scan");
+	if (st->timing)
+		st->stats.device_ms += GpuAggElapsedMs(start);
+	if (outcome != GPUEXT_DEVICE_DONE || ds->bad)
+	{
+		if (outcome != GPUEXT_DEVICE_DONE && !*lost)
+		{
+			GpuAggNoteFallback(st, "the device failed");
+			*lost = true;
+		}
+		CpuBatch(st, ds);
+		st->stats.cpu_batches++;
+		return;
+	}
+	for (uint64 i = 0; i < Counts(ds)[GPUEXT_SCAN_DECODED]; i++)
+		pgstat_count_heap_getnext(st->css.ss.ss_currentRelation);
+	st->stats.rows_read += Counts(ds)[GPUEXT_SCAN_DECODED];
+	st->stats.rows_passed += Counts(ds)[GPUEXT_SCAN_PASSED];
+	st->stats.device_tuples += Counts(ds)[GPUEXT_SCAN_DECODED];
+	st->stats.device_blocks += ds->npages;
+	st->stats.device_batches++;
+	for (int o = 0; o < p->nouts; o++)
+	{
+		GpuAggInput *in = &st->inputs[o];
+		uint64		n = Counts(ds)[GPUEXT_SCAN_OUT_COUNT + o];
+
+		if (in->type == NULL)
+			in->count += n;
+		else if (n > 0)
+			GpuextAccumMergeReduce(in->acc, OutResult(ds, o));
+	}
+}
+
+/*
+ * This process's share of the table through the device: pages copied into
+ * the pinned batch as they are read, each full batch scanned there.  False,
+ * having read nothing, where the device's buffers cannot be had.
+ */
+bool
+GpuAggDevScanRun(GpuAggState *st, GpuAggPages *pg)
+{
+	GpuAggDevScan *ds = st->devscan;
+	uint16	   *vis;
+	bool		lost = false;
+	bool		more = true;
+
+	if (ds == NULL)
+		ds = st->devscan = DevScanStart(st);
+	if (ds == NULL)
+	{
+		GpuAggNoteFallback(st, "no device memory for the device scan");
+		return false;
+	}
+	vis = (uint16 *) (ds->host->ptr + ds->vis_off);
+	while (more)
+	{
+		ds->npages = 0;
+		while (ds->npages < ds->batch_pages)
+		{
+			uint16	   *v = vis + (Size) ds->npages * GPUEXT_SCAN_VIS_SLOTS;
+
+			CHECK_FOR_INTERRUPTS();
+			pg->copy_to = ds->host->ptr + (Size) ds->npages * BLCKSZ;
+			if (!(more = GpuAggPagesNext(pg)))
+				break;
+			if (pg->all_visible && pg->ntuples == 0)
+				v[0] = GPUEXT_SCAN_ALL_VISIBLE;
+			else
+			{
+				v[0] = pg->ntuples;
+				memcpy(v + 1, pg->offsets, sizeof(OffsetNumber) * pg->ntuples);
+			}
+			ds->blknos[ds->npages++] = pg->blkno;
+		}
+		pg->copy_to = NULL;
+		if (ds->npages > 0)
+			RunBatch(st, ds, &lost);
+	}
+	return true;
+}
