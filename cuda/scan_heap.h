@@ -440,8 +440,15 @@ gpuext_scan_heap_host(const GpuextScanProgram *p, const char *pages, const uint1
  * through the service), read before the call returns.  An output whose
  * count passes out_cap has only out_cap values written.
  */
+#ifdef __cplusplus
+extern "C"
+{
+#endif
 extern GpuextStatus gpuext_scan_heap(const GpuextScanProgram *program, const char *pages, const uint16_t *vis,
 									 uint32_t npages, uint64_t *counts, char *outs, size_t outs_bytes);
+#ifdef __cplusplus
+}
+#endif
 
 /* Whether a program's outputs lie within outs_bytes and its indexes within its arrays (1), else 0. */
 static inline int
@@ -460,7 +467,7 @@ gpuext_scan_program_valid(const GpuextScanProgram *p, size_t outs_bytes)
 			 p->att_len[p->cols[c].att] != 2 && p->att_len[p->cols[c].att] != 4 && p->att_len[p->cols[c].att] != 8))
 			return 0;
 	for (int i = 0; i < p->ncmps; i++)
-		if (p->cmps[i].col >= p->ncols)
+		if (p->cmps[i].col >= p->ncols || p->cols[p->cmps[i].col].kind == GPUEXT_SCAN_NULLNESS)
 			return 0;
 	for (int o = 0; o < p->nouts; o++)
 	{
@@ -470,7 +477,9 @@ gpuext_scan_program_valid(const GpuextScanProgram *p, size_t outs_bytes)
 			return 0;
 		if (out->value_bytes == 0)
 			continue;
-		if (out->col < 0 || (out->value_bytes != 2 && out->value_bytes != 4 && out->value_bytes != 8) ||
+		if (out->col < 0 || p->cols[out->col].kind == GPUEXT_SCAN_NULLNESS ||
+			p->att_len[p->cols[out->col].att] != out->value_bytes ||
+			(out->value_bytes != 2 && out->value_bytes != 4 && out->value_bytes != 8) ||
 			out->offset % 8 != 0 || out->offset > outs_bytes ||
 			p->out_cap > (outs_bytes - out->offset) / out->value_bytes)
 			return 0;
