@@ -3,8 +3,8 @@
  *		Standalone check of gpuext's device sorts against std::sort, through
  *		gpuext_cuda.h only (no PostgreSQL).  Needs a GPU to run.
  *
- *	kernel_harness [--quick] [--bench] [--rows] [--only sort|pairs|rows|reduce|groups] [--seed N] [--max-n N]
- *				   [--pattern NAME] [--verbose]
+ *	kernel_harness [--quick] [--bench] [--rows] [--only sort|pairs|rows|reduce|groups|scan] [--seed N]
+ *				   [--max-n N] [--pattern NAME] [--verbose]
  *
  * Every algorithm x key width x input pattern x size is sorted on the device
  * and compared element by element with the CPU; keys past n and scratch
@@ -21,7 +21,9 @@
  * digits of agg_accum.c), with the result and scratch poisoned first and
  * the bytes past the scratch intact after; 16-byte values (128-bit
  * integers) in harness_reduce_fixed.cuh; the grouped reduction
- * (gpuext_groups_*) against reduce_groups_cpu.c in harness_groups.cuh.
+ * (gpuext_groups_*) against reduce_groups_cpu.c in harness_groups.cuh;
+ * the device scan of heap pages (gpuext_scan_heap) against its CPU
+ * reference, on pages built there, in harness_scan_heap.cuh.
  * --only picks one family (sort includes the pair sorts, pairs is them
  * alone).  The last line is "N passed, M failed".  Every bitonic shape (sort_keys.cuh:
  * tile shapes, the cluster kernel at each cluster size, the pair tiles) is
@@ -43,6 +45,7 @@
 #include <vector>
 
 #include "gpuext_cuda.h"
+#include "scan_heap.h"
 #include "sort_keys.cuh"
 #include "harness_report.cuh"
 
@@ -1584,6 +1587,7 @@ void check_reduce_arguments()
 
 #include "harness_reduce_fixed.cuh"
 #include "harness_groups.cuh"
+#include "harness_scan_heap.cuh"
 
 /* Reduction correctness over every type, pattern, size and alignment. */
 void run_reduce_checks(bool quick, uint64_t seed)
@@ -1651,7 +1655,7 @@ int main(int argc, char **argv)
 		else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc &&
 				 (strcmp(argv[i + 1], "sort") == 0 || strcmp(argv[i + 1], "pairs") == 0 ||
 				  strcmp(argv[i + 1], "rows") == 0 || strcmp(argv[i + 1], "reduce") == 0 ||
-				  strcmp(argv[i + 1], "groups") == 0))
+				  strcmp(argv[i + 1], "groups") == 0 || strcmp(argv[i + 1], "scan") == 0))
 			only = argv[++i];
 		else if (strcmp(argv[i], "--verbose") == 0)
 			verbose = true;
@@ -1686,7 +1690,8 @@ int main(int argc, char **argv)
 		else
 		{
 			fprintf(stderr,
-					"usage: %s [--quick] [--bench] [--rows] [--only sort|pairs|rows|reduce|groups] [--seed N] [--max-n N] "
+					"usage: %s [--quick] [--bench] [--rows] [--only sort|pairs|rows|reduce|groups|scan] [--seed N] "
+					"[--max-n N] "
 					"[--pattern NAME] [--verbose]\n",
 					argv[0]);
 			return 2;
@@ -1747,6 +1752,8 @@ int main(int argc, char **argv)
 		run_reduce_checks(quick, seed);
 	if (runs("groups"))
 		run_group_checks(quick, seed);
+	if (runs("scan"))
+		run_scan_checks(quick);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }
