@@ -67,12 +67,16 @@ scan_pages_kernel(GpuextScanProgram program, const char *pages, const uint16_t *
 			GpuextScanRow row;
 			int			r = 0;
 			bool		pass;
+			bool		err;
 
 			if (i < n)
 				r = gpuext_scan_decode(&p, page, all ? i + 1 : v[i + 1], &row);
 			pass = r > 0 && gpuext_scan_cmps(&p, &row, 0, p.nquals);
+			err = pass && p.nregs > 0 && gpuext_scan_compute(&p, &row);
+			pass = pass && !err;
 			warp_count(&counts[GPUEXT_SCAN_BAD], r < 0);
 			warp_count(&counts[GPUEXT_SCAN_DECODED], r > 0);
+			warp_count(&counts[GPUEXT_SCAN_ERRORS], err);
 			warp_count(&counts[GPUEXT_SCAN_PASSED], pass);
 			for (int o = 0; o < p.nouts; o++)
 			{

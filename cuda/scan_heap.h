@@ -24,6 +24,7 @@
 #define GPUEXT_SCAN_MAX_COLS 16		/* columns read */
 #define GPUEXT_SCAN_MAX_CMPS 32
 #define GPUEXT_SCAN_MAX_OUTS 16
+#define GPUEXT_SCAN_MAX_REGS 32		/* double precision registers of the arithmetic */
 
 /* Per page, its visible items: vis[0] their number, then their item numbers; or all normal items. */
 #define GPUEXT_SCAN_VIS_SLOTS (GPUEXT_SCAN_MAX_TUPLES + 1)
@@ -33,7 +34,8 @@
 #define GPUEXT_SCAN_PASSED 0		/* tuples that passed the WHERE clause */
 #define GPUEXT_SCAN_DECODED 1		/* visible tuples decoded */
 #define GPUEXT_SCAN_BAD 2			/* tuples that could not be decoded */
-#define GPUEXT_SCAN_OUT_COUNT 3
+#define GPUEXT_SCAN_ERRORS 3		/* passing tuples whose arithmetic raises an error */
+#define GPUEXT_SCAN_OUT_COUNT 4
 #define GPUEXT_SCAN_COUNTERS (GPUEXT_SCAN_OUT_COUNT + GPUEXT_SCAN_MAX_OUTS)
 
 /* How a column's bytes are read. */
@@ -74,9 +76,37 @@ typedef struct GpuextScanOut
 	uint8_t		value_bytes;	/* 2, 4 or 8: the column's own bytes; 0: only counted */
 	uint8_t		filter_first;	/* its FILTER: cmps[filter_first .. + filter_n) */
 	uint8_t		filter_n;
-	uint32_t	pad;
+	uint8_t		from_reg;		/* the value is register reg's (double precision), not the column's */
+	uint8_t		reg;
+	uint16_t	pad;
 	uint64_t	offset;			/* its values start here in the outputs */
 } GpuextScanOut;
+
+/* The arithmetic's operations, as PostgreSQL's float8 operators (utils/float.h). */
+typedef enum GpuextScanOp
+{
+	GPUEXT_SCAN_ADD = 0,
+	GPUEXT_SCAN_SUB,
+	GPUEXT_SCAN_MUL,
+	GPUEXT_SCAN_DIV,
+	GPUEXT_SCAN_NEG
+} GpuextScanOp;
+
+/* regs[dst] = regs[a] op regs[b] (NEG: -regs[a]), NULL where an operand is. */
+typedef struct GpuextScanStep
+{
+	uint8_t		op;
+	uint8_t		dst;
+	uint8_t		a;
+	uint8_t		b;
+} GpuextScanStep;
+
+/* regs[dst] = a column as double precision. */
+typedef struct GpuextScanLoad
+{
+	uint8_t		col;
+	uint8_t		dst;
+} GpuextScanLoad;
 
 typedef struct GpuextScanProgram
 {
@@ -92,13 +122,23 @@ typedef struct GpuextScanProgram
 	GpuextScanCol cols[GPUEXT_SCAN_MAX_COLS];
 	GpuextScanCmp cmps[GPUEXT_SCAN_MAX_CMPS];
 	GpuextScanOut outs[GPUEXT_SCAN_MAX_OUTS];
+	/* double precision arithmetic for the rows that pass the WHERE clause: loads, then steps */
+	uint8_t		nregs;
+	uint8_t		nloads;
+	uint8_t		nsteps;
+	uint8_t		pad2[5];
+	GpuextScanLoad loads[GPUEXT_SCAN_MAX_REGS];
+	GpuextScanStep steps[GPUEXT_SCAN_MAX_REGS];
+	double		consts[GPUEXT_SCAN_MAX_REGS];	/* the registers' starting values: the constants */
 } GpuextScanProgram;
 
-/* One tuple's columns as the program reads them. */
+/* One tuple's columns as the program reads them, and its arithmetic's registers. */
 typedef struct GpuextScanRow
 {
 	int64_t		vals[GPUEXT_SCAN_MAX_COLS];
 	uint32_t	nulls;			/* bit c: column c is NULL */
+	uint32_t	reg_nulls;		/* bit r: register r is NULL */
+	double		regs[GPUEXT_SCAN_MAX_REGS];
 } GpuextScanRow;
 
 /* A little-endian 16-bit word. */
@@ -330,13 +370,105 @@ gpuext_scan_cmps(const GpuextScanProgram *p, const GpuextScanRow *row, int first
 	return 1;
 }
 
+/* Whether a double is an infinity (either sign). */
+static inline GPUEXT_HD int
+gpuext_scan_isinf(double d)
+{
+	uint64_t	u;
+
+	memcpy(&u, &d, sizeof(u));
+	return (u & ~(UINT64_C(1) << 63)) == UINT64_C(0x7FF0000000000000);
+}
+
+/*
+ * The arithmetic's registers for a row that passed the WHERE clause, with the
+ * checks of float8_pl, float8_mi, float8_mul and float8_div: 0, or 1 where
+ * PostgreSQL raises an error (overflow, underflow, division by zero).  A
+ * strict operator with a NULL operand is NULL and raises nothing; its other
+ * operand was computed all the same, as PostgreSQL evaluates arguments
+ * first.  Single roundings on the device (no contraction into FMA).
+ */
+static inline GPUEXT_HD int
+gpuext_scan_compute(const GpuextScanProgram *p, GpuextScanRow *row)
+{
+	double	   *r = row->regs;
+
+	row->reg_nulls = 0;
+	for (int i = 0; i < p->nregs; i++)
+		r[i] = p->consts[i];
+	for (int i = 0; i < p->nloads; i++)
+	{
+		const GpuextScanLoad *l = &p->loads[i];
+
+		if (row->nulls & (1u << l->col))
+			row->reg_nulls |= 1u << l->dst;
+		else
+			r[l->dst] = gpuext_scan_double(p, row, l->col);
+	}
+	for (int i = 0; i < p->nsteps; i++)
+	{
+		const GpuextScanStep *s = &p->steps[i];
+		double		a = r[s->a];
+		double		b = s->op == GPUEXT_SCAN_NEG ? 0.0 : r[s->b];
+		double		v;
+
+		if ((row->reg_nulls & (1u << s->a)) ||
+			(s->op != GPUEXT_SCAN_NEG && (row->reg_nulls & (1u << s->b))))
+		{
+			row->reg_nulls |= 1u << s->dst;
+			continue;
+		}
+		switch (s->op)
+		{
+			case GPUEXT_SCAN_ADD:
+			case GPUEXT_SCAN_SUB:
+#ifdef __CUDA_ARCH__
+				v = s->op == GPUEXT_SCAN_ADD ? __dadd_rn(a, b) : __dsub_rn(a, b);
+#else
+				v = s->op == GPUEXT_SCAN_ADD ? a + b : a - b;
+#endif
+				if (gpuext_scan_isinf(v) && !gpuext_scan_isinf(a) && !gpuext_scan_isinf(b))
+					return 1;
+				break;
+			case GPUEXT_SCAN_MUL:
+#ifdef __CUDA_ARCH__
+				v = __dmul_rn(a, b);
+#else
+				v = a * b;
+#endif
+				if ((gpuext_scan_isinf(v) && !gpuext_scan_isinf(a) && !gpuext_scan_isinf(b)) ||
+					(v == 0.0 && a != 0.0 && b != 0.0))
+					return 1;
+				break;
+			case GPUEXT_SCAN_DIV:
+				if (b == 0.0 && a == a)
+					return 1;
+#ifdef __CUDA_ARCH__
+				v = __ddiv_rn(a, b);
+#else
+				v = a / b;
+#endif
+				if ((gpuext_scan_isinf(v) && !gpuext_scan_isinf(a)) ||
+					(v == 0.0 && a != 0.0 && !gpuext_scan_isinf(b)))
+					return 1;
+				break;
+			default:
+				v = -a;
+				break;
+		}
+		r[s->dst] = v;
+	}
+	return 0;
+}
+
 /* Whether output o takes a value from row: its column not NULL and its FILTER passing. */
 static inline GPUEXT_HD int
 gpuext_scan_out_takes(const GpuextScanProgram *p, const GpuextScanRow *row, int o)
 {
 	const GpuextScanOut *out = &p->outs[o];
 
-	if (out->col >= 0 && (row->nulls & (1u << out->col)))
+	if (out->from_reg ? (row->reg_nulls & (1u << out->reg)) != 0 :
+		(out->col >= 0 && (row->nulls & (1u << out->col))))
 		return 0;
 	return gpuext_scan_cmps(p, row, out->filter_first, out->filter_n);
 }
@@ -347,7 +479,14 @@ gpuext_scan_out_put(const GpuextScanProgram *p, const GpuextScanRow *row, int o,
 {
 	const GpuextScanOut *out = &p->outs[o];
 	char	   *dst = outs + out->offset + i * out->value_bytes;
-	int64_t		v = row->vals[out->col];
+	int64_t		v;
+
+	if (out->from_reg)
+	{
+		memcpy(dst, &row->regs[out->reg], 8);
+		return;
+	}
+	v = row->vals[out->col];
 
 	switch (out->value_bytes)
 	{
@@ -417,6 +556,11 @@ gpuext_scan_heap_host(const GpuextScanProgram *p, const char *pages, const uint1
 			counts[GPUEXT_SCAN_DECODED]++;
 			if (!gpuext_scan_cmps(p, &row, 0, p->nquals))
 				continue;
+			if (gpuext_scan_compute(p, &row))
+			{
+				counts[GPUEXT_SCAN_ERRORS]++;
+				continue;
+			}
 			counts[GPUEXT_SCAN_PASSED]++;
 			for (int o = 0; o < p->nouts; o++)
 			{
@@ -469,14 +613,32 @@ gpuext_scan_program_valid(const GpuextScanProgram *p, size_t outs_bytes)
 	for (int i = 0; i < p->ncmps; i++)
 		if (p->cmps[i].col >= p->ncols || p->cols[p->cmps[i].col].kind == GPUEXT_SCAN_NULLNESS)
 			return 0;
+	if (p->nregs > GPUEXT_SCAN_MAX_REGS || p->nloads > p->nregs || p->nsteps > p->nregs)
+		return 0;
+	for (int i = 0; i < p->nloads; i++)
+		if (p->loads[i].col >= p->ncols || p->cols[p->loads[i].col].kind == GPUEXT_SCAN_NULLNESS ||
+			p->loads[i].dst >= p->nregs)
+			return 0;
+	for (int i = 0; i < p->nsteps; i++)
+		if (p->steps[i].op > GPUEXT_SCAN_NEG || p->steps[i].dst >= p->nregs || p->steps[i].a >= p->nregs ||
+			p->steps[i].b >= p->nregs)
+			return 0;
 	for (int o = 0; o < p->nouts; o++)
 	{
 		const GpuextScanOut *out = &p->outs[o];
 
 		if (out->col < -1 || out->col >= p->ncols || out->filter_first + out->filter_n > p->ncmps)
 			return 0;
+		if (out->from_reg && (out->reg >= p->nregs || out->value_bytes != 8))
+			return 0;
 		if (out->value_bytes == 0)
 			continue;
+		if (out->from_reg)
+		{
+			if (out->offset % 8 != 0 || out->offset > outs_bytes || p->out_cap > (outs_bytes - out->offset) / 8)
+				return 0;
+			continue;
+		}
 		if (out->col < 0 || p->cols[out->col].kind == GPUEXT_SCAN_NULLNESS ||
 			p->att_len[p->cols[out->col].att] != out->value_bytes ||
 			(out->value_bytes != 2 && out->value_bytes != 4 && out->value_bytes != 8) ||

@@ -390,6 +390,8 @@ extern GpuAggRowExpr *GpuAggRowExprCreate(void);
 extern int	GpuAggRowExprAdd(GpuAggRowExpr *e, CustomScan *cscan, Expr *expr);
 extern void GpuAggRowQualColumns(const GpuAggRowQual *q, Bitmapset **atts);
 extern bool GpuAggRowQualToScan(const GpuAggRowQual *q, GpuextScanProgram *p, const int *col_of_att);
+extern void GpuAggRowExprColumnsUsed(const GpuAggRowExpr *e, Bitmapset **atts);
+extern void GpuAggRowExprToScan(const GpuAggRowExpr *e, GpuextScanProgram *p, const int *col_of_att);
 extern bool GpuAggRowQualPasses(const GpuAggRowQual *q, const char *tp, const int *att_off);
 extern const float8 *GpuAggRowExprRun(GpuAggRowExpr *e, const char *tp, const int *att_off);
 extern float8 *GpuAggRowExprColumns(const GpuAggRowExpr *e);

@@ -8,8 +8,9 @@
  *
  * Where: no GROUP BY, a heap table of 8 kB blocks, a WHERE clause and
  * FILTERs compiled (gpuagg_inplace.c) or absent, and every input a plain
- * column of the integers, date, timestamps, real or double precision, or
- * a count of non-NULL values of any column.  The CPU copies each page
+ * column of the integers, date, timestamps, real or double precision, a
+ * count of non-NULL values of any column, or double precision arithmetic
+ * compiled for rows read in place (without FILTER).  The CPU copies each page
  * (through shared buffers under its content lock, or from the table's
  * files, gpuagg_pages.c) and lists the visible items of a page that is not
  * all-visible; it does nothing per row of an all-visible page.  A batch
@@ -155,10 +156,18 @@ GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 				return;
 			GpuAggRowQualColumns(rowfilters[i], &atts);
 		}
+		if (in->arg != NULL && in->type != NULL)
+		{
+			/* double precision arithmetic shared by the inputs without FILTER (gpuagg_inplace.c) */
+			if (!st->fixed || st->rowargs == NULL || in->rowarg != NULL || in->rowreg < 0 ||
+				in->filter != NULL || in->type->typid != FLOAT8OID)
+				return;
+			continue;
+		}
 		if (in->arg != NULL)
 		{
 			/* count(*) FILTER: a true constant counted */
-			if (in->type != NULL || !IsA(arg, Const) || ((Const *) arg)->constisnull)
+			if (!IsA(arg, Const) || ((Const *) arg)->constisnull)
 				return;
 			continue;
 		}
@@ -168,6 +177,8 @@ GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 			return;
 		atts = bms_add_member(atts, in->argatt);
 	}
+	if (st->fixed && st->rowargs != NULL)
+		GpuAggRowExprColumnsUsed(st->rowargs, &atts);
 	while ((a = bms_next_member(atts, a)) >= 0)
 		maxatt = a;
 	if (maxatt > GPUEXT_SCAN_MAX_ATTS || bms_num_members(atts) > GPUEXT_SCAN_MAX_COLS)
@@ -194,6 +205,8 @@ GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 	if (st->rowqual != NULL && !GpuAggRowQualToScan(st->rowqual, p, col_of_att))
 		return;
 	p->nquals = p->ncmps;
+	if (st->fixed && st->rowargs != NULL)
+		GpuAggRowExprToScan(st->rowargs, p, col_of_att);
 	for (int i = 0; i < st->ninputs; i++)
 	{
 		GpuAggInput *in = &st->inputs[i];
@@ -201,6 +214,8 @@ GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 
 		out->col = in->arg != NULL ? -1 : col_of_att[in->argatt];
 		out->value_bytes = in->type != NULL ? in->type->value_bytes : 0;
+		out->from_reg = in->arg != NULL && in->type != NULL;
+		out->reg = out->from_reg ? in->rowreg : 0;
 		out->filter_first = p->ncmps;
 		if (rowfilters[i] != NULL && !GpuAggRowQualToScan(rowfilters[i], p, col_of_att))
 			return;
@@ -319,7 +334,8 @@ DevScanBatch(DevScanJob *job)
 				"copy to host");
 	GpuextCheck(gpuext_cuda_mark(DEVSCAN_EVENT), "event record");
 	GpuextWait(DEVSCAN_EVENT);
-	ds->bad = Counts(ds)[GPUEXT_SCAN_BAD] > 0;
+	/* the CPU reads a batch with an undecodable tuple, or raises the arithmetic's error in row order */
+	ds->bad = Counts(ds)[GPUEXT_SCAN_BAD] > 0 || Counts(ds)[GPUEXT_SCAN_ERRORS] > 0;
 	if (ds->bad)
 		return true;
 	for (int o = 0; o < p->nouts; o++)

@@ -730,3 +730,36 @@ GpuAggRowQualToScan(const GpuAggRowQual *q, GpuextScanProgram *p, const int *col
 	}
 	return true;
 }
+
+/* The columns (from 1) a compiled argument program reads, added to *atts. */
+void
+GpuAggRowExprColumnsUsed(const GpuAggRowExpr *e, Bitmapset **atts)
+{
+	for (int i = 0; i < e->nloads; i++)
+		*atts = bms_add_member(*atts, e->loads[i].att);
+}
+
+/* A compiled argument program copied into a device scan program's arithmetic (col_of_att as above). */
+void
+GpuAggRowExprToScan(const GpuAggRowExpr *e, GpuextScanProgram *p, const int *col_of_att)
+{
+	StaticAssertStmt(ROWEXPR_REGS <= GPUEXT_SCAN_MAX_REGS, "a program's registers fit the device scan's");
+	StaticAssertStmt((int) ROWOP_NEG == (int) GPUEXT_SCAN_NEG, "the operations are numbered alike");
+	p->nregs = e->nregs;
+	p->nloads = e->nloads;
+	p->nsteps = e->nsteps;
+	for (int i = 0; i < e->nregs; i++)
+		p->consts[i] = e->regs[i];
+	for (int i = 0; i < e->nloads; i++)
+	{
+		p->loads[i].col = col_of_att[e->loads[i].att];
+		p->loads[i].dst = e->loads[i].dst;
+	}
+	for (int i = 0; i < e->nsteps; i++)
+	{
+		p->steps[i].op = (uint8) e->steps[i].op;
+		p->steps[i].dst = e->steps[i].dst;
+		p->steps[i].a = e->steps[i].a;
+		p->steps[i].b = e->steps[i].b;
+	}
+}

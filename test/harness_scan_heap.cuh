@@ -805,6 +805,66 @@ GpuextScanProgram scan_program_count()
 	return p;
 }
 
+/* Add an arithmetic step regs[dst] = regs[a] op regs[b]. */
+void scan_step(GpuextScanProgram &p, GpuextScanOp op, int dst, int a, int b)
+{
+	GpuextScanStep &st = p.steps[p.nsteps++];
+
+	st.op = (uint8_t) op;
+	st.dst = (uint8_t) dst;
+	st.a = (uint8_t) a;
+	st.b = (uint8_t) b;
+}
+
+/*
+ * Double precision arithmetic over the random floats and integers (NaN,
+ * infinities, zeros, denormals, limits): NULLs through strict operators,
+ * rows whose overflow, underflow or division by zero is counted, register
+ * outputs with and without FILTER, behind a WHERE clause.
+ */
+GpuextScanProgram scan_program_arith()
+{
+	GpuextScanProgram p = scan_program(SCAN_NATTS);
+	const int	i2 = scan_col(p, 1, GPUEXT_SCAN_INT, true, 0);
+	const int	i4 = scan_col(p, 3, GPUEXT_SCAN_INT, false, 5);
+	const int	f4 = scan_col(p, 5, GPUEXT_SCAN_FLOAT4, true, 0);
+	const int	f8 = scan_col(p, 6, GPUEXT_SCAN_FLOAT8, false, scan_float_bits(1.5, false));
+	int			f;
+
+	scan_icmp(p, i4, 4, -2, 5);
+	p.nquals = p.ncmps;
+	p.nregs = 12;
+	p.consts[3] = 2.0;
+	p.consts[4] = 1e300;
+	p.loads[p.nloads++] = {(uint8_t) f8, 0};
+	p.loads[p.nloads++] = {(uint8_t) f4, 1};
+	p.loads[p.nloads++] = {(uint8_t) i2, 2};
+	scan_step(p, GPUEXT_SCAN_MUL, 5, 0, 1);
+	scan_step(p, GPUEXT_SCAN_ADD, 6, 5, 2);
+	scan_step(p, GPUEXT_SCAN_DIV, 7, 6, 3);
+	scan_step(p, GPUEXT_SCAN_NEG, 8, 7, 0);
+	scan_step(p, GPUEXT_SCAN_SUB, 9, 0, 1);
+	scan_step(p, GPUEXT_SCAN_DIV, 10, 0, 1);
+	scan_step(p, GPUEXT_SCAN_MUL, 11, 9, 4);
+	f = scan_fcmp(p, f8, 1, 0.0);
+	for (int r : {8, 10, 11, 6})
+	{
+		GpuextScanOut &o = p.outs[p.nouts++];
+
+		o.col = -1;
+		o.value_bytes = 8;
+		o.from_reg = 1;
+		o.reg = (uint8_t) r;
+		if (r == 6)
+		{
+			o.filter_first = (uint8_t) f;
+			o.filter_n = 1;
+		}
+	}
+	scan_out(p, -1, 0, 0, 0);
+	return p;
+}
+
 /* Lay out p's outputs for out_cap values each, 8-aligned one after another: the bytes they take. */
 size_t scan_layout(GpuextScanProgram &p, uint64_t out_cap)
 {
@@ -822,13 +882,21 @@ size_t scan_layout(GpuextScanProgram &p, uint64_t out_cap)
 	return off;
 }
 
-/* n values of value_bytes bytes at buf + offset, zero-extended, sorted. */
-std::vector<uint64_t> scan_values(const char *buf, uint64_t offset, uint64_t n, int value_bytes)
+/*
+ * n values of value_bytes bytes at buf + offset, zero-extended, sorted.  A
+ * computed double's NaN is made one NaN: the device's NaN bits are not the
+ * host's, and every NaN is the same value to PostgreSQL and the reductions.
+ */
+std::vector<uint64_t> scan_values(const char *buf, uint64_t offset, uint64_t n, int value_bytes, bool computed)
 {
 	std::vector<uint64_t> v(n, 0);
 
 	for (uint64_t i = 0; i < n; i++)
+	{
 		memcpy(&v[i], buf + offset + i * value_bytes, value_bytes);
+		if (computed && (v[i] & ~(UINT64_C(1) << 63)) > UINT64_C(0x7FF0000000000000))
+			v[i] = UINT64_C(0x7FF8000000000000);
+	}
 	std::sort(v.begin(), v.end());
 	return v;
 }
@@ -949,7 +1017,7 @@ void check_scan(const ScanSet &s, const char *name, const GpuextScanProgram &pro
 	for (int o = 0; o < ph.nouts; o++)
 		if (ph.outs[o].value_bytes > 0)
 			hv[o] = scan_values(h_outs.data(), ph.outs[o].offset, hc[GPUEXT_SCAN_OUT_COUNT + o],
-								ph.outs[o].value_bytes);
+								ph.outs[o].value_bytes, ph.outs[o].from_reg);
 
 	ensure_pinned(std::max(counts_area, dev_bytes + SCAN_GUARD_BYTES));
 	must(gpuext_cuda_alloc(&d_counts, counts_area), "counter allocation");
@@ -988,7 +1056,7 @@ void check_scan(const ScanSet &s, const char *name, const GpuextScanProgram &pro
 
 		if (vb == 0)
 			continue;
-		dv = scan_values(d_outs_copy.data(), pd.outs[o].offset, n, vb);
+		dv = scan_values(d_outs_copy.data(), pd.outs[o].offset, n, vb, pd.outs[o].from_reg);
 		std::fill(written.begin() + pd.outs[o].offset, written.begin() + pd.outs[o].offset + n * vb, true);
 		if (n == hv[o].size() ? dv != hv[o] : !std::includes(hv[o].begin(), hv[o].end(), dv.begin(), dv.end()))
 			detail = "output " + std::to_string(o) + ": the values " +
@@ -1155,7 +1223,8 @@ void run_scan_checks(bool quick)
 		{"WHERE and FILTERs", scan_program_filters()},
 		{"NaN and zeros", scan_program_nan()},
 		{"5 columns walked", scan_program_narrow()},
-		{"count(*) alone", scan_program_count()}};
+		{"count(*) alone", scan_program_count()},
+		{"double precision arithmetic", scan_program_arith()}};
 	ScanSet		s;
 
 	check_scan_arguments();
