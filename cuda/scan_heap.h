@@ -56,13 +56,18 @@ typedef struct GpuextScanCol
 	int64_t		missing;		/* ... the column's default (atthasmissing), as read */
 } GpuextScanCol;
 
-/* A comparison of a column with a constant, false where the column is NULL. */
+/* Strategies past btree's, and the null tests. */
+#define GPUEXT_SCAN_NOT_EQUAL 6
+#define GPUEXT_SCAN_IS_NULL 1
+#define GPUEXT_SCAN_IS_NOT_NULL 2
+
+/* A comparison of a column with a constant, false where the column is NULL; or a null test. */
 typedef struct GpuextScanCmp
 {
 	uint8_t		col;			/* index into cols */
-	uint8_t		strategy;		/* btree strategy: 1 <, 2 <=, 3 =, 4 >=, 5 > */
+	uint8_t		strategy;		/* btree strategy: 1 <, 2 <=, 3 =, 4 >=, 5 >; 6 <> */
 	uint8_t		is_float;		/* compared as double precision, NaN above all and equal to itself */
-	uint8_t		pad;
+	uint8_t		nulltest;		/* GPUEXT_SCAN_IS_NULL or _IS_NOT_NULL: only the column's NULL counts */
 	int32_t		pad2;
 	int64_t		modulus;		/* integers, > 0: the value modulo this is compared */
 	int64_t		ival;
@@ -321,6 +326,12 @@ gpuext_scan_cmps(const GpuextScanProgram *p, const GpuextScanRow *row, int first
 		const GpuextScanCmp *k = &p->cmps[i];
 		int			cmp;
 
+		if (k->nulltest)
+		{
+			if (((row->nulls >> k->col) & 1) != (k->nulltest == GPUEXT_SCAN_IS_NULL))
+				return 0;
+			continue;
+		}
 		if (row->nulls & (1u << k->col))
 			return 0;
 		if (k->is_float)
@@ -359,6 +370,10 @@ gpuext_scan_cmps(const GpuextScanProgram *p, const GpuextScanRow *row, int first
 				break;
 			case 4:
 				if (cmp < 0)
+					return 0;
+				break;
+			case GPUEXT_SCAN_NOT_EQUAL:
+				if (cmp == 0)
 					return 0;
 				break;
 			default:
@@ -611,7 +626,9 @@ gpuext_scan_program_valid(const GpuextScanProgram *p, size_t outs_bytes)
 			 p->att_len[p->cols[c].att] != 2 && p->att_len[p->cols[c].att] != 4 && p->att_len[p->cols[c].att] != 8))
 			return 0;
 	for (int i = 0; i < p->ncmps; i++)
-		if (p->cmps[i].col >= p->ncols || p->cols[p->cmps[i].col].kind == GPUEXT_SCAN_NULLNESS)
+		if (p->cmps[i].col >= p->ncols || p->cmps[i].nulltest > GPUEXT_SCAN_IS_NOT_NULL ||
+			p->cmps[i].strategy < 1 || p->cmps[i].strategy > GPUEXT_SCAN_NOT_EQUAL ||
+			(!p->cmps[i].nulltest && p->cols[p->cmps[i].col].kind == GPUEXT_SCAN_NULLNESS))
 			return 0;
 	if (p->nregs > GPUEXT_SCAN_MAX_REGS || p->nloads > p->nregs || p->nsteps > p->nregs)
 		return 0;

@@ -88,6 +88,13 @@ SELECT check_scan($q$SELECT count(*), sum(i4) FROM ds WHERE d <= timestamp '-inf
 SELECT check_scan($q$SELECT count(*), sum(i4) FROM ds WHERE d < timestamp 'infinity'$q$);
 SELECT check_scan($q$SELECT count(*), sum(i4) FROM ds WHERE ts >= date '1996-01-01' AND ts < date 'infinity'$q$);
 SELECT check_scan($q$SELECT count(*), min(d) FROM ds WHERE ts < date '1996-01-01'$q$);
+-- <> (the negator of =) and null tests, on every kind of column, in WHERE and FILTERs.
+SELECT check_scan($q$SELECT count(*), sum(i4), count(f8) FILTER (WHERE f8 <> 0.5), count(*) FILTER (WHERE t IS NULL)
+  FROM ds WHERE i2 <> 7 AND f4 IS NOT NULL AND d <> date '1993-05-05'$q$);
+SELECT check_scan($q$SELECT count(*), sum(i8) FROM ds WHERE f8 IS NULL OR false$q$);
+SELECT check_scan($q$SELECT count(*), sum(i4) FROM ds WHERE t IS NULL$q$);
+SELECT check_scan($q$SELECT count(*), sum(i4) FROM ds WHERE d <> timestamp '1994-03-01' AND d <> timestamp '1994-03-02 00:00:01'$q$);
+SELECT check_scan($q$SELECT count(*), sum(i4) FROM ds WHERE ts <> date '1996-01-01' AND tz IS NOT NULL AND b IS NOT NULL$q$);
 -- FILTERs, count(*) FILTER, the integer modulus, NULLs in compared columns.
 SELECT check_scan($q$SELECT count(*) FILTER (WHERE i2 > 0), sum(i8) FILTER (WHERE f8 > 100), avg(f4) FILTER (WHERE i4 % 3 = 1),
   count(f8) FILTER (WHERE d < date '1993-01-01'), max(tz) FILTER (WHERE f4 >= 100) FROM ds WHERE i4 % 10 < 5$q$);
@@ -138,6 +145,8 @@ SELECT check_scan($q$SELECT min(d), max(d), count(*) FROM dsf WHERE d > timestam
 SELECT check_scan($q$SELECT min(d), max(d), count(*) FROM dsf WHERE d > timestamp '2000-01-01'$q$);
 SELECT check_scan($q$SELECT min(d), max(d), count(*) FROM dsf WHERE d <= timestamp 'infinity'$q$);
 SELECT check_scan($q$SELECT count(*), min(f8) FROM dsf WHERE f8 >= 'NaN'$q$);
+SELECT check_scan($q$SELECT count(*), min(f8), max(d) FROM dsf WHERE f8 <> 'NaN' AND f4 <> '-0' AND d <> 'infinity'$q$);
+SELECT check_scan($q$SELECT count(*), min(f4) FROM dsf WHERE pad IS NULL OR i2 IS NULL$q$, false);
 SELECT check_scan($q$SELECT count(*), min(f4) FROM dsf WHERE f4 = 0$q$);
 SELECT check_scan($q$SELECT sum(i4), sum(i8) FROM dsf WHERE i2 < 0$q$);
 
@@ -149,13 +158,14 @@ INSERT INTO dsm SELECT 'q', i, i, i / 4.0, date '2000-01-01' + i FROM generate_s
 VACUUM ANALYZE dsm;
 SELECT check_scan('SELECT count(*), sum(a), sum(b), sum(c), count(e), min(e), count(b) FROM dsm');
 SELECT check_scan('SELECT count(*), sum(a) FROM dsm WHERE b = 42 AND c > 0.25');
-SELECT check_scan('SELECT count(*), sum(b) FROM dsm WHERE e IS NULL', false);
+SELECT check_scan('SELECT count(*), sum(b) FROM dsm WHERE e IS NULL');
+SELECT check_scan('SELECT count(*), sum(b), count(c) FILTER (WHERE e IS NOT NULL) FROM dsm WHERE pad IS NOT NULL');
 
 -- Where the device scan does not take the query: a WHERE clause not compiled, a numeric or an
 -- expression as an argument, GROUP BY.
 SELECT check_scan('SELECT count(*), sum(i4) FROM ds WHERE t LIKE ''x%''', false);
 SELECT check_scan('SELECT sum(i4 + 1) FROM ds', false);
-SELECT check_scan('SELECT count(*), sum(i4) FROM ds WHERE i4 % 10 <> 5', false);
+SELECT check_scan('SELECT count(*), sum(i4) FROM ds WHERE i4 % 10 <> 5');
 
 -- Under auto a failing device leaves the batch to the CPU, row by row, with the same result; under
 -- gpu it is an ERROR.

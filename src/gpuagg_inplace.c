@@ -41,8 +41,14 @@
 typedef enum RowCmpKind
 {
 	ROWCMP_INT,
-	ROWCMP_FLOAT
+	ROWCMP_FLOAT,
+	ROWCMP_NULLTEST				/* IS NULL (strategy ROWCMP_IS_NULL) or IS NOT NULL */
 } RowCmpKind;
+
+/* Strategies past btree's: <> (the negator of a btree =), and the null tests. */
+#define ROWCMP_NOT_EQUAL GPUEXT_SCAN_NOT_EQUAL
+#define ROWCMP_IS_NULL 1
+#define ROWCMP_IS_NOT_NULL 2
 
 /* One comparison of a column with a constant: column <strategy> constant. */
 typedef struct RowCmp
@@ -123,6 +129,13 @@ GpuAggRowQualPasses(const GpuAggRowQual *q, const char *tp, const int *att_off)
 		const RowCmp *c = &q->cmps[i];
 		int			cmp;
 
+		/* a row read in place has all its columns, none NULL */
+		if (c->kind == ROWCMP_NULLTEST)
+		{
+			if (c->strategy == ROWCMP_IS_NULL)
+				return false;
+			continue;
+		}
 		if (c->kind == ROWCMP_INT)
 		{
 			const char *p = tp + att_off[c->att - 1];
@@ -152,6 +165,10 @@ GpuAggRowQualPasses(const GpuAggRowQual *q, const char *tp, const int *att_off)
 				break;
 			case BTGreaterEqualStrategyNumber:
 				if (cmp < 0)
+					return false;
+				break;
+			case ROWCMP_NOT_EQUAL:
+				if (cmp == 0)
 					return false;
 				break;
 			default:
@@ -472,11 +489,12 @@ DateAgainstTimestamp(RowCmp *c)
 			c->ival = exact ? lo : lo + 1;
 			break;
 		case BTEqualStrategyNumber:
+		case ROWCMP_NOT_EQUAL:
 			c->ival = lo;
 			if (!exact)
 			{
-				/* no date is that timestamp: a comparison nothing passes */
-				c->strategy = BTLessStrategyNumber;
+				/* no date is that timestamp: = nothing passes, <> everything */
+				c->strategy = c->strategy == BTEqualStrategyNumber ? BTLessStrategyNumber : BTGreaterEqualStrategyNumber;
 				c->ival = PG_INT64_MIN;
 			}
 			break;
@@ -518,6 +536,7 @@ CompileCmp(CustomScan *cscan, Node *node, RowCmp *c)
 	Oid			lefttype;
 	Oid			righttype;
 	RowCmpKind	constkind;
+	bool		not_equal = false;
 
 	if (!IsA(node, OpExpr) || list_length(op->args) != 2)
 		return false;
@@ -540,11 +559,24 @@ CompileCmp(CustomScan *cscan, Node *node, RowCmp *c)
 	if (c->att == 0 || !CmpKind(c->coltype, &c->kind) || !CmpKind(k->consttype, &constkind) ||
 		constkind != c->kind)
 		return false;
-	/* Only the type's own btree operators; across types, only integers with integers and floats with floats */
+	/* Only the type's own btree operators, and <> as the negator of its =; across types, only integers
+	 * with integers, floats with floats, and date with timestamp */
 	tc = lookup_type_cache(c->coltype, TYPECACHE_BTREE_OPFAMILY);
-	if (!OidIsValid(tc->btree_opf) || !op_in_opfamily(op->opno, tc->btree_opf))
+	if (!OidIsValid(tc->btree_opf))
 		return false;
-	get_op_opfamily_properties(op->opno, tc->btree_opf, false, &strategy, &lefttype, &righttype);
+	if (op_in_opfamily(op->opno, tc->btree_opf))
+		get_op_opfamily_properties(op->opno, tc->btree_opf, false, &strategy, &lefttype, &righttype);
+	else
+	{
+		Oid			eq = get_negator(op->opno);
+
+		if (!OidIsValid(eq) || !op_in_opfamily(eq, tc->btree_opf))
+			return false;
+		get_op_opfamily_properties(eq, tc->btree_opf, false, &strategy, &lefttype, &righttype);
+		if (strategy != BTEqualStrategyNumber)
+			return false;
+		not_equal = true;
+	}
 	if ((commuted ? righttype : lefttype) != c->coltype || (commuted ? lefttype : righttype) != k->consttype)
 		return false;
 	if (c->kind == ROWCMP_INT && c->coltype != k->consttype &&
@@ -555,7 +587,7 @@ CompileCmp(CustomScan *cscan, Node *node, RowCmp *c)
 		return false;
 	if (commuted)
 		strategy = BTCommuteStrategyNumber(strategy);
-	c->strategy = strategy;
+	c->strategy = not_equal ? ROWCMP_NOT_EQUAL : strategy;
 	c->len = get_typlen(c->coltype);
 	switch (k->consttype)
 	{
@@ -604,6 +636,21 @@ GpuAggCompileRowQual(CustomScan *cscan, List *quals)
 			q = repalloc(q, offsetof(GpuAggRowQual, cmps) + sizeof(RowCmp) * (q->ncmps + sub->ncmps + list_length(quals)));
 			memcpy(&q->cmps[q->ncmps], sub->cmps, sizeof(RowCmp) * sub->ncmps);
 			q->ncmps += sub->ncmps;
+			continue;
+		}
+		if (IsA(node, NullTest))
+		{
+			NullTest   *nt = (NullTest *) node;
+			RowCmp	   *c = &q->cmps[q->ncmps];
+
+			/* a column of the table, of any type: its null bit */
+			if (nt->argisrow || !IsA(nt->arg, Var) || (c->att = GpuAggScanColumn(cscan, nt->arg)) <= 0)
+				return NULL;
+			c->kind = ROWCMP_NULLTEST;
+			c->strategy = nt->nulltesttype == IS_NULL ? ROWCMP_IS_NULL : ROWCMP_IS_NOT_NULL;
+			c->coltype = ((Var *) nt->arg)->vartype;
+			c->len = 0;
+			q->ncmps++;
 			continue;
 		}
 		if (!CompileCmp(cscan, node, &q->cmps[q->ncmps]))
@@ -724,6 +771,8 @@ GpuAggRowQualToScan(const GpuAggRowQual *q, GpuextScanProgram *p, const int *col
 		k->col = col_of_att[c->att];
 		k->strategy = c->strategy;
 		k->is_float = c->kind == ROWCMP_FLOAT;
+		k->nulltest = c->kind != ROWCMP_NULLTEST ? 0 : c->strategy == ROWCMP_IS_NULL ? GPUEXT_SCAN_IS_NULL :
+			GPUEXT_SCAN_IS_NOT_NULL;
 		k->modulus = c->modulus;
 		k->ival = c->ival;
 		k->fval = c->fval;

@@ -825,11 +825,14 @@ void scan_step(GpuextScanProgram &p, GpuextScanOp op, int dst, int a, int b)
 GpuextScanProgram scan_program_arith()
 {
 	GpuextScanProgram p = scan_program(SCAN_NATTS);
+	const int	text = scan_col(p, 0, GPUEXT_SCAN_NULLNESS, true, 0);
 	const int	i2 = scan_col(p, 1, GPUEXT_SCAN_INT, true, 0);
 	const int	i4 = scan_col(p, 3, GPUEXT_SCAN_INT, false, 5);
 	const int	f4 = scan_col(p, 5, GPUEXT_SCAN_FLOAT4, true, 0);
 	const int	f8 = scan_col(p, 6, GPUEXT_SCAN_FLOAT8, false, scan_float_bits(1.5, false));
 	int			f;
+	int			ne;
+	int			isnull;
 
 	scan_icmp(p, i4, 4, -2, 5);
 	p.nquals = p.ncmps;
@@ -847,6 +850,13 @@ GpuextScanProgram scan_program_arith()
 	scan_step(p, GPUEXT_SCAN_DIV, 10, 0, 1);
 	scan_step(p, GPUEXT_SCAN_MUL, 11, 9, 4);
 	f = scan_fcmp(p, f8, 1, 0.0);
+	/* <> and the null tests, as FILTERs */
+	ne = scan_fcmp(p, f4, GPUEXT_SCAN_NOT_EQUAL, 0.0);
+	isnull = scan_icmp(p, text, 1, 0, 0);
+	p.cmps[isnull].nulltest = GPUEXT_SCAN_IS_NULL;
+	p.cmps[scan_icmp(p, i2, 2, 0, 0)].nulltest = GPUEXT_SCAN_IS_NOT_NULL;
+	scan_out(p, -1, 0, isnull, 2);
+	scan_out(p, f4, 4, ne, 1);
 	for (int r : {8, 10, 11, 6})
 	{
 		GpuextScanOut &o = p.outs[p.nouts++];
