@@ -110,9 +110,9 @@ typedef struct GpuAggInput
 {
 	ExprState  *arg;			/* NULL when the argument is a plain column */
 	AttrNumber	argatt;			/* ... that column of the table */
-	int16		fixed_len;		/* ... its width, when st->fixed */
+	int16		fixed_len;		/* ... its width, when st->rows.fixed */
 	GpuAggRowExpr *rowarg;		/* the argument compiled: its own program (with FILTER), or NULL */
-	int			rowreg;			/* ... the register of its value there, or in st->rowargs; -1 for none */
+	int			rowreg;			/* ... the register of its value there, or in st->rows.rowargs; -1 for none */
 	GpuAggNumExpr *numarg;		/* ... a numeric argument compiled, or NULL */
 	bool		fixed_byval;	/* a plain column's values are by value (else numeric) */
 	int128		numval;			/* numarg's value for the row being read */
@@ -203,14 +203,9 @@ typedef struct GpuAggStats
 	int64		device_cpu_tuples;	/* ... and tuples of its batches read on the CPU instead */
 } GpuAggStats;
 
-typedef struct GpuAggState
+/* Reading the table's rows: the WHERE clause, and rows read in place (gpuagg_inplace.c, gpuagg_pages.c). */
+typedef struct GpuAggRows
 {
-	CustomScanState css;
-	int			naggs;
-	GpuextAggKind *kinds;
-	int		   *agg_input;		/* per aggregate, -1: count(*) */
-	int			ninputs;
-	GpuAggInput *inputs;
 	ExprState  *qual;
 	GpuAggRowQual *rowqual;		/* the WHERE clause compiled, or NULL */
 	bool		numargs;		/* some input has a compiled numeric argument */
@@ -236,15 +231,11 @@ typedef struct GpuAggState
 	char	   *att_align;
 	TupleTableSlot *heapslot;	/* a row of the table, through its access method */
 	TupleTableSlot *tupslot;	/* a heap table's row read in place, its page pinned by the scan */
-	MemoryContext nodecxt;		/* the inputs' batches and reducers, kept across rescans */
-	MemoryContext runcxt;		/* one run's result */
-	bool		done;			/* this run's result is made */
-	bool		rewindable;		/* ... and all of it is in memory, to be returned again by a rescan */
-	Bitmapset  *run_params;		/* ... unless one of these parameters (of WHERE, arguments, FILTERs, keys) changed */
-	bool		emitted;		/* without GROUP BY: its one row was returned */
-	bool		timing;
-	GpuAggStats stats;
-	/* GROUP BY */
+} GpuAggRows;
+
+/* GROUP BY: the keys, their groups and the groups' states (gpuagg_keys.c, gpuagg_group.c, gpuagg_spill.c). */
+typedef struct GpuAggGroups
+{
 	int			nkeys;			/* 0 without GROUP BY */
 	ExprState **key_exprs;		/* per key, over the table's columns; NULL for a plain column */
 	AttrNumber *key_att;		/* ... that column */
@@ -264,17 +255,48 @@ typedef struct GpuAggState
 	uint32		max_groups;		/* groups a run keeps in hash_mem; past them, new keys spill */
 	struct GpuAggSpill *spill;	/* spilling, where the node's keys and values allow it, else NULL */
 	bool		use_device;		/* this run's grouped values go to the device */
-	bool		device_lost;	/* the device failed (auto): the run restarts on the CPU */
-	bool		run_device;		/* this run may use the device (GpuAggStartInputs) */
-	/* parallel runs */
+} GpuAggGroups;
+
+/* Parallel runs (gpuagg_parallel.c). */
+typedef struct GpuAggWorkers
+{
 	int			nworkers;		/* planned; 0: the node reads the table alone */
 	ParallelContext *pcxt;		/* the leader's, during a run with workers */
 	shm_mq_handle **queues;		/* ... per worker, where its results come */
 	ParallelTableScanDesc pscan;	/* the scan this process shares, or NULL */
 	bool		leader_scans;	/* the leader reads blocks too */
-	/* the device scan (gpuagg_devscan.c) */
-	GpuextScanProgram *scanprog;	/* the program, where the node's scan can run on the device, else NULL */
-	struct GpuAggDevScan *devscan;	/* its buffers, made on the first run that uses the device */
+} GpuAggWorkers;
+
+/* The device scan (gpuagg_devscan.c). */
+typedef struct GpuAggDevice
+{
+	GpuextScanProgram *program; /* where the node's scan can run on the device, else NULL */
+	struct GpuAggDevScan *buffers;	/* made on the first run that uses it */
+} GpuAggDevice;
+
+/* The node: its aggregates and inputs, a run's state, and each stage's own. */
+typedef struct GpuAggState
+{
+	CustomScanState css;
+	int			naggs;
+	GpuextAggKind *kinds;
+	int		   *agg_input;		/* per aggregate, -1: count(*) */
+	int			ninputs;
+	GpuAggInput *inputs;
+	MemoryContext nodecxt;		/* the inputs' batches and reducers, kept across rescans */
+	MemoryContext runcxt;		/* one run's result */
+	bool		done;			/* this run's result is made */
+	bool		rewindable;		/* ... and all of it is in memory, to be returned again by a rescan */
+	Bitmapset  *run_params;		/* ... unless one of these parameters (of WHERE, arguments, FILTERs, keys) changed */
+	bool		emitted;		/* without GROUP BY: its one row was returned */
+	bool		timing;
+	bool		device_lost;	/* the device failed (auto): the run restarts on the CPU */
+	bool		run_device;		/* this run may use the device (GpuAggStartInputs) */
+	GpuAggStats stats;
+	GpuAggRows	rows;
+	GpuAggGroups groups;
+	GpuAggWorkers workers;
+	GpuAggDevice dev;
 } GpuAggState;
 
 /* Milliseconds since start. */
@@ -292,17 +314,17 @@ GpuAggElapsedMs(instr_time start)
 static pg_attribute_always_inline void
 GpuAggWalkOffsets(GpuAggState *st, const char *tp)
 {
-	uint32		off = st->walk_start;
+	uint32		off = st->rows.walk_start;
 
-	for (int a = st->walk_from; a < st->maxatt; a++)
+	for (int a = st->rows.walk_from; a < st->rows.maxatt; a++)
 	{
-		int16		len = st->att_len[a];
+		int16		len = st->rows.att_len[a];
 
 		if (len > 0)
-			off = att_align_nominal(off, st->att_align[a]);
+			off = att_align_nominal(off, st->rows.att_align[a]);
 		else
-			off = att_align_pointer(off, st->att_align[a], len, tp + off);
-		st->att_off[a] = off;
+			off = att_align_pointer(off, st->rows.att_align[a], len, tp + off);
+		st->rows.att_off[a] = off;
 		off = att_addlength_pointer(off, len, tp + off);
 	}
 }
@@ -388,6 +410,7 @@ extern GpuAggRowQual *GpuAggCompileRowQual(CustomScan *cscan, List *quals);
 extern bool GpuAggArithOp(OpExpr *op, Oid add, Oid sub, Oid mul, Oid div, Oid neg, GpuAggRowOp *kind);
 extern GpuAggRowExpr *GpuAggRowExprCreate(void);
 extern int	GpuAggRowExprAdd(GpuAggRowExpr *e, CustomScan *cscan, Expr *expr);
+extern bool GpuAggCompiledType(Oid type, bool *is_float);
 extern void GpuAggRowQualColumns(const GpuAggRowQual *q, Bitmapset **atts);
 extern bool GpuAggRowQualToScan(const GpuAggRowQual *q, GpuextScanProgram *p, const int *col_of_att);
 extern void GpuAggRowExprColumnsUsed(const GpuAggRowExpr *e, Bitmapset **atts);

@@ -65,26 +65,13 @@ typedef struct GpuAggDevScan
 static bool
 ScanKind(Oid type, uint8 *kind)
 {
-	switch (type)
-	{
-		case INT2OID:
-		case INT4OID:
-		case INT8OID:
-		case DATEOID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-			*kind = GPUEXT_SCAN_INT;
-			return true;
-		case FLOAT4OID:
-			*kind = GPUEXT_SCAN_FLOAT4;
-			return true;
-		case FLOAT8OID:
-			*kind = GPUEXT_SCAN_FLOAT8;
-			return true;
-		default:
-			*kind = GPUEXT_SCAN_NULLNESS;
-			return false;
-	}
+	bool		is_float;
+
+	*kind = GPUEXT_SCAN_NULLNESS;
+	if (!GpuAggCompiledType(type, &is_float))
+		return false;
+	*kind = !is_float ? GPUEXT_SCAN_INT : type == FLOAT4OID ? GPUEXT_SCAN_FLOAT4 : GPUEXT_SCAN_FLOAT8;
+	return true;
 }
 
 /* A column the program reads: its kind and what a tuple without it holds there. */
@@ -118,7 +105,7 @@ ScanColumn(GpuextScanCol *col, TupleDesc tupdesc, AttrNumber att)
 
 /*
  * The node's scan program, where its scan can run on the device
- * (st->scanprog), else none: the conditions compiled, the inputs plain
+ * (st->dev.program), else none: the conditions compiled, the inputs plain
  * columns of the kinds the device reads, or counts.
  */
 void
@@ -133,15 +120,15 @@ GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 	int			maxatt = 0;
 	int			a = -1;
 
-	st->scanprog = NULL;
+	st->dev.program = NULL;
 #ifdef WORDS_BIGENDIAN
 	return;
 #endif
-	if (BLCKSZ != GPUEXT_SCAN_PAGE_BYTES || st->nkeys > 0 || st->ninputs > GPUEXT_SCAN_MAX_OUTS ||
-		(st->qual != NULL && st->rowqual == NULL))
+	if (BLCKSZ != GPUEXT_SCAN_PAGE_BYTES || st->groups.nkeys > 0 || st->ninputs > GPUEXT_SCAN_MAX_OUTS ||
+		(st->rows.qual != NULL && st->rows.rowqual == NULL))
 		return;
-	if (st->rowqual != NULL)
-		GpuAggRowQualColumns(st->rowqual, &atts);
+	if (st->rows.rowqual != NULL)
+		GpuAggRowQualColumns(st->rows.rowqual, &atts);
 	rowfilters = palloc0(sizeof(GpuAggRowQual *) * Max(st->ninputs, 1));
 	for (int i = 0; i < st->ninputs; i++)
 	{
@@ -159,7 +146,7 @@ GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 		if (in->arg != NULL && in->type != NULL)
 		{
 			/* double precision arithmetic shared by the inputs without FILTER (gpuagg_inplace.c) */
-			if (!st->fixed || st->rowargs == NULL || in->rowarg != NULL || in->rowreg < 0 ||
+			if (!st->rows.fixed || st->rows.rowargs == NULL || in->rowarg != NULL || in->rowreg < 0 ||
 				in->filter != NULL || in->type->typid != FLOAT8OID)
 				return;
 			continue;
@@ -177,8 +164,8 @@ GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 			return;
 		atts = bms_add_member(atts, in->argatt);
 	}
-	if (st->fixed && st->rowargs != NULL)
-		GpuAggRowExprColumnsUsed(st->rowargs, &atts);
+	if (st->rows.fixed && st->rows.rowargs != NULL)
+		GpuAggRowExprColumnsUsed(st->rows.rowargs, &atts);
 	while ((a = bms_next_member(atts, a)) >= 0)
 		maxatt = a;
 	if (maxatt > GPUEXT_SCAN_MAX_ATTS || bms_num_members(atts) > GPUEXT_SCAN_MAX_COLS)
@@ -202,11 +189,11 @@ GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 		col_of_att[a] = p->ncols;
 		ScanColumn(&p->cols[p->ncols++], tupdesc, a);
 	}
-	if (st->rowqual != NULL && !GpuAggRowQualToScan(st->rowqual, p, col_of_att))
+	if (st->rows.rowqual != NULL && !GpuAggRowQualToScan(st->rows.rowqual, p, col_of_att))
 		return;
 	p->nquals = p->ncmps;
-	if (st->fixed && st->rowargs != NULL)
-		GpuAggRowExprToScan(st->rowargs, p, col_of_att);
+	if (st->rows.fixed && st->rows.rowargs != NULL)
+		GpuAggRowExprToScan(st->rows.rowargs, p, col_of_att);
 	for (int i = 0; i < st->ninputs; i++)
 	{
 		GpuAggInput *in = &st->inputs[i];
@@ -221,7 +208,7 @@ GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 			return;
 		out->filter_n = p->ncmps - out->filter_first;
 	}
-	st->scanprog = p;
+	st->dev.program = p;
 }
 
 /*
@@ -234,7 +221,7 @@ GpuAggDevScanUsable(GpuAggState *st, GpuAggPages *pg)
 {
 	double		rows = pg->rel->rd_rel->reltuples > 0 ? pg->rel->rd_rel->reltuples : pg->nblocks * 50.0;
 
-	if (st->scanprog == NULL || !st->run_device || pg->check_serializable || !gpuext_enable_device_scan)
+	if (st->dev.program == NULL || !st->run_device || pg->check_serializable || !gpuext_enable_device_scan)
 		return false;
 	return gpuext_device_mode == GPUEXT_DEVICE_GPU || rows >= gpuext_min_gpu_elements;
 }
@@ -243,7 +230,7 @@ GpuAggDevScanUsable(GpuAggState *st, GpuAggPages *pg)
 static GpuAggDevScan *
 DevScanStart(GpuAggState *st)
 {
-	GpuextScanProgram *p = st->scanprog;
+	GpuextScanProgram *p = st->dev.program;
 	MemoryContext old = MemoryContextSwitchTo(st->nodecxt);
 	GpuAggDevScan *ds = palloc0(sizeof(GpuAggDevScan));
 	size_t		vis_bytes;
@@ -397,7 +384,7 @@ static void
 RunBatch(GpuAggState *st, GpuAggDevScan *ds, bool *lost)
 {
 	DevScanJob	job = {st, ds};
-	const GpuextScanProgram *p = st->scanprog;
+	const GpuextScanProgram *p = st->dev.program;
 	instr_time	start;
 	GpuextDeviceOutcome outcome = GPUEXT_DEVICE_FAILED;
 
@@ -445,13 +432,13 @@ RunBatch(GpuAggState *st, GpuAggDevScan *ds, bool *lost)
 bool
 GpuAggDevScanRun(GpuAggState *st, GpuAggPages *pg)
 {
-	GpuAggDevScan *ds = st->devscan;
+	GpuAggDevScan *ds = st->dev.buffers;
 	uint16	   *vis;
 	bool		lost = false;
 	bool		more = true;
 
 	if (ds == NULL)
-		ds = st->devscan = DevScanStart(st);
+		ds = st->dev.buffers = DevScanStart(st);
 	if (ds == NULL)
 	{
 		GpuAggNoteFallback(st, "no device memory for the device scan");

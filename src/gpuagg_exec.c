@@ -114,11 +114,11 @@ GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
 		st->kinds[foreach_current_index(lc)] = (GpuextAggKind) lfirst_int(lc);
 	foreach(lc, (List *) lsecond(cscan->custom_private))
 		st->agg_input[foreach_current_index(lc)] = lfirst_int(lc);
-	st->nworkers = intVal(list_nth(cscan->custom_private, 4));
+	st->workers.nworkers = intVal(list_nth(cscan->custom_private, 4));
 
-	st->qual = ExecInitQual((List *) linitial(cscan->custom_exprs), &node->ss.ps);
+	st->rows.qual = ExecInitQual((List *) linitial(cscan->custom_exprs), &node->ss.ps);
 	st->run_params = pull_paramids((Expr *) list_make2(cscan->custom_exprs, cscan->custom_scan_tlist));
-	st->need_scan_tuple = st->qual != NULL;
+	st->rows.need_scan_tuple = st->rows.qual != NULL;
 	st->ninputs = list_length(args);
 	st->inputs = palloc0(sizeof(GpuAggInput) * Max(st->ninputs, 1));
 	for (i = 0; i < st->ninputs; i++)
@@ -133,7 +133,7 @@ GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
 			in->arg = ExecInitExpr(arg, &node->ss.ps);
 		if (!IsA(filter, Const) || ((Const *) filter)->constisnull || !DatumGetBool(((Const *) filter)->constvalue))
 			in->filter = ExecInitQual(list_make1(filter), &node->ss.ps);
-		st->need_scan_tuple |= in->arg != NULL || in->filter != NULL;
+		st->rows.need_scan_tuple |= in->arg != NULL || in->filter != NULL;
 		in->type = OidIsValid(type) ? GpuextAggTypeLookup(type) : NULL;
 		/* numeric(p <= 18, s) goes to the device as bigint at scale s */
 		in->numeric_scale = type == NUMERICOID ? GpuAggNumericScale((Node *) arg) : -1;
@@ -141,29 +141,29 @@ GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
 			in->type = GpuextSortTypeLookup(INT8OID);
 		if (in->type)
 			in->acc = palloc(sizeof(GpuextAccum));
-		st->maxatt = Max(st->maxatt, in->argatt);
+		st->rows.maxatt = Max(st->rows.maxatt, in->argatt);
 	}
 
 	GpuAggGroupsBegin(st, cscan);
-	st->need_scan_tuple |= st->nkeys > 0;
+	st->rows.need_scan_tuple |= st->groups.nkeys > 0;
 
 	/* The table's columns that expressions read sit after the aggregates and keys in the scan tuple. */
-	st->nvars = list_length(cscan->custom_scan_tlist) - st->naggs - st->nkeys;
-	st->var_att = palloc(sizeof(AttrNumber) * Max(st->nvars, 1));
-	for (i = 0; i < st->nvars; i++)
+	st->rows.nvars = list_length(cscan->custom_scan_tlist) - st->naggs - st->groups.nkeys;
+	st->rows.var_att = palloc(sizeof(AttrNumber) * Max(st->rows.nvars, 1));
+	for (i = 0; i < st->rows.nvars; i++)
 	{
-		TargetEntry *tle = list_nth_node(TargetEntry, cscan->custom_scan_tlist, st->naggs + st->nkeys + i);
+		TargetEntry *tle = list_nth_node(TargetEntry, cscan->custom_scan_tlist, st->naggs + st->groups.nkeys + i);
 
-		st->var_att[i] = castNode(Var, tle->expr)->varattno;
-		if (st->need_scan_tuple)
-			st->maxatt = Max(st->maxatt, st->var_att[i]);
+		st->rows.var_att[i] = castNode(Var, tle->expr)->varattno;
+		if (st->rows.need_scan_tuple)
+			st->rows.maxatt = Max(st->rows.maxatt, st->rows.var_att[i]);
 	}
-	st->heapslot = table_slot_create(node->ss.ss_currentRelation, &estate->es_tupleTable);
-	st->tupslot = ExecInitExtraTupleSlot(estate, RelationGetDescr(node->ss.ss_currentRelation), &TTSOpsHeapTuple);
+	st->rows.heapslot = table_slot_create(node->ss.ss_currentRelation, &estate->es_tupleTable);
+	st->rows.tupslot = ExecInitExtraTupleSlot(estate, RelationGetDescr(node->ss.ss_currentRelation), &TTSOpsHeapTuple);
 	GpuAggInPlaceSetup(st, cscan, RelationGetDescr(node->ss.ss_currentRelation));
 	GpuAggDevScanSetup(st, cscan, RelationGetDescr(node->ss.ss_currentRelation));
-	st->nummemo = GpuAggNumMemoCreate(Max(st->maxatt, 1));
-	st->columns = GpuAggColumnsEligible(st);
+	st->rows.nummemo = GpuAggNumMemoCreate(Max(st->rows.maxatt, 1));
+	st->rows.columns = GpuAggColumnsEligible(st);
 	st->nodecxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg batches", ALLOCSET_DEFAULT_SIZES);
 	st->runcxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg run", ALLOCSET_DEFAULT_SIZES);
 	GpuAggSpillBegin(st);
@@ -324,7 +324,7 @@ GpuAggStartInputs(GpuAggState *st, bool may_use_device)
 
 		in->count = 0;
 		in->nbatch = 0;
-		in->batching = device && in->type != NULL && st->nkeys == 0 && !GpuAggInputIsNumeric(in);
+		in->batching = device && in->type != NULL && st->groups.nkeys == 0 && !GpuAggInputIsNumeric(in);
 		if (in->type != NULL)
 			GpuextAccumInit(in->acc, in->type->typid);
 	}
@@ -358,10 +358,10 @@ SpillSlotRow(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext)
 	for (int i = 0; i < st->ninputs; i++)
 		if (InputValue(&st->inputs[i], heapslot, econtext, &values[i]))
 			flags |= UINT64CONST(1) << i;
-	for (int k = 0; k < st->nkeys; k++)
-		if (st->keyslot->tts_isnull[k])
+	for (int k = 0; k < st->groups.nkeys; k++)
+		if (st->groups.keyslot->tts_isnull[k])
 			flags |= UINT64CONST(1) << (st->ninputs + k);
-	GpuAggSpillWrite(st, st->keyslot->tts_values, flags, values);
+	GpuAggSpillWrite(st, st->groups.keyslot->tts_values, flags, values);
 }
 
 /* Add one row's values, from its deformed slot: WHERE, then each input's FILTER and argument. */
@@ -370,16 +370,16 @@ TakeRow(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext)
 {
 	TupleTableSlot *scanslot = st->css.ss.ss_ScanTupleSlot;
 
-	if (st->maxatt > 0)
-		slot_getsomeattrs(heapslot, st->maxatt);
-	if (st->need_scan_tuple)
+	if (st->rows.maxatt > 0)
+		slot_getsomeattrs(heapslot, st->rows.maxatt);
+	if (st->rows.need_scan_tuple)
 	{
-		int			first = st->naggs + st->nkeys;
+		int			first = st->naggs + st->groups.nkeys;
 
 		ExecClearTuple(scanslot);
-		for (int i = 0; i < st->nvars; i++)
+		for (int i = 0; i < st->rows.nvars; i++)
 		{
-			AttrNumber	att = st->var_att[i];
+			AttrNumber	att = st->rows.var_att[i];
 
 			if (unlikely(att < 0))
 				scanslot->tts_values[first + i] = slot_getsysattr(heapslot, att, &scanslot->tts_isnull[first + i]);
@@ -390,14 +390,14 @@ TakeRow(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext)
 			}
 		}
 		ResetExprContext(econtext);
-		if (st->nkeys > 0)
+		if (st->groups.nkeys > 0)
 			GpuAggKeysEval(st, heapslot, econtext);
 		ExecStoreVirtualTuple(scanslot);
-		if (st->qual && !ExecQual(st->qual, econtext))
+		if (st->rows.qual && !ExecQual(st->rows.qual, econtext))
 			return;
 	}
 	st->stats.rows_passed++;
-	if (st->nkeys > 0)
+	if (st->groups.nkeys > 0)
 	{
 		uint32		group = GpuAggGroupLookup(st);
 
@@ -406,7 +406,7 @@ TakeRow(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext)
 			SpillSlotRow(st, heapslot, econtext);
 			return;
 		}
-		st->group_rows[group]++;
+		st->groups.group_rows[group]++;
 		for (int i = 0; i < st->ninputs; i++)
 		{
 			GpuAggInput *in = &st->inputs[i];
@@ -439,11 +439,11 @@ static pg_attribute_always_inline bool
 InputInPlace(GpuAggState *st, GpuAggInput *in, const char *tp, const float8 *shared, GpuextAccum *acc,
 			 int64 *nans, Datum *value)
 {
-	if (in->rowfilter && !GpuAggRowQualPasses(in->rowfilter, tp, st->att_off))
+	if (in->rowfilter && !GpuAggRowQualPasses(in->rowfilter, tp, st->rows.att_off))
 		return false;
 	if (in->rowreg >= 0)
 	{
-		const float8 *regs = in->rowarg ? GpuAggRowExprRun(in->rowarg, tp, st->att_off) : shared;
+		const float8 *regs = in->rowarg ? GpuAggRowExprRun(in->rowarg, tp, st->rows.att_off) : shared;
 
 		*value = Float8GetDatum(regs[in->rowreg]);
 		return true;
@@ -456,11 +456,11 @@ InputInPlace(GpuAggState *st, GpuAggInput *in, const char *tp, const float8 *sha
 	if (in->numeric_scale >= 0)
 	{
 		int128		v;
-		int			status = GpuAggNumericColumn(st->nummemo, tp, st->att_off, in->argatt, in->numeric_scale, &v);
+		int			status = GpuAggNumericColumn(st->rows.nummemo, tp, st->rows.att_off, in->argatt, in->numeric_scale, &v);
 
 		return GpuAggFixedToInt64(in, status, v, value, nans);
 	}
-	*value = fetch_att(tp + st->att_off[in->argatt - 1], in->fixed_byval, in->fixed_len);
+	*value = fetch_att(tp + st->rows.att_off[in->argatt - 1], in->fixed_byval, in->fixed_len);
 	return true;
 }
 
@@ -474,7 +474,7 @@ SpillInPlaceRow(GpuAggState *st, const char *tp, const float8 *shared)
 	for (int i = 0; i < st->ninputs; i++)
 		if (InputInPlace(st, &st->inputs[i], tp, shared, NULL, NULL, &values[i]))
 			flags |= UINT64CONST(1) << i;
-	GpuAggSpillWrite(st, st->keyslot->tts_values, flags, values);
+	GpuAggSpillWrite(st, st->groups.keyslot->tts_values, flags, values);
 }
 
 /*
@@ -490,38 +490,38 @@ TakeFixedRow(GpuAggState *st, HeapTuple tuple)
 	const float8 *shared = NULL;
 	Datum		value;
 
-	if (HeapTupleHasNulls(tuple) || HeapTupleHeaderGetNatts(tuple->t_data) < st->maxatt)
+	if (HeapTupleHasNulls(tuple) || HeapTupleHeaderGetNatts(tuple->t_data) < st->rows.maxatt)
 		return false;
 	tp = (const char *) tuple->t_data + tuple->t_data->t_hoff;
-	st->nummemo->row++;
-	if (st->walk_from < st->maxatt)
+	st->rows.nummemo->row++;
+	if (st->rows.walk_from < st->rows.maxatt)
 		GpuAggWalkOffsets(st, tp);
-	if (st->rowqual && !GpuAggRowQualPasses(st->rowqual, tp, st->att_off))
+	if (st->rows.rowqual && !GpuAggRowQualPasses(st->rows.rowqual, tp, st->rows.att_off))
 	{
 		st->stats.rows_in_place++;
 		return true;
 	}
 	/* The numeric arguments first: a row where one cannot be computed goes to the slot whole */
-	for (int i = 0; i < st->ninputs && st->numargs; i++)
+	for (int i = 0; i < st->ninputs && st->rows.numargs; i++)
 	{
 		GpuAggInput *in = &st->inputs[i];
 
-		if (in->numarg && !GpuAggNumExprEval(in->numarg, st->nummemo, tp, st->att_off, &in->numval))
+		if (in->numarg && !GpuAggNumExprEval(in->numarg, st->rows.nummemo, tp, st->rows.att_off, &in->numval))
 			return false;
 	}
 	st->stats.rows_in_place++;
 	st->stats.rows_passed++;
-	if (st->rowargs)
-		shared = GpuAggRowExprRun(st->rowargs, tp, st->att_off);
-	if (st->nkeys > 0)
+	if (st->rows.rowargs)
+		shared = GpuAggRowExprRun(st->rows.rowargs, tp, st->rows.att_off);
+	if (st->groups.nkeys > 0)
 	{
-		TupleTableSlot *ks = st->keyslot;
+		TupleTableSlot *ks = st->groups.keyslot;
 		uint32		group;
 
 		ExecClearTuple(ks);
-		for (int k = 0; k < st->nkeys; k++)
+		for (int k = 0; k < st->groups.nkeys; k++)
 		{
-			ks->tts_values[k] = fetch_att(tp + st->att_off[st->key_att[k] - 1], st->key_byval[k], st->key_len[k]);
+			ks->tts_values[k] = fetch_att(tp + st->rows.att_off[st->groups.key_att[k] - 1], st->groups.key_byval[k], st->groups.key_len[k]);
 			ks->tts_isnull[k] = false;
 		}
 		ExecStoreVirtualTuple(ks);
@@ -531,7 +531,7 @@ TakeFixedRow(GpuAggState *st, HeapTuple tuple)
 			SpillInPlaceRow(st, tp, shared);
 			return true;
 		}
-		st->group_rows[group]++;
+		st->groups.group_rows[group]++;
 		for (int i = 0; i < st->ninputs; i++)
 		{
 			GpuAggInput *in = &st->inputs[i];
@@ -557,11 +557,11 @@ static pg_attribute_always_inline void
 TakeHeapRow(GpuAggState *st, HeapTuple tuple, ExprContext *econtext)
 {
 	st->stats.rows_read++;
-	if (st->fixed && TakeFixedRow(st, tuple))
+	if (st->rows.fixed && TakeFixedRow(st, tuple))
 		return;
 	/* The scan keeps the page pinned until the next one: no pin per row */
-	ExecStoreHeapTuple(tuple, st->tupslot, false);
-	TakeRow(st, st->tupslot, econtext);
+	ExecStoreHeapTuple(tuple, st->rows.tupslot, false);
+	TakeRow(st, st->rows.tupslot, econtext);
 }
 
 /* A heap row the device scan hands back to the CPU (its page copied, so no pin). */
@@ -583,13 +583,13 @@ ScanTable(GpuAggState *st)
 	EState	   *estate = st->css.ss.ps.state;
 	ExprContext *econtext = st->css.ss.ps.ps_ExprContext;
 	TupleTableSlot *scanslot = st->css.ss.ss_ScanTupleSlot;
-	TupleTableSlot *heapslot = st->heapslot;
+	TupleTableSlot *heapslot = st->rows.heapslot;
 	Relation	rel = st->css.ss.ss_currentRelation;
 	TableScanDesc scan;
 
-	if (st->pcxt != NULL && !st->leader_scans)
+	if (st->workers.pcxt != NULL && !st->workers.leader_scans)
 		return;
-	scan = st->pscan ? table_beginscan_parallel(rel, st->pscan) : table_beginscan(rel, estate->es_snapshot, 0, NULL);
+	scan = st->workers.pscan ? table_beginscan_parallel(rel, st->workers.pscan) : table_beginscan(rel, estate->es_snapshot, 0, NULL);
 	econtext->ecxt_scantuple = scanslot;
 	for (int i = 0; i < st->naggs; i++)
 		scanslot->tts_isnull[i] = true;
@@ -606,7 +606,7 @@ ScanTable(GpuAggState *st)
 			while (!st->device_lost && GpuAggPagesNext(pg))
 			{
 				CHECK_FOR_INTERRUPTS();
-				if (st->columns && GpuAggTakePageColumns(st, pg))
+				if (st->rows.columns && GpuAggTakePageColumns(st, pg))
 					continue;
 				for (int i = 0; i < pg->ntuples && !st->device_lost; i++)
 				{
@@ -637,7 +637,7 @@ ScanTable(GpuAggState *st)
 	}
 	table_endscan(scan);
 	ExecClearTuple(heapslot);
-	ExecClearTuple(st->tupslot);
+	ExecClearTuple(st->rows.tupslot);
 	ResetExprContext(econtext);
 }
 
@@ -654,9 +654,9 @@ RunGroups(GpuAggState *st, bool device)
 	int64		files_before = st->stats.pages_from_files;
 	int64		buffers_before = st->stats.pages_from_buffers;
 
-	GpuAggGroupsStart(st, device && st->pcxt == NULL);
+	GpuAggGroupsStart(st, device && st->workers.pcxt == NULL);
 	ScanTable(st);
-	if (st->pcxt != NULL)
+	if (st->workers.pcxt != NULL)
 		GpuAggParallelFinish(st);
 	GpuAggGroupsFinish(st);
 	if (!st->device_lost)
@@ -696,13 +696,13 @@ Run(GpuAggState *st)
 		INSTR_TIME_SET_CURRENT(start);
 	st->stats.runs++;
 	device = GpuAggStartInputs(st, true);
-	if (st->nworkers > 0 && !IsParallelWorker())
+	if (st->workers.nworkers > 0 && !IsParallelWorker())
 		GpuAggParallelStart(st);
-	if (st->nkeys > 0)
+	if (st->groups.nkeys > 0)
 	{
 		RunGroups(st, device);
 		st->rewindable = st->stats.rows_spilled == spilled_before;
-		st->stats.groups += st->ngroups;
+		st->stats.groups += st->groups.ngroups;
 		MemoryContextSwitchTo(old);
 		if (st->timing)
 			st->stats.total_ms += GpuAggElapsedMs(start);
@@ -711,7 +711,7 @@ Run(GpuAggState *st)
 	ScanTable(st);
 	for (int i = 0; i < st->ninputs; i++)
 		InputFinish(st, &st->inputs[i]);
-	if (st->pcxt != NULL)
+	if (st->workers.pcxt != NULL)
 		GpuAggParallelFinish(st);
 
 	ExecClearTuple(scanslot);
@@ -753,7 +753,7 @@ void
 GpuAggWorkerScan(GpuAggState *st)
 {
 	GpuAggStartInputs(st, gpuext_device_mode == GPUEXT_DEVICE_GPU || GpuextServiceAvailable());
-	if (st->nkeys > 0)
+	if (st->groups.nkeys > 0)
 	{
 		GpuAggGroupsStart(st, false);
 		ScanTable(st);
@@ -780,13 +780,13 @@ GpuAggExec(CustomScanState *node)
 		Run(st);
 		st->done = true;
 	}
-	else if (st->nkeys == 0 && st->emitted)
+	else if (st->groups.nkeys == 0 && st->emitted)
 		return NULL;
 	st->emitted = true;
 	for (;;)
 	{
 		ResetExprContext(econtext);
-		if (st->nkeys > 0)
+		if (st->groups.nkeys > 0)
 		{
 			MemoryContext old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
 			bool		more = GpuAggGroupNext(st);
@@ -801,7 +801,7 @@ GpuAggExec(CustomScanState *node)
 		if (node->ss.ps.qual == NULL || ExecQual(node->ss.ps.qual, econtext))
 			break;
 		InstrCountFiltered1(node, 1);
-		if (st->nkeys == 0)
+		if (st->groups.nkeys == 0)
 			return NULL;
 	}
 	if (node->ss.ps.ps_ProjInfo == NULL)
@@ -835,7 +835,7 @@ GpuAggReScan(CustomScanState *node)
 	st->emitted = false;
 	if (st->done && st->rewindable && !bms_overlap(node->ss.ps.chgParam, st->run_params))
 	{
-		st->next_group = 0;
+		st->groups.next_group = 0;
 		return;
 	}
 	st->rewindable = false;

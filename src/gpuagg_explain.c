@@ -30,7 +30,7 @@ ExplainExprs(GpuAggState *st, List *ancestors, ExplainState *es)
 	{
 		int			i = foreach_current_index(lc);
 
-		if (i >= st->naggs && i < st->naggs + st->nkeys)
+		if (i >= st->naggs && i < st->naggs + st->groups.nkeys)
 			keys = lappend(keys, deparse_expression((Node *) lfirst_node(TargetEntry, lc)->expr,
 													context, useprefix, false));
 	}
@@ -79,11 +79,11 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	GpuAggState *st = (GpuAggState *) node;
 
 	ExplainExprs(st, ancestors, es);
-	if (st->nworkers > 0)
-		ExplainPropertyInteger("Workers Planned", NULL, st->nworkers, es);
+	if (st->workers.nworkers > 0)
+		ExplainPropertyInteger("Workers Planned", NULL, st->workers.nworkers, es);
 	if (!es->analyze || st->stats.runs == 0)
 		return;
-	if (st->nworkers > 0)
+	if (st->workers.nworkers > 0)
 		ExplainPropertyInteger("Workers Launched", NULL, st->stats.workers_launched, es);
 	if (es->format == EXPLAIN_FORMAT_TEXT)
 	{
@@ -92,7 +92,7 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 						 st->stats.rows_read, st->stats.rows_passed);
 		if (es->verbose)
 			appendStringInfo(es->str, "  Rows In Place: " INT64_FORMAT, st->stats.rows_in_place);
-		if (st->nkeys > 0)
+		if (st->groups.nkeys > 0)
 			appendStringInfo(es->str, "  Groups: " INT64_FORMAT, st->stats.groups);
 		appendStringInfo(es->str, "  Batches: " INT64_FORMAT " on device, " INT64_FORMAT " on CPU\n",
 						 st->stats.device_batches, st->stats.cpu_batches);
@@ -123,7 +123,7 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Rows Passed", NULL, st->stats.rows_passed, es);
 		if (es->verbose)
 			ExplainPropertyInteger("Rows In Place", NULL, st->stats.rows_in_place, es);
-		if (st->nkeys > 0)
+		if (st->groups.nkeys > 0)
 			ExplainPropertyInteger("Groups", NULL, st->stats.groups, es);
 		if (st->stats.rows_spilled > 0)
 		{

@@ -207,7 +207,7 @@ SinkSend(GpuAggSink *sink)
 	size_t		n = sink->nbatch;
 	char	   *dev = sink->batch->ptr;
 
-	if (!DeviceStatesCover(sink, sink->st->ngroups))
+	if (!DeviceStatesCover(sink, sink->st->groups.ngroups))
 		return false;
 	if (sink->added + n > GPUEXT_GROUP_ADD_MAX)
 	{
@@ -235,8 +235,8 @@ GPUEXT_DEVICE_WORK(SinkSend, GpuAggSink)
 static bool
 SinkDeviceResults(GpuAggSink *sink)
 {
-	return DeviceStatesCover(sink, sink->st->ngroups) &&
-		DeviceResults(sink, sink->st->ngroups, sink->results);
+	return DeviceStatesCover(sink, sink->st->groups.ngroups) &&
+		DeviceResults(sink, sink->st->groups.ngroups, sink->results);
 }
 
 GPUEXT_DEVICE_WORK(SinkDeviceResults, GpuAggSink)
@@ -288,9 +288,9 @@ SinkFlush(GpuAggState *st, GpuAggSink *sink)
 	}
 	if (st->timing)
 		INSTR_TIME_SET_CURRENT(start);
-	if (!st->use_device)
+	if (!st->groups.use_device)
 	{
-		CpuStatesCover(sink, st->ngroups);
+		CpuStatesCover(sink, st->groups.ngroups);
 		gpuext_groups_add_cpu(sink->value_bytes, sink->is_float, sink->values, sink->groups, sink->nbatch,
 							  sink->host_states, sink->ncleared);
 		sink->nbatch = 0;
@@ -408,8 +408,8 @@ GpuAggGroupsStart(GpuAggState *st, bool device)
 			device = false;
 		}
 	}
-	st->use_device = device;
-	st->max_groups = GpuAggSpillBudget(st);
+	st->groups.use_device = device;
+	st->groups.max_groups = GpuAggSpillBudget(st);
 	for (int i = 0; i < st->ninputs; i++)
 	{
 		GpuAggInput *in = &st->inputs[i];
@@ -418,7 +418,7 @@ GpuAggGroupsStart(GpuAggState *st, bool device)
 		in->group_counts = NULL;
 		in->group_accs = NULL;
 		if (in->type == NULL || in->numeric_scale >= 0)
-			in->group_counts = MemoryContextAllocHuge(st->runcxt, sizeof(int64) * st->groups_cap);
+			in->group_counts = MemoryContextAllocHuge(st->runcxt, sizeof(int64) * st->groups.groups_cap);
 		if (in->type == NULL)
 			continue;
 		if (GpuAggInputIsNumeric(in))
@@ -463,13 +463,13 @@ GpuAggGroupsFinish(GpuAggState *st)
 		SinkFlush(st, sink);
 		if (st->device_lost)
 			break;
-		sink->results = MemoryContextAllocHuge(st->runcxt, sizeof(GpuextGroupResult) * Max(st->ngroups, 1));
+		sink->results = MemoryContextAllocHuge(st->runcxt, sizeof(GpuextGroupResult) * Max(st->groups.ngroups, 1));
 		if (st->timing)
 			INSTR_TIME_SET_CURRENT(start);
-		if (!st->use_device)
+		if (!st->groups.use_device)
 		{
-			CpuStatesCover(sink, st->ngroups);
-			gpuext_groups_result_cpu(sink->value_bytes, sink->is_float, sink->host_states, st->ngroups,
+			CpuStatesCover(sink, st->groups.ngroups);
+			gpuext_groups_result_cpu(sink->value_bytes, sink->is_float, sink->host_states, st->groups.ngroups,
 									 sink->results);
 		}
 		else if ((outcome = TrySinkDeviceResults(sink, "grouped reduction")) != GPUEXT_DEVICE_DONE)
@@ -486,9 +486,9 @@ GpuAggGroupNext(GpuAggState *st)
 	TupleTableSlot *scanslot = st->css.ss.ss_ScanTupleSlot;
 	uint32		g;
 
-	if (st->next_group >= st->ngroups)
+	if (st->groups.next_group >= st->groups.ngroups)
 		return false;
-	g = st->next_group++;
+	g = st->groups.next_group++;
 	ExecClearTuple(scanslot);
 	for (int i = 0; i < scanslot->tts_tupleDescriptor->natts; i++)
 		scanslot->tts_isnull[i] = true;
@@ -498,7 +498,7 @@ GpuAggGroupNext(GpuAggState *st)
 
 		scanslot->tts_isnull[i] = false;
 		if (in == NULL)
-			scanslot->tts_values[i] = Int64GetDatum(st->group_rows[g]);
+			scanslot->tts_values[i] = Int64GetDatum(st->groups.group_rows[g]);
 		else if (in->type == NULL)
 			scanslot->tts_values[i] = Int64GetDatum(in->group_counts[g]);
 		else if (in->group_accs)
@@ -510,12 +510,12 @@ GpuAggGroupNext(GpuAggState *st)
 			scanslot->tts_values[i] = GpuextGroupResultDatum(&in->sink->results[g], in->type, st->kinds[i],
 															 &scanslot->tts_isnull[i]);
 	}
-	ExecStoreMinimalTuple(st->group_keys[g], st->groupslot, false);
-	slot_getallattrs(st->groupslot);
-	for (int k = 0; k < st->nkeys; k++)
+	ExecStoreMinimalTuple(st->groups.group_keys[g], st->groups.groupslot, false);
+	slot_getallattrs(st->groups.groupslot);
+	for (int k = 0; k < st->groups.nkeys; k++)
 	{
-		scanslot->tts_values[st->naggs + k] = st->groupslot->tts_values[k];
-		scanslot->tts_isnull[st->naggs + k] = st->groupslot->tts_isnull[k];
+		scanslot->tts_values[st->naggs + k] = st->groups.groupslot->tts_values[k];
+		scanslot->tts_isnull[st->naggs + k] = st->groups.groupslot->tts_isnull[k];
 	}
 	ExecStoreVirtualTuple(scanslot);
 	return true;
@@ -532,8 +532,8 @@ GpuAggGroupsSettle(GpuAggState *st)
 		if (st->inputs[i].type == NULL || st->inputs[i].group_accs)
 			continue;
 		SinkFlush(st, sink);
-		CpuStatesCover(sink, st->ngroups);
-		for (uint32 g = 0; g < st->ngroups; g++)
+		CpuStatesCover(sink, st->groups.ngroups);
+		for (uint32 g = 0; g < st->groups.ngroups; g++)
 			gpuext_groups_settle_cpu(sink->is_float, (GpuextGroupState *) (sink->host_states + StatesBytes(sink, g)));
 	}
 }
@@ -550,7 +550,7 @@ GpuAggGroupState(GpuAggInput *in, uint32 group, size_t *bytes)
 size_t
 GpuAggGroupMerge(GpuAggState *st, GpuAggInput *in, uint32 group, const GpuextGroupState *src)
 {
-	CpuStatesCover(in->sink, st->ngroups);
+	CpuStatesCover(in->sink, st->groups.ngroups);
 	gpuext_groups_merge_cpu(in->sink->is_float, in->sink->host_states, group, src);
 	return StatesBytes(in->sink, 1);
 }

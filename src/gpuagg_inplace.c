@@ -417,9 +417,13 @@ GpuAggRowExprAdd(GpuAggRowExpr *e, CustomScan *cscan, Expr *expr)
 	return result;
 }
 
-/* Whether the column type is compared as signed integers (ints, date, timestamps) or as floats. */
-static bool
-CmpKind(Oid type, RowCmpKind *kind)
+/*
+ * Whether values of the type are read from a row's bytes as signed integers
+ * (ints, date, timestamps) or as floats (*is_float): the one list of the
+ * types compiled conditions compare and the device scan reads.
+ */
+bool
+GpuAggCompiledType(Oid type, bool *is_float)
 {
 	switch (type)
 	{
@@ -429,15 +433,27 @@ CmpKind(Oid type, RowCmpKind *kind)
 		case DATEOID:
 		case TIMESTAMPOID:
 		case TIMESTAMPTZOID:
-			*kind = ROWCMP_INT;
+			*is_float = false;
 			return true;
 		case FLOAT4OID:
 		case FLOAT8OID:
-			*kind = ROWCMP_FLOAT;
+			*is_float = true;
 			return true;
 		default:
 			return false;
 	}
+}
+
+/* Whether the column type is compared as signed integers or as floats. */
+static bool
+CmpKind(Oid type, RowCmpKind *kind)
+{
+	bool		is_float;
+
+	if (!GpuAggCompiledType(type, &is_float))
+		return false;
+	*kind = is_float ? ROWCMP_FLOAT : ROWCMP_INT;
+	return true;
 }
 
 /* A Var, or a Var % a positive constant of its integer type (the modulus in *modulus, else 0); NULL for neither. */
@@ -671,44 +687,44 @@ GpuAggInPlaceSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 {
 	List	   *args = lsecond(cscan->custom_exprs);
 	int			off = 0;
-	int			natts = Max(st->maxatt, 1);
+	int			natts = Max(st->rows.maxatt, 1);
 	int			a;
 
-	st->att_off = palloc0(sizeof(int) * natts);
-	st->att_len = palloc(sizeof(int16) * natts);
-	st->att_align = palloc(sizeof(char) * natts);
-	for (a = 0; a < st->maxatt; a++)
+	st->rows.att_off = palloc0(sizeof(int) * natts);
+	st->rows.att_len = palloc(sizeof(int16) * natts);
+	st->rows.att_align = palloc(sizeof(char) * natts);
+	for (a = 0; a < st->rows.maxatt; a++)
 	{
-		st->att_len[a] = TupleDescAttr(tupdesc, a)->attlen;
-		st->att_align[a] = TupleDescAttr(tupdesc, a)->attalign;
+		st->rows.att_len[a] = TupleDescAttr(tupdesc, a)->attlen;
+		st->rows.att_align[a] = TupleDescAttr(tupdesc, a)->attalign;
 	}
-	for (a = 0; a < st->maxatt && st->att_len[a] > 0; a++)
+	for (a = 0; a < st->rows.maxatt && st->rows.att_len[a] > 0; a++)
 	{
-		off = att_align_nominal(off, st->att_align[a]);
-		st->att_off[a] = off;
-		off += st->att_len[a];
+		off = att_align_nominal(off, st->rows.att_align[a]);
+		st->rows.att_off[a] = off;
+		off += st->rows.att_len[a];
 	}
-	st->walk_from = a;
-	st->walk_start = off;
-	if (st->qual != NULL)
-		st->rowqual = GpuAggCompileRowQual(cscan, linitial(cscan->custom_exprs));
-	st->fixed = (st->qual == NULL || st->rowqual != NULL) && (st->nkeys == 0 || st->images != NULL);
-	st->key_len = palloc(sizeof(int16) * Max(st->nkeys, 1));
-	st->key_byval = palloc(sizeof(bool) * Max(st->nkeys, 1));
-	for (int k = 0; k < st->nkeys && st->fixed; k++)
+	st->rows.walk_from = a;
+	st->rows.walk_start = off;
+	if (st->rows.qual != NULL)
+		st->rows.rowqual = GpuAggCompileRowQual(cscan, linitial(cscan->custom_exprs));
+	st->rows.fixed = (st->rows.qual == NULL || st->rows.rowqual != NULL) && (st->groups.nkeys == 0 || st->groups.images != NULL);
+	st->groups.key_len = palloc(sizeof(int16) * Max(st->groups.nkeys, 1));
+	st->groups.key_byval = palloc(sizeof(bool) * Max(st->groups.nkeys, 1));
+	for (int k = 0; k < st->groups.nkeys && st->rows.fixed; k++)
 	{
 		Form_pg_attribute attr;
 
-		if (st->key_exprs[k] != NULL)
+		if (st->groups.key_exprs[k] != NULL)
 		{
-			st->fixed = false;
+			st->rows.fixed = false;
 			break;
 		}
-		attr = TupleDescAttr(tupdesc, st->key_att[k] - 1);
-		st->key_len[k] = attr->attlen;
-		st->key_byval[k] = attr->attbyval;
+		attr = TupleDescAttr(tupdesc, st->groups.key_att[k] - 1);
+		st->groups.key_len[k] = attr->attlen;
+		st->groups.key_byval[k] = attr->attbyval;
 	}
-	for (int i = 0; i < st->ninputs && st->fixed; i++)
+	for (int i = 0; i < st->ninputs && st->rows.fixed; i++)
 	{
 		GpuAggInput *in = &st->inputs[i];
 
@@ -718,9 +734,9 @@ GpuAggInPlaceSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 		if (in->arg != NULL && exprType((Node *) list_nth(args, i)) == FLOAT8OID && in->filter == NULL)
 		{
 			/* arguments computed for every row share one program */
-			if (st->rowargs == NULL)
-				st->rowargs = GpuAggRowExprCreate();
-			in->rowreg = GpuAggRowExprAdd(st->rowargs, cscan, list_nth(args, i));
+			if (st->rows.rowargs == NULL)
+				st->rows.rowargs = GpuAggRowExprCreate();
+			in->rowreg = GpuAggRowExprAdd(st->rows.rowargs, cscan, list_nth(args, i));
 		}
 		else if (in->arg != NULL && exprType((Node *) list_nth(args, i)) == FLOAT8OID)
 		{
@@ -729,10 +745,10 @@ GpuAggInPlaceSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 		}
 		if (in->arg != NULL && in->rowreg < 0 && GpuAggInputIsNumeric(in))
 			in->numarg = GpuAggCompileNumExpr(cscan, list_nth(args, i));
-		st->numargs |= in->numarg != NULL;
+		st->rows.numargs |= in->numarg != NULL;
 		if ((in->filter != NULL && in->rowfilter == NULL) ||
 			(in->arg != NULL && in->rowreg < 0 && in->numarg == NULL))
-			st->fixed = false;
+			st->rows.fixed = false;
 		else if (in->arg == NULL)
 		{
 			Form_pg_attribute attr = TupleDescAttr(tupdesc, in->argatt - 1);
@@ -740,7 +756,7 @@ GpuAggInPlaceSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 			in->fixed_len = attr->attlen;
 			in->fixed_byval = attr->attbyval;
 			if (!attr->attbyval && attr->atttypid != NUMERICOID)
-				st->fixed = false;
+				st->rows.fixed = false;
 		}
 	}
 }

@@ -166,9 +166,9 @@ static GpuAggKeyImages *
 ByteEqualKeys(GpuAggState *st, TupleDesc desc, const Oid *eqops, const Oid *collations)
 {
 	GpuAggKeyImages *images;
-	int16	   *typlen = palloc(sizeof(int16) * st->nkeys);
+	int16	   *typlen = palloc(sizeof(int16) * st->groups.nkeys);
 
-	for (int i = 0; i < st->nkeys; i++)
+	for (int i = 0; i < st->groups.nkeys; i++)
 	{
 		Oid			type = TupleDescAttr(desc, i)->atttypid;
 		TypeCacheEntry *tc = lookup_type_cache(type, TYPECACHE_EQ_OPR);
@@ -183,8 +183,8 @@ ByteEqualKeys(GpuAggState *st, TupleDesc desc, const Oid *eqops, const Oid *coll
 	}
 	images = palloc0(sizeof(GpuAggKeyImages));
 	images->typlen = typlen;
-	images->table = keyimage_create(st->hashcxt, 256, NULL);
-	images->packed = packedkey_create(st->hashcxt, 256, NULL);
+	images->table = keyimage_create(st->groups.hashcxt, 256, NULL);
+	images->packed = packedkey_create(st->groups.hashcxt, 256, NULL);
 	memset(images->recent_group, 0xFF, sizeof(images->recent_group));
 	initStringInfo(&images->buf);
 	return images;
@@ -207,7 +207,7 @@ KeyColumns(GpuAggState *st, Expr *expr, Index scanrelid)
 
 		if (att == InvalidAttrNumber)
 			att = RelationGetDescr(st->css.ss.ss_currentRelation)->natts;
-		st->maxatt = Max(st->maxatt, att);
+		st->rows.maxatt = Max(st->rows.maxatt, att);
 	}
 }
 
@@ -221,16 +221,16 @@ GpuAggGroupsBegin(GpuAggState *st, CustomScan *cscan)
 	Oid		   *eqops_arr;
 	Oid		   *collations;
 
-	st->nkeys = list_length(eqops);
-	if (st->nkeys == 0)
+	st->groups.nkeys = list_length(eqops);
+	if (st->groups.nkeys == 0)
 		return;
-	st->hashcxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg groups", ALLOCSET_DEFAULT_SIZES);
-	desc = CreateTemplateTupleDesc(st->nkeys);
-	st->key_exprs = palloc0(sizeof(ExprState *) * st->nkeys);
-	st->key_att = palloc0(sizeof(AttrNumber) * st->nkeys);
-	eqops_arr = palloc(sizeof(Oid) * st->nkeys);
-	collations = palloc(sizeof(Oid) * st->nkeys);
-	for (int i = 0; i < st->nkeys; i++)
+	st->groups.hashcxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg groups", ALLOCSET_DEFAULT_SIZES);
+	desc = CreateTemplateTupleDesc(st->groups.nkeys);
+	st->groups.key_exprs = palloc0(sizeof(ExprState *) * st->groups.nkeys);
+	st->groups.key_att = palloc0(sizeof(AttrNumber) * st->groups.nkeys);
+	eqops_arr = palloc(sizeof(Oid) * st->groups.nkeys);
+	collations = palloc(sizeof(Oid) * st->groups.nkeys);
+	for (int i = 0; i < st->groups.nkeys; i++)
 	{
 		Expr	   *expr = list_nth_node(TargetEntry, cscan->custom_scan_tlist, st->naggs + i)->expr;
 
@@ -239,39 +239,39 @@ GpuAggGroupsBegin(GpuAggState *st, CustomScan *cscan)
 		/* a system column or a whole row is evaluated over the slot, as an expression */
 		if (IsA(expr, Var) && ((Var *) expr)->varattno > 0)
 		{
-			st->key_att[i] = ((Var *) expr)->varattno;
-			st->maxatt = Max(st->maxatt, st->key_att[i]);
+			st->groups.key_att[i] = ((Var *) expr)->varattno;
+			st->rows.maxatt = Max(st->rows.maxatt, st->groups.key_att[i]);
 		}
 		else
 		{
-			st->key_exprs[i] = ExecInitExpr(expr, &st->css.ss.ps);
+			st->groups.key_exprs[i] = ExecInitExpr(expr, &st->css.ss.ps);
 			KeyColumns(st, expr, cscan->scan.scanrelid);
 		}
 		eqops_arr[i] = list_nth_oid(eqops, i);
 		collations[i] = exprCollation((Node *) expr);
 	}
-	st->keyslot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsVirtual);
-	st->groupslot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsMinimalTuple);
-	st->images = ByteEqualKeys(st, desc, eqops_arr, collations);
-	if (st->images && st->nkeys == 1 && st->images->typlen[0] > 0)
+	st->groups.keyslot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsVirtual);
+	st->groups.groupslot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsMinimalTuple);
+	st->groups.images = ByteEqualKeys(st, desc, eqops_arr, collations);
+	if (st->groups.images && st->groups.nkeys == 1 && st->groups.images->typlen[0] > 0)
 	{
-		st->direct = palloc0(sizeof(GpuAggDirect));
-		st->direct->typlen = st->images->typlen[0];
+		st->groups.direct = palloc0(sizeof(GpuAggDirect));
+		st->groups.direct->typlen = st->groups.images->typlen[0];
 	}
-	if (st->images)
+	if (st->groups.images)
 		return;
 	{
-		AttrNumber *cols = palloc(sizeof(AttrNumber) * st->nkeys);
+		AttrNumber *cols = palloc(sizeof(AttrNumber) * st->groups.nkeys);
 		Oid		   *eqfuncs;
 		FmgrInfo   *hashfuncs;
 		long		nbuckets = (long) Min(Max(cscan->scan.plan.plan_rows, 256), 1 << 20);
 
-		for (int i = 0; i < st->nkeys; i++)
+		for (int i = 0; i < st->groups.nkeys; i++)
 			cols[i] = i + 1;
-		execTuplesHashPrepare(st->nkeys, eqops_arr, &eqfuncs, &hashfuncs);
-		st->hashtable = GpuextBuildTupleHashTable(&st->css.ss.ps, desc, &TTSOpsVirtual, st->nkeys, cols,
+		execTuplesHashPrepare(st->groups.nkeys, eqops_arr, &eqfuncs, &hashfuncs);
+		st->groups.hashtable = GpuextBuildTupleHashTable(&st->css.ss.ps, desc, &TTSOpsVirtual, st->groups.nkeys, cols,
 												  eqfuncs, hashfuncs, collations, nbuckets,
-												  estate->es_query_cxt, st->hashcxt,
+												  estate->es_query_cxt, st->groups.hashcxt,
 												  st->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
 	}
 }
@@ -280,20 +280,20 @@ GpuAggGroupsBegin(GpuAggState *st, CustomScan *cscan)
 void
 GpuAggKeysEval(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext)
 {
-	TupleTableSlot *ks = st->keyslot;
+	TupleTableSlot *ks = st->groups.keyslot;
 	TupleTableSlot *scanslot = st->css.ss.ss_ScanTupleSlot;
 
 	ExecClearTuple(ks);
 	econtext->ecxt_scantuple = heapslot;
-	for (int i = 0; i < st->nkeys; i++)
+	for (int i = 0; i < st->groups.nkeys; i++)
 	{
-		if (st->key_exprs[i] == NULL)
+		if (st->groups.key_exprs[i] == NULL)
 		{
-			ks->tts_values[i] = heapslot->tts_values[st->key_att[i] - 1];
-			ks->tts_isnull[i] = heapslot->tts_isnull[st->key_att[i] - 1];
+			ks->tts_values[i] = heapslot->tts_values[st->groups.key_att[i] - 1];
+			ks->tts_isnull[i] = heapslot->tts_isnull[st->groups.key_att[i] - 1];
 		}
 		else
-			ks->tts_values[i] = ExecEvalExprSwitchContext(st->key_exprs[i], econtext, &ks->tts_isnull[i]);
+			ks->tts_values[i] = ExecEvalExprSwitchContext(st->groups.key_exprs[i], econtext, &ks->tts_isnull[i]);
 		scanslot->tts_values[st->naggs + i] = ks->tts_values[i];
 		scanslot->tts_isnull[st->naggs + i] = ks->tts_isnull[i];
 	}
@@ -307,29 +307,29 @@ GroupsGrow(GpuAggState *st)
 {
 	uint32		cap;
 
-	if (st->groups_cap >= PG_UINT32_MAX / 2)
+	if (st->groups.groups_cap >= PG_UINT32_MAX / 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("GpuAgg cannot group into more than %u groups", st->groups_cap),
+				 errmsg("GpuAgg cannot group into more than %u groups", st->groups.groups_cap),
 				 errhint("Set gpuext.enable_agg to off for this query.")));
-	cap = st->groups_cap * 2;
-	st->group_keys = repalloc_huge(st->group_keys, sizeof(MinimalTuple) * cap);
-	st->group_rows = repalloc_huge(st->group_rows, sizeof(int64) * cap);
+	cap = st->groups.groups_cap * 2;
+	st->groups.group_keys = repalloc_huge(st->groups.group_keys, sizeof(MinimalTuple) * cap);
+	st->groups.group_rows = repalloc_huge(st->groups.group_rows, sizeof(int64) * cap);
 	for (int i = 0; i < st->ninputs; i++)
 		if (st->inputs[i].group_counts)
 			st->inputs[i].group_counts = repalloc_huge(st->inputs[i].group_counts, sizeof(int64) * cap);
 		else if (st->inputs[i].group_accs)
 			GpuAggAccsGrow(&st->inputs[i], cap);
-	st->groups_cap = cap;
+	st->groups.groups_cap = cap;
 }
 
 /* A new group's number, with room for it in the per-group arrays. */
 static uint32
 NewGroup(GpuAggState *st)
 {
-	if (st->ngroups == st->groups_cap)
+	if (st->groups.ngroups == st->groups.groups_cap)
 		GroupsGrow(st);
-	return st->ngroups++;
+	return st->groups.ngroups++;
 }
 
 /* Append to a row's key string; appendBinaryStringInfo, with no call while it has room. */
@@ -349,12 +349,12 @@ ImageAppend(StringInfo buf, const void *data, int len)
 static inline bool
 PackKeys(GpuAggState *st, uint64 *packed)
 {
-	GpuAggKeyImages *im = st->images;
-	TupleTableSlot *ks = st->keyslot;
+	GpuAggKeyImages *im = st->groups.images;
+	TupleTableSlot *ks = st->groups.keyslot;
 	uint64		word = 0;
 	int			bits = 0;
 
-	for (int i = 0; i < st->nkeys; i++)
+	for (int i = 0; i < st->groups.nkeys; i++)
 	{
 		int16		typlen = im->typlen[i];
 
@@ -397,9 +397,9 @@ static uint32
 NewKeyedGroup(GpuAggState *st)
 {
 	uint32		group = NewGroup(st);
-	MemoryContext old = MemoryContextSwitchTo(st->hashcxt);
+	MemoryContext old = MemoryContextSwitchTo(st->groups.hashcxt);
 
-	st->group_keys[group] = ExecCopySlotMinimalTuple(st->keyslot);
+	st->groups.group_keys[group] = ExecCopySlotMinimalTuple(st->groups.keyslot);
 	MemoryContextSwitchTo(old);
 	return group;
 }
@@ -408,8 +408,8 @@ NewKeyedGroup(GpuAggState *st)
 static uint32
 ImageLookup(GpuAggState *st, bool *isnew)
 {
-	GpuAggKeyImages *im = st->images;
-	TupleTableSlot *ks = st->keyslot;
+	GpuAggKeyImages *im = st->groups.images;
+	TupleTableSlot *ks = st->groups.keyslot;
 	KeyImageEntry *entry;
 	KeyImage	key;
 	bool		found;
@@ -425,7 +425,7 @@ ImageLookup(GpuAggState *st, bool *isnew)
 			*isnew = false;
 			return im->recent_group[h];
 		}
-		if (unlikely(st->ngroups >= st->max_groups) && packedkey_lookup(im->packed, packed) == NULL)
+		if (unlikely(st->groups.ngroups >= st->groups.max_groups) && packedkey_lookup(im->packed, packed) == NULL)
 			return GPUAGG_SPILL;
 		pe = packedkey_insert(im->packed, packed, &found);
 		*isnew = !found;
@@ -436,7 +436,7 @@ ImageLookup(GpuAggState *st, bool *isnew)
 		return pe->group;
 	}
 	resetStringInfo(&im->buf);
-	for (int i = 0; i < st->nkeys; i++)
+	for (int i = 0; i < st->groups.nkeys; i++)
 	{
 		char		isnull = ks->tts_isnull[i];
 
@@ -468,13 +468,13 @@ ImageLookup(GpuAggState *st, bool *isnew)
 	}
 	key.bytes = im->buf.data;
 	key.len = im->buf.len;
-	if (unlikely(st->ngroups >= st->max_groups) && keyimage_lookup(im->table, key) == NULL)
+	if (unlikely(st->groups.ngroups >= st->groups.max_groups) && keyimage_lookup(im->table, key) == NULL)
 		return GPUAGG_SPILL;
 	entry = keyimage_insert(im->table, key, &found);
 	*isnew = !found;
 	if (found)
 		return entry->group;
-	entry->key.bytes = MemoryContextAlloc(st->hashcxt, key.len);
+	entry->key.bytes = MemoryContextAlloc(st->groups.hashcxt, key.len);
 	memcpy((char *) entry->key.bytes, key.bytes, key.len);
 	entry->group = NewKeyedGroup(st);
 	return entry->group;
@@ -535,16 +535,16 @@ GpuAggGroupLookup(GpuAggState *st)
 	uint32		group;
 	uint32	   *slot;
 
-	if (st->direct && !st->keyslot->tts_isnull[0] &&
-		(slot = DirectSlot(st->direct, st->hashcxt, st->keyslot->tts_values[0])) != NULL)
+	if (st->groups.direct && !st->groups.keyslot->tts_isnull[0] &&
+		(slot = DirectSlot(st->groups.direct, st->groups.hashcxt, st->groups.keyslot->tts_values[0])) != NULL)
 	{
 		if (likely(*slot != DIRECT_EMPTY))
 			return *slot;
-		if (unlikely(st->ngroups >= st->max_groups))
+		if (unlikely(st->groups.ngroups >= st->groups.max_groups))
 			return GPUAGG_SPILL;
 		group = *slot = NewKeyedGroup(st);
 	}
-	else if (st->images)
+	else if (st->groups.images)
 	{
 		group = ImageLookup(st, &isnew);
 		if (group == GPUAGG_SPILL)
@@ -552,16 +552,16 @@ GpuAggGroupLookup(GpuAggState *st)
 	}
 	else
 	{
-		entry = LookupTupleHashEntry(st->hashtable, st->keyslot, &isnew, NULL);
+		entry = LookupTupleHashEntry(st->groups.hashtable, st->groups.keyslot, &isnew, NULL);
 		if (!isnew)
-			return GpuextHashEntryGroup(st->hashtable, entry);
+			return GpuextHashEntryGroup(st->groups.hashtable, entry);
 		group = NewGroup(st);
-		GpuextHashEntrySetGroup(st->hashtable, entry, group);
-		st->group_keys[group] = GpuextHashEntryTuple(entry);
+		GpuextHashEntrySetGroup(st->groups.hashtable, entry, group);
+		st->groups.group_keys[group] = GpuextHashEntryTuple(entry);
 	}
 	if (!isnew)
 		return group;
-	st->group_rows[group] = 0;
+	st->groups.group_rows[group] = 0;
 	for (int i = 0; i < st->ninputs; i++)
 		if (st->inputs[i].group_counts)
 			st->inputs[i].group_counts[group] = 0;
@@ -579,20 +579,20 @@ GpuAggGroupLookup(GpuAggState *st)
 void
 GpuAggGroupLookupKeys(GpuAggState *st, const Datum *keys, uint32 *groups, int n)
 {
-	TupleTableSlot *ks = st->keyslot;
+	TupleTableSlot *ks = st->groups.keyslot;
 
 	for (int j = 0; j < n; j++)
 	{
 		uint32	   *slot;
 
-		if (st->direct && (slot = DirectSlot(st->direct, st->hashcxt, keys[j])) != NULL &&
+		if (st->groups.direct && (slot = DirectSlot(st->groups.direct, st->groups.hashcxt, keys[j])) != NULL &&
 			likely(*slot != DIRECT_EMPTY))
 		{
 			groups[j] = *slot;
 			continue;
 		}
 		ExecClearTuple(ks);
-		for (int k = 0; k < st->nkeys; k++)
+		for (int k = 0; k < st->groups.nkeys; k++)
 		{
 			ks->tts_values[k] = keys[(Size) k * MaxHeapTuplesPerPage + j];
 			ks->tts_isnull[k] = false;
@@ -606,37 +606,37 @@ GpuAggGroupLookupKeys(GpuAggState *st, const Datum *keys, uint32 *groups, int n)
 void
 GpuAggKeysReset(GpuAggState *st)
 {
-	if (st->hashtable)
-		ResetTupleHashTable(st->hashtable);
-	MemoryContextReset(st->hashcxt);
-	if (st->images)
+	if (st->groups.hashtable)
+		ResetTupleHashTable(st->groups.hashtable);
+	MemoryContextReset(st->groups.hashcxt);
+	if (st->groups.images)
 	{
-		st->images->table = keyimage_create(st->hashcxt, 256, NULL);
-		st->images->packed = packedkey_create(st->hashcxt, 256, NULL);
-		memset(st->images->recent_group, 0xFF, sizeof(st->images->recent_group));
+		st->groups.images->table = keyimage_create(st->groups.hashcxt, 256, NULL);
+		st->groups.images->packed = packedkey_create(st->groups.hashcxt, 256, NULL);
+		memset(st->groups.images->recent_group, 0xFF, sizeof(st->groups.images->recent_group));
 	}
-	if (st->direct)
+	if (st->groups.direct)
 	{
-		memset(st->direct->pages, 0, sizeof(st->direct->pages));
-		st->direct->started = false;
-		st->direct->pages_left = (int) Min(get_hash_memory_limit() / 2 / (sizeof(uint32) * DIRECT_PAGE_SIZE),
+		memset(st->groups.direct->pages, 0, sizeof(st->groups.direct->pages));
+		st->groups.direct->started = false;
+		st->groups.direct->pages_left = (int) Min(get_hash_memory_limit() / 2 / (sizeof(uint32) * DIRECT_PAGE_SIZE),
 										   DIRECT_PAGES);
 	}
-	st->ngroups = 0;
-	st->next_group = 0;
-	st->groups_cap = GPUAGG_GROUPS_START;
-	st->group_keys = MemoryContextAllocHuge(st->runcxt, sizeof(MinimalTuple) * st->groups_cap);
-	st->group_rows = MemoryContextAllocHuge(st->runcxt, sizeof(int64) * st->groups_cap);
+	st->groups.ngroups = 0;
+	st->groups.next_group = 0;
+	st->groups.groups_cap = GPUAGG_GROUPS_START;
+	st->groups.group_keys = MemoryContextAllocHuge(st->runcxt, sizeof(MinimalTuple) * st->groups.groups_cap);
+	st->groups.group_rows = MemoryContextAllocHuge(st->runcxt, sizeof(int64) * st->groups.groups_cap);
 }
 
 /* Whether the keys are compared as bytes and each passed by value (their rows can be spilled). */
 bool
 GpuAggKeysByValue(GpuAggState *st)
 {
-	if (st->images == NULL)
+	if (st->groups.images == NULL)
 		return false;
-	for (int k = 0; k < st->nkeys; k++)
-		if (st->images->typlen[k] <= 0)
+	for (int k = 0; k < st->groups.nkeys; k++)
+		if (st->groups.images->typlen[k] <= 0)
 			return false;
 	return true;
 }
@@ -645,8 +645,8 @@ GpuAggKeysByValue(GpuAggState *st)
 void
 GpuAggGroupsEnd(GpuAggState *st)
 {
-	if (st->groupslot)
-		ExecClearTuple(st->groupslot);
-	if (st->keyslot)
-		ExecClearTuple(st->keyslot);
+	if (st->groups.groupslot)
+		ExecClearTuple(st->groups.groupslot);
+	if (st->groups.keyslot)
+		ExecClearTuple(st->groups.keyslot);
 }

@@ -176,7 +176,7 @@ GpuAggNumericGroupResult(GpuAggInput *in, const GpuextGroupResult *r, uint32 g, 
 void
 GpuAggAccsStart(GpuAggState *st, GpuAggInput *in)
 {
-	in->group_accs = MemoryContextAllocHuge(st->runcxt, sizeof(GpuextAccum) * st->groups_cap);
+	in->group_accs = MemoryContextAllocHuge(st->runcxt, sizeof(GpuextAccum) * st->groups.groups_cap);
 }
 
 /* Room for cap groups' accumulators. */

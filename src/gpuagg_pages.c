@@ -413,7 +413,7 @@ GpuAggPagesEnd(GpuAggPages *pg)
 bool
 GpuAggColumnsEligible(GpuAggState *st)
 {
-	if (!st->fixed || st->numargs)
+	if (!st->rows.fixed || st->rows.numargs)
 		return false;
 	for (int i = 0; i < st->ninputs; i++)
 	{
@@ -426,24 +426,24 @@ GpuAggColumnsEligible(GpuAggState *st)
 		if (in->arg == NULL && in->type != NULL && (!in->fixed_byval || in->fixed_len != in->type->value_bytes))
 			return false;
 	}
-	st->colptrs = palloc(sizeof(const char *) * MaxHeapTuplesPerPage * Max(st->ninputs, 1));
-	st->colkeys = palloc(sizeof(Datum) * MaxHeapTuplesPerPage * Max(st->nkeys, 1));
-	st->plain_dst = palloc(sizeof(const char **) * Max(st->ninputs, 1));
-	st->plain_att = palloc(sizeof(int) * Max(st->ninputs, 1));
-	st->plain_off = palloc(sizeof(int) * Max(st->ninputs, 1));
-	st->nplain = 0;
+	st->rows.colptrs = palloc(sizeof(const char *) * MaxHeapTuplesPerPage * Max(st->ninputs, 1));
+	st->rows.colkeys = palloc(sizeof(Datum) * MaxHeapTuplesPerPage * Max(st->groups.nkeys, 1));
+	st->rows.plain_dst = palloc(sizeof(const char **) * Max(st->ninputs, 1));
+	st->rows.plain_att = palloc(sizeof(int) * Max(st->ninputs, 1));
+	st->rows.plain_off = palloc(sizeof(int) * Max(st->ninputs, 1));
+	st->rows.nplain = 0;
 	for (int i = 0; i < st->ninputs; i++)
 		if (st->inputs[i].arg == NULL && st->inputs[i].type != NULL)
 		{
-			st->plain_dst[st->nplain] = st->colptrs + (Size) i * MaxHeapTuplesPerPage;
-			st->plain_att[st->nplain++] = st->inputs[i].argatt - 1;
+			st->rows.plain_dst[st->rows.nplain] = st->rows.colptrs + (Size) i * MaxHeapTuplesPerPage;
+			st->rows.plain_att[st->rows.nplain++] = st->inputs[i].argatt - 1;
 		}
-	if (st->rowargs != NULL)
-		st->rowcols = GpuAggRowExprColumns(st->rowargs);
+	if (st->rows.rowargs != NULL)
+		st->rows.rowcols = GpuAggRowExprColumns(st->rows.rowargs);
 	for (int i = 0; i < st->ninputs; i++)
 		for (int j = 0; j < MaxHeapTuplesPerPage && st->inputs[i].arg != NULL; j++)
-			st->colptrs[(Size) i * MaxHeapTuplesPerPage + j] =
-				(const char *) &st->rowcols[(Size) st->inputs[i].rowreg * MaxHeapTuplesPerPage + j];
+			st->rows.colptrs[(Size) i * MaxHeapTuplesPerPage + j] =
+				(const char *) &st->rows.rowcols[(Size) st->inputs[i].rowreg * MaxHeapTuplesPerPage + j];
 	return true;
 }
 
@@ -475,7 +475,7 @@ AddColumns(GpuAggState *st, int n)
 	for (int i = 0; i < st->ninputs; i++)
 	{
 		GpuAggInput *in = &st->inputs[i];
-		const char *const *ptrs = st->colptrs + (Size) i * MaxHeapTuplesPerPage;
+		const char *const *ptrs = st->rows.colptrs + (Size) i * MaxHeapTuplesPerPage;
 		int			j = 0;
 
 		if (in->type == NULL)
@@ -510,12 +510,12 @@ SpillColumnRow(GpuAggState *st, int j)
 	Datum		values[64];
 	uint64		flags = 0;
 
-	for (int k = 0; k < st->nkeys; k++)
-		keys[k] = st->colkeys[(Size) k * MaxHeapTuplesPerPage + j];
+	for (int k = 0; k < st->groups.nkeys; k++)
+		keys[k] = st->rows.colkeys[(Size) k * MaxHeapTuplesPerPage + j];
 	for (int c = 0; c < st->ninputs; c++)
 	{
 		if (st->inputs[c].type != NULL)
-			values[c] = fetch_att(st->colptrs[(Size) c * MaxHeapTuplesPerPage + j], true,
+			values[c] = fetch_att(st->rows.colptrs[(Size) c * MaxHeapTuplesPerPage + j], true,
 								  st->inputs[c].type->value_bytes);
 		flags |= UINT64CONST(1) << c;
 	}
@@ -529,13 +529,13 @@ SpillColumnRow(GpuAggState *st, int j)
 static int
 PageRows(GpuAggState *st, GpuAggPages *pg)
 {
-	const char **const *dst = st->plain_dst;
-	const int  *att = st->plain_att;
-	int		   *off = st->plain_off;
-	const int  *att_off = st->att_off;
-	int			ncols = st->nplain;
-	bool		walk = st->walk_from < st->maxatt;
-	GpuAggRowQual *rowqual = st->rowqual;
+	const char **const *dst = st->rows.plain_dst;
+	const int  *att = st->rows.plain_att;
+	int		   *off = st->rows.plain_off;
+	const int  *att_off = st->rows.att_off;
+	int			ncols = st->rows.nplain;
+	bool		walk = st->rows.walk_from < st->rows.maxatt;
+	GpuAggRowQual *rowqual = st->rows.rowqual;
 	int			npass = 0;
 
 	for (int c = 0; c < ncols; c++)
@@ -555,11 +555,11 @@ PageRows(GpuAggState *st, GpuAggPages *pg)
 			continue;
 		for (int c = 0; c < ncols; c++)
 			dst[c][npass] = tp + off[c];
-		if (st->rowcols != NULL)
-			GpuAggRowExprLoad(st->rowargs, tp, att_off, st->rowcols, npass);
-		for (int k = 0; k < st->nkeys; k++)
-			st->colkeys[(Size) k * MaxHeapTuplesPerPage + npass] =
-				fetch_att(tp + att_off[st->key_att[k] - 1], st->key_byval[k], st->key_len[k]);
+		if (st->rows.rowcols != NULL)
+			GpuAggRowExprLoad(st->rows.rowargs, tp, att_off, st->rows.rowcols, npass);
+		for (int k = 0; k < st->groups.nkeys; k++)
+			st->rows.colkeys[(Size) k * MaxHeapTuplesPerPage + npass] =
+				fetch_att(tp + att_off[st->groups.key_att[k] - 1], st->groups.key_byval[k], st->groups.key_len[k]);
 		npass++;
 	}
 	return npass;
@@ -583,7 +583,7 @@ GpuAggTakePageColumns(GpuAggState *st, GpuAggPages *pg)
 	{
 		HeapTupleHeader th = (HeapTupleHeader) PageGetItem(pg->page, PageGetItemId(pg->page, pg->offsets[i]));
 
-		if ((th->t_infomask & HEAP_HASNULL) != 0 || HeapTupleHeaderGetNatts(th) < st->maxatt)
+		if ((th->t_infomask & HEAP_HASNULL) != 0 || HeapTupleHeaderGetNatts(th) < st->rows.maxatt)
 			return false;
 	}
 	npass = PageRows(st, pg);
@@ -592,21 +592,21 @@ GpuAggTakePageColumns(GpuAggState *st, GpuAggPages *pg)
 	st->stats.rows_read += n;
 	st->stats.rows_in_place += n;
 	st->stats.rows_passed += npass;
-	if (st->rowcols != NULL)
-		GpuAggRowExprRunColumns(st->rowargs, st->rowcols, npass);
-	if (st->nkeys > 0)
-		GpuAggGroupLookupKeys(st, st->colkeys, groups, npass);
-	for (int j = 0; j < npass && st->nkeys > 0; j++)
+	if (st->rows.rowcols != NULL)
+		GpuAggRowExprRunColumns(st->rows.rowargs, st->rows.rowcols, npass);
+	if (st->groups.nkeys > 0)
+		GpuAggGroupLookupKeys(st, st->rows.colkeys, groups, npass);
+	for (int j = 0; j < npass && st->groups.nkeys > 0; j++)
 	{
 		if (unlikely(groups[j] == GPUAGG_SPILL))
 			SpillColumnRow(st, j);
 		else
-			st->group_rows[groups[j]]++;
+			st->groups.group_rows[groups[j]]++;
 	}
-	if (st->nkeys == 0)
+	if (st->groups.nkeys == 0)
 		AddColumns(st, npass);
 	else
 		for (int c = 0; c < st->ninputs && !st->device_lost; c++)
-			GpuAggGroupAddColumn(st, &st->inputs[c], groups, st->colptrs + (Size) c * MaxHeapTuplesPerPage, npass);
+			GpuAggGroupAddColumn(st, &st->inputs[c], groups, st->rows.colptrs + (Size) c * MaxHeapTuplesPerPage, npass);
 	return true;
 }

@@ -90,10 +90,10 @@ GpuAggParallelStart(GpuAggState *st)
 	char	   *space;
 
 	EnterParallelMode();
-	pcxt = CreateParallelContext("gpuext", "GpuAggWorkerMain", st->nworkers);
+	pcxt = CreateParallelContext("gpuext", "GpuAggWorkerMain", st->workers.nworkers);
 	shm_toc_estimate_chunk(&pcxt->estimator, shared_bytes);
 	shm_toc_estimate_chunk(&pcxt->estimator, strlen(plan) + 1);
-	shm_toc_estimate_chunk(&pcxt->estimator, mul_size(QUEUE_BYTES, st->nworkers));
+	shm_toc_estimate_chunk(&pcxt->estimator, mul_size(QUEUE_BYTES, st->workers.nworkers));
 	shm_toc_estimate_keys(&pcxt->estimator, 3);
 	InitializeParallelDSM(pcxt);
 
@@ -104,22 +104,22 @@ GpuAggParallelStart(GpuAggState *st)
 	space = shm_toc_allocate(pcxt->toc, strlen(plan) + 1);
 	strcpy(space, plan);
 	shm_toc_insert(pcxt->toc, KEY_PLAN, space);
-	space = shm_toc_allocate(pcxt->toc, mul_size(QUEUE_BYTES, st->nworkers));
+	space = shm_toc_allocate(pcxt->toc, mul_size(QUEUE_BYTES, st->workers.nworkers));
 	shm_toc_insert(pcxt->toc, KEY_QUEUES, space);
-	st->queues = palloc0(sizeof(shm_mq_handle *) * st->nworkers);
+	st->workers.queues = palloc0(sizeof(shm_mq_handle *) * st->workers.nworkers);
 	for (int i = 0; i < pcxt->nworkers; i++)
 	{
 		shm_mq	   *mq = shm_mq_create(space + i * QUEUE_BYTES, QUEUE_BYTES);
 
 		shm_mq_set_receiver(mq, MyProc);
-		st->queues[i] = shm_mq_attach(mq, pcxt->seg, NULL);
+		st->workers.queues[i] = shm_mq_attach(mq, pcxt->seg, NULL);
 	}
 	LaunchParallelWorkers(pcxt);
 	for (int i = 0; i < pcxt->nworkers_launched; i++)
-		shm_mq_set_handle(st->queues[i], pcxt->worker[i].bgwhandle);
-	st->pcxt = pcxt;
-	st->pscan = SHARED_SCAN(shared);
-	st->leader_scans = parallel_leader_participation || pcxt->nworkers_launched == 0;
+		shm_mq_set_handle(st->workers.queues[i], pcxt->worker[i].bgwhandle);
+	st->workers.pcxt = pcxt;
+	st->workers.pscan = SHARED_SCAN(shared);
+	st->workers.leader_scans = parallel_leader_participation || pcxt->nworkers_launched == 0;
 	st->stats.workers_launched += pcxt->nworkers_launched;
 }
 
@@ -127,13 +127,13 @@ GpuAggParallelStart(GpuAggState *st)
 static uint32
 LeaderGroup(GpuAggState *st, MinimalTuple keys)
 {
-	TupleTableSlot *ks = st->keyslot;
+	TupleTableSlot *ks = st->groups.keyslot;
 
-	ExecStoreMinimalTuple(keys, st->groupslot, false);
-	slot_getallattrs(st->groupslot);
+	ExecStoreMinimalTuple(keys, st->groups.groupslot, false);
+	slot_getallattrs(st->groups.groupslot);
 	ExecClearTuple(ks);
-	memcpy(ks->tts_values, st->groupslot->tts_values, sizeof(Datum) * st->nkeys);
-	memcpy(ks->tts_isnull, st->groupslot->tts_isnull, sizeof(bool) * st->nkeys);
+	memcpy(ks->tts_values, st->groups.groupslot->tts_values, sizeof(Datum) * st->groups.nkeys);
+	memcpy(ks->tts_isnull, st->groups.groupslot->tts_isnull, sizeof(bool) * st->groups.nkeys);
 	ExecStoreVirtualTuple(ks);
 	return GpuAggGroupLookup(st);
 }
@@ -168,7 +168,7 @@ MergeGroups(GpuAggState *st, const char *p, const char *end)
 		if (rec->len < sizeof(GroupRecord) || rec->keys_off >= rec->len || rec->len > end - p)
 			elog(ERROR, "gpuext: bad group record from a GpuAgg worker");
 		g = LeaderGroup(st, (MinimalTuple) (p + rec->keys_off));
-		st->group_rows[g] += rec->rows;
+		st->groups.group_rows[g] += rec->rows;
 		for (int i = 0; i < st->ninputs; i++)
 		{
 			GpuAggInput *in = &st->inputs[i];
@@ -203,7 +203,7 @@ MergeTotals(GpuAggState *st, const char *p, const char *end)
 	if (t->fallback[0] != '\0' && st->stats.fallback == NULL)
 		st->stats.fallback = MemoryContextStrdup(st->nodecxt, t->fallback);
 	p += MAXALIGN(sizeof(WorkerTotals));
-	for (int i = 0; i < st->ninputs && st->nkeys == 0; i++)
+	for (int i = 0; i < st->ninputs && st->groups.nkeys == 0; i++)
 	{
 		GpuAggInput *in = &st->inputs[i];
 
@@ -221,7 +221,7 @@ MergeTotals(GpuAggState *st, const char *p, const char *end)
 void
 GpuAggParallelFinish(GpuAggState *st)
 {
-	ParallelContext *pcxt = st->pcxt;
+	ParallelContext *pcxt = st->workers.pcxt;
 	int			totals = 0;
 
 	for (int i = 0; i < pcxt->nworkers_launched; i++)
@@ -231,7 +231,7 @@ GpuAggParallelFinish(GpuAggState *st)
 			Size		nbytes;
 			void	   *data;
 
-			if (shm_mq_receive(st->queues[i], &nbytes, &data, false) != SHM_MQ_SUCCESS)
+			if (shm_mq_receive(st->workers.queues[i], &nbytes, &data, false) != SHM_MQ_SUCCESS)
 				break;
 			if (nbytes < sizeof(int64))
 				elog(ERROR, "gpuext: short message from a GpuAgg worker");
@@ -250,10 +250,10 @@ GpuAggParallelFinish(GpuAggState *st)
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("a GpuAgg parallel worker ended without its results")));
 	for (int i = 0; i < pcxt->nworkers; i++)
-		shm_mq_detach(st->queues[i]);
+		shm_mq_detach(st->workers.queues[i]);
 	DestroyParallelContext(pcxt);
-	st->pcxt = NULL;
-	st->pscan = NULL;
+	st->workers.pcxt = NULL;
+	st->workers.pscan = NULL;
 	ExitParallelMode();
 }
 
@@ -299,16 +299,16 @@ SendGroups(GpuAggState *st, shm_mq_handle *mqh, StringInfo buf)
 {
 	int64		tag = MSG_GROUPS;
 
-	for (uint32 g = 0; g < st->ngroups; g++)
+	for (uint32 g = 0; g < st->groups.ngroups; g++)
 	{
 		GroupRecord rec;
 		int			start;
-		MinimalTuple keys = st->group_keys[g];
+		MinimalTuple keys = st->groups.group_keys[g];
 
 		if (buf->len == 0)
 			appendBinaryStringInfo(buf, (const char *) &tag, sizeof(tag));
 		start = buf->len;
-		rec.rows = st->group_rows[g];
+		rec.rows = st->groups.group_rows[g];
 		appendBinaryStringInfo(buf, (const char *) &rec, sizeof(rec));
 		for (int i = 0; i < st->ninputs; i++)
 		{
@@ -358,7 +358,7 @@ SendTotals(GpuAggState *st, shm_mq_handle *mqh, StringInfo buf)
 		strlcpy(t.fallback, st->stats.fallback, sizeof(t.fallback));
 	appendBinaryStringInfo(buf, (const char *) &t, sizeof(t));
 	PadBuffer(buf);
-	for (int i = 0; i < st->ninputs && st->nkeys == 0; i++)
+	for (int i = 0; i < st->ninputs && st->groups.nkeys == 0; i++)
 	{
 		GpuAggInput *in = &st->inputs[i];
 
@@ -401,12 +401,12 @@ GpuAggWorkerMain(dsm_segment *seg, shm_toc *toc)
 	st->css.ss.ss_currentRelation = rel;
 	ExecInitScanTupleSlot(estate, &st->css.ss, ExecTypeFromTL(cscan->custom_scan_tlist), &TTSOpsVirtual);
 	st->css.methods->BeginCustomScan(&st->css, estate, 0);
-	st->pscan = SHARED_SCAN(shared);
+	st->workers.pscan = SHARED_SCAN(shared);
 
 	old = MemoryContextSwitchTo(st->runcxt);
 	GpuAggWorkerScan(st);
 	initStringInfo(&buf);
-	if (st->nkeys > 0)
+	if (st->groups.nkeys > 0)
 		SendGroups(st, mqh, &buf);
 	SendTotals(st, mqh, &buf);
 	MemoryContextSwitchTo(old);

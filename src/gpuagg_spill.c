@@ -68,9 +68,9 @@ GpuAggSpillBegin(GpuAggState *st)
 	GpuAggSpill *sp;
 	TupleDesc	desc;
 
-	st->max_groups = PG_UINT32_MAX;
-	if (st->nkeys == 0 || st->nworkers > 0 || IsParallelWorker() || !GpuAggKeysByValue(st) ||
-		st->nkeys + st->ninputs > 64)
+	st->groups.max_groups = PG_UINT32_MAX;
+	if (st->groups.nkeys == 0 || st->workers.nworkers > 0 || IsParallelWorker() || !GpuAggKeysByValue(st) ||
+		st->groups.nkeys + st->ninputs > 64)
 		return;
 	for (int i = 0; i < st->ninputs; i++)
 	{
@@ -82,17 +82,17 @@ GpuAggSpillBegin(GpuAggState *st)
 	}
 	sp = MemoryContextAllocZero(st->nodecxt, sizeof(GpuAggSpill));
 	sp->cxt = st->nodecxt;
-	sp->nkeys = st->nkeys;
+	sp->nkeys = st->groups.nkeys;
 	sp->ninputs = st->ninputs;
-	sp->keylen = MemoryContextAlloc(sp->cxt, sizeof(int16) * st->nkeys);
-	desc = st->keyslot->tts_tupleDescriptor;
-	for (int k = 0; k < st->nkeys; k++)
+	sp->keylen = MemoryContextAlloc(sp->cxt, sizeof(int16) * st->groups.nkeys);
+	desc = st->groups.keyslot->tts_tupleDescriptor;
+	for (int k = 0; k < st->groups.nkeys; k++)
 		sp->keylen[k] = TupleDescAttr(desc, k)->attlen;
-	sp->record_bytes = sizeof(Datum) * (st->nkeys + 1 + st->ninputs);
+	sp->record_bytes = sizeof(Datum) * (st->groups.nkeys + 1 + st->ninputs);
 	sp->record = MemoryContextAlloc(sp->cxt, sp->record_bytes * SPILL_READ_RECORDS);
 	sp->write = MemoryContextAlloc(sp->cxt, sp->record_bytes);
 	sp->groups = Max(st->css.ss.ps.plan->plan_rows, 1);
-	st->spill = sp;
+	st->groups.spill = sp;
 }
 
 /*
@@ -103,9 +103,9 @@ uint32
 GpuAggSpillBudget(GpuAggState *st)
 {
 	double		bytes = sizeof(MinimalTuple) + sizeof(int64) + 2 * sizeof(uint64) + 32 +
-		MAXALIGN(SizeofMinimalTupleHeader + sizeof(Datum) * st->nkeys);
+		MAXALIGN(SizeofMinimalTupleHeader + sizeof(Datum) * st->groups.nkeys);
 
-	if (st->spill == NULL)
+	if (st->groups.spill == NULL)
 		return PG_UINT32_MAX;
 	for (int i = 0; i < st->ninputs; i++)
 	{
@@ -115,7 +115,7 @@ GpuAggSpillBudget(GpuAggState *st)
 			bytes += sizeof(int64);
 		else
 			bytes += sizeof(GpuextGroupResult) +
-				(st->use_device ? 0 : GPUEXT_GROUP_STATE_BYTES(in->type->typid == FLOAT4OID ||
+				(st->groups.use_device ? 0 : GPUEXT_GROUP_STATE_BYTES(in->type->typid == FLOAT4OID ||
 																 in->type->typid == FLOAT8OID));
 	}
 	return (uint32) Max(Min(get_hash_memory_limit() / bytes, PG_UINT32_MAX / 4), GPUAGG_GROUPS_START);
@@ -151,14 +151,14 @@ SpillPartition(GpuAggSpill *sp, const Datum *keys, uint64 flags, int level)
 void
 GpuAggSpillWrite(GpuAggState *st, const Datum *keys, uint64 flags, const Datum *values)
 {
-	GpuAggSpill *sp = st->spill;
+	GpuAggSpill *sp = st->groups.spill;
 	Datum	   *rec = sp->write;
 	SpillPart  *part;
 
 	if (unlikely(sp->out == NULL))
 	{
-		double		rest = Max(sp->groups - st->max_groups, st->max_groups);
-		double		want = ceil(1.5 * rest / st->max_groups);
+		double		rest = Max(sp->groups - st->groups.max_groups, st->groups.max_groups);
+		double		want = ceil(1.5 * rest / st->groups.max_groups);
 		MemoryContext old = MemoryContextSwitchTo(sp->cxt);
 
 		sp->nparts = SPILL_MIN_PARTS;
@@ -193,7 +193,7 @@ GpuAggSpillWrite(GpuAggState *st, const Datum *keys, uint64 flags, const Datum *
 void
 GpuAggSpillProduced(GpuAggState *st)
 {
-	GpuAggSpill *sp = st->spill;
+	GpuAggSpill *sp = st->groups.spill;
 	MemoryContext old;
 
 	if (sp == NULL || sp->out == NULL)
@@ -217,7 +217,7 @@ GpuAggSpillProduced(GpuAggState *st)
 void
 GpuAggSpillDiscard(GpuAggState *st)
 {
-	GpuAggSpill *sp = st->spill;
+	GpuAggSpill *sp = st->groups.spill;
 
 	if (sp == NULL || sp->out == NULL)
 		return;
@@ -235,8 +235,8 @@ GpuAggSpillDiscard(GpuAggState *st)
 static void
 SpillReplay(GpuAggState *st, SpillPart *part)
 {
-	GpuAggSpill *sp = st->spill;
-	TupleTableSlot *ks = st->keyslot;
+	GpuAggSpill *sp = st->groups.spill;
+	TupleTableSlot *ks = st->groups.keyslot;
 	int64		left = part->rows;
 
 	if (BufFileSeek(part->file, 0, 0, SEEK_SET) != 0)
@@ -276,7 +276,7 @@ SpillReplay(GpuAggState *st, SpillPart *part)
 				GpuAggSpillWrite(st, rec, flags, values);
 				continue;
 			}
-			st->group_rows[group]++;
+			st->groups.group_rows[group]++;
 			for (int i = 0; i < sp->ninputs; i++)
 				if ((flags >> i) & 1)
 					GpuAggGroupAdd(st, &st->inputs[i], group, values[i]);
@@ -291,7 +291,7 @@ SpillReplay(GpuAggState *st, SpillPart *part)
 bool
 GpuAggSpillNext(GpuAggState *st)
 {
-	GpuAggSpill *sp = st->spill;
+	GpuAggSpill *sp = st->groups.spill;
 	SpillPart  *part;
 	MemoryContext old;
 	bool		device;
@@ -324,7 +324,7 @@ GpuAggSpillNext(GpuAggState *st)
 	BufFileClose(part->file);
 	pfree(part);
 	GpuAggSpillProduced(st);
-	st->stats.groups += st->ngroups;
+	st->stats.groups += st->groups.ngroups;
 	if (st->timing)
 		st->stats.total_ms += GpuAggElapsedMs(start);
 	return true;
@@ -334,7 +334,7 @@ GpuAggSpillNext(GpuAggState *st)
 void
 GpuAggSpillEnd(GpuAggState *st)
 {
-	GpuAggSpill *sp = st->spill;
+	GpuAggSpill *sp = st->groups.spill;
 	ListCell   *lc;
 
 	if (sp == NULL)
