@@ -359,7 +359,7 @@ extern uint32 GpuAggGroupLookup(GpuAggState *st);
 extern void GpuAggGroupLookupKeys(GpuAggState *st, const Datum *keys, uint32 *groups, int n);
 extern void GpuAggKeysReset(GpuAggState *st);
 extern bool GpuAggKeysByValue(GpuAggState *st);
-extern int16 GpuAggByteEqualType(Oid type);
+extern int16 GpuAggByteEqualType(Oid type, int32 typmod);
 extern void GpuAggGroupsEnd(GpuAggState *st);
 
 /* gpuagg_group.c */

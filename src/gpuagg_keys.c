@@ -131,10 +131,11 @@ typedef struct GpuAggKeyImages
 /*
  * A key type whose values are equal under its own equality exactly when
  * their bytes are: its length (-1 for text, under a deterministic
- * collation), else 0.
+ * collation), else 0.  char(n) qualifies with its length: its values are
+ * padded to n characters, so trailing blanks never differ between equals.
  */
 int16
-GpuAggByteEqualType(Oid type)
+GpuAggByteEqualType(Oid type, int32 typmod)
 {
 	switch (type)
 	{
@@ -152,6 +153,8 @@ GpuAggByteEqualType(Oid type)
 		case TEXTOID:
 		case VARCHAROID:
 			return -1;
+		case BPCHAROID:
+			return typmod >= 0 ? -1 : 0;
 		default:
 			return 0;
 	}
@@ -175,7 +178,7 @@ ByteEqualKeys(GpuAggState *st, TupleDesc desc, const Oid *eqops, const Oid *coll
 
 		if (tc->eq_opr != eqops[i])
 			return NULL;
-		typlen[i] = GpuAggByteEqualType(type);
+		typlen[i] = GpuAggByteEqualType(type, TupleDescAttr(desc, i)->atttypmod);
 		if (typlen[i] == 0)
 			return NULL;
 		if (typlen[i] < 0 && (!OidIsValid(collations[i]) || !get_collation_isdeterministic(collations[i])))

@@ -313,7 +313,7 @@ SpillEligible(List *keys, List *eqops, List *aggrefs)
 	{
 		Oid			type = exprType(lfirst(lc));
 
-		if (GpuAggByteEqualType(type) <= 0 || lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr != lfirst_oid(le))
+		if (GpuAggByteEqualType(type, exprTypmod(lfirst(lc))) <= 0 || lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr != lfirst_oid(le))
 			return false;
 	}
 	foreach(lc, aggrefs)
