@@ -827,6 +827,7 @@ gpuext_scan_heap(const GpuextScanProgram *program, const char *pages, const uint
 		!gpuext_scan_program_valid(program, outs_bytes) || (program->nouts > 0 && outs == NULL))
 		return Fail(GPUEXT_INVALID, "invalid device scan program or buffers");
 	memset(counts, 0, sizeof(uint64_t) * GPUEXT_SCAN_COUNTERS);
+	gpuext_scan_groups_clear_host(program, outs);
 	gpuext_scan_heap_host(program, pages, vis, npages, counts, outs);
 	return GPUEXT_OK;
 }

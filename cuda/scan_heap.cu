@@ -32,6 +32,87 @@ __global__ void scan_clear_kernel(unsigned long long *counts)
 		counts[threadIdx.x] = 0;
 }
 
+/* Zero n 32-bit words. */
+__global__ void scan_zero_kernel(uint32_t *w, size_t n)
+{
+	for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n; i += (size_t) gridDim.x * blockDim.x)
+		w[i] = 0;
+}
+
+/* Enqueue the zeroing of n 32-bit words. */
+GpuextStatus zero_words(void *w, size_t n)
+{
+	size_t		blocks = (n + SCAN_THREADS - 1) / SCAN_THREADS;
+
+	if (n == 0)
+		return GPUEXT_OK;
+	scan_zero_kernel<<<blocks < MAX_SCAN_BLOCKS ? (unsigned) blocks : MAX_SCAN_BLOCKS, SCAN_THREADS, 0,
+		device_stream()>>>(static_cast<uint32_t *>(w), n);
+	return check_launch("scan_zero_kernel");
+}
+
+/*
+ * The keys pass on the device: image put in the table (by one lane of the
+ * lanes of a warp holding it), listed if new; 0 where the table is full.  A
+ * slot is claimed, written, then marked full; a lane meeting a slot being
+ * written waits for it (independent thread scheduling, sm_70 on).
+ */
+__device__ int group_insert(const GpuextScanProgram *p, char *outs, const uint64_t image[2],
+							unsigned long long *counts)
+{
+	uint32_t   *states = gpuext_scan_slot_states(p, outs);
+	volatile uint64_t *images = gpuext_scan_slot_images(p, outs);
+	uint32_t	s = gpuext_scan_key_hash(image, p->table_cap);
+
+	for (uint32_t probe = 0; probe < p->table_cap; probe++, s = (s + 1) & (p->table_cap - 1))
+	{
+		uint32_t	st = reinterpret_cast<volatile uint32_t *>(states)[s];
+
+		if (st == GPUEXT_SCAN_SLOT_EMPTY)
+		{
+			st = atomicCAS(&states[s], GPUEXT_SCAN_SLOT_EMPTY, GPUEXT_SCAN_SLOT_BUSY);
+			if (st == GPUEXT_SCAN_SLOT_EMPTY)
+			{
+				unsigned long long n;
+
+				images[2 * s] = image[0];
+				images[2 * s + 1] = image[1];
+				__threadfence();
+				atomicExch(&states[s], GPUEXT_SCAN_SLOT_FULL);
+				n = atomicAdd(&counts[GPUEXT_SCAN_NEW_GROUPS], 1ULL);
+				if (n < p->table_cap)
+				{
+					GpuextScanNewGroup *g = &gpuext_scan_new_groups(p, outs)[n];
+
+					g->slot = s;
+					g->pad = 0;
+					g->image[0] = image[0];
+					g->image[1] = image[1];
+				}
+				return 1;
+			}
+		}
+		while (st == GPUEXT_SCAN_SLOT_BUSY)
+			st = reinterpret_cast<volatile uint32_t *>(states)[s];
+		__threadfence();
+		if (images[2 * s] == image[0] && images[2 * s + 1] == image[1])
+			return 1;
+	}
+	return 0;
+}
+
+/* Add one to counter[g] for each lane of mask, one atomic per distinct g in the warp. */
+__device__ __forceinline__ void warp_count_groups(uint64_t *counter, unsigned mask, bool mine, uint32_t g)
+{
+	if (mine)
+	{
+		unsigned	peers = __match_any_sync(mask, g);
+
+		if ((threadIdx.x & 31) == (unsigned) (__ffs(peers) - 1))
+			atomicAdd(reinterpret_cast<unsigned long long *>(&counter[g]), (unsigned long long) __popc(peers));
+	}
+}
+
 /* Add a warp's share of one counter (lane 0 adds the ballot's population). */
 __device__ __forceinline__ void warp_count(unsigned long long *counter, bool mine)
 {
@@ -69,15 +150,44 @@ scan_pages_kernel(GpuextScanProgram program, const char *pages, const uint16_t *
 			bool		pass;
 			bool		err;
 
+			uint64_t	image[2] = {0, 0};
+			uint32_t	group = 0;
+			bool		keyed = true;
+
 			if (i < n)
 				r = gpuext_scan_decode(&p, page, all ? i + 1 : v[i + 1], &row);
 			pass = r > 0 && gpuext_scan_cmps(&p, &row, 0, p.nquals);
+			if (p.nkeys > 0)
+			{
+				keyed = !pass || gpuext_scan_key_image(&p, page, &row, image);
+				pass = pass && keyed;
+				if (p.pass == GPUEXT_SCAN_PASS_KEYS)
+				{
+					unsigned	m = __ballot_sync(FULL_MASK, pass);
+
+					if (pass)
+					{
+						unsigned	peers = __match_any_sync(m, image[0]) & __match_any_sync(m, image[1]);
+
+						if (lane == (unsigned) (__ffs(peers) - 1))
+							keyed = group_insert(&p, outs, image, counts);
+					}
+					warp_count(&counts[GPUEXT_SCAN_BAD], r < 0 || !keyed);
+					warp_count(&counts[GPUEXT_SCAN_DECODED], r > 0);
+					continue;
+				}
+				if (pass && (group = gpuext_scan_group_find(&p, outs, image)) == GPUEXT_SCAN_NO_GROUP)
+					keyed = pass = false;
+			}
 			err = pass && p.nregs > 0 && gpuext_scan_compute(&p, &row);
 			pass = pass && !err;
-			warp_count(&counts[GPUEXT_SCAN_BAD], r < 0);
+			warp_count(&counts[GPUEXT_SCAN_BAD], r < 0 || !keyed);
 			warp_count(&counts[GPUEXT_SCAN_DECODED], r > 0);
 			warp_count(&counts[GPUEXT_SCAN_ERRORS], err);
 			warp_count(&counts[GPUEXT_SCAN_PASSED], pass);
+			if (p.nkeys > 0)
+				warp_count_groups(gpuext_scan_group_counts(&p, outs, 0), __ballot_sync(FULL_MASK, pass), pass,
+								  group);
 			for (int o = 0; o < p.nouts; o++)
 			{
 				bool		takes = pass && gpuext_scan_out_takes(&p, &row, o);
@@ -86,6 +196,9 @@ scan_pages_kernel(GpuextScanProgram program, const char *pages, const uint16_t *
 
 				if (mask == 0)
 					continue;
+				if (p.nkeys > 0 && p.outs[o].value_bytes == 0)
+					warp_count_groups(gpuext_scan_group_counts(&p, outs, 0) + (size_t) p.outs[o].counter * p.table_cap,
+									  mask, takes, group);
 				if (lane == 0)
 					first = atomicAdd(&counts[GPUEXT_SCAN_OUT_COUNT + o], (unsigned long long) __popc(mask));
 				first = __shfl_sync(FULL_MASK, first, 0);
@@ -94,7 +207,11 @@ scan_pages_kernel(GpuextScanProgram program, const char *pages, const uint16_t *
 					uint64_t	at = first + __popc(mask & ((1u << lane) - 1));
 
 					if (p.outs[o].value_bytes > 0 && at < p.out_cap)
+					{
 						gpuext_scan_out_put(&p, &row, o, outs, at);
+						if (p.nkeys > 0)
+							reinterpret_cast<uint32_t *>(outs + p.outs[o].groups_offset)[at] = group;
+					}
 				}
 			}
 		}
@@ -111,6 +228,7 @@ GpuextStatus gpuext_scan_heap(const GpuextScanProgram *program, const char *page
 {
 	static_assert(sizeof(GpuextScanProgram) % 4 == 0, "the program is copied in words");
 	static_assert(GPUEXT_SCAN_COUNTERS <= gpuext::SCAN_THREADS, "one thread clears each counter");
+	GpuextStatus status = GPUEXT_OK;
 
 	if (!gpuext::device_is_open())
 		return gpuext::set_error(GPUEXT_NO_DEVICE, "the GPU device has not been opened");
@@ -119,6 +237,12 @@ GpuextStatus gpuext_scan_heap(const GpuextScanProgram *program, const char *page
 		return gpuext::set_error(GPUEXT_INVALID, "invalid device scan program or buffers");
 	gpuext::scan_clear_kernel<<<1, gpuext::SCAN_THREADS, 0, gpuext::device_stream()>>>(
 		reinterpret_cast<unsigned long long *>(counts));
+	if (program->nkeys > 0 && program->pass == GPUEXT_SCAN_PASS_KEYS && program->clear_table)
+		status = gpuext::zero_words(outs + program->table_offset, program->table_cap);
+	if (status == GPUEXT_OK && program->nkeys > 0 && program->pass == GPUEXT_SCAN_PASS_VALUES)
+		status = gpuext::zero_words(outs + program->counts_offset, (size_t) program->ncounters * program->table_cap * 2);
+	if (status != GPUEXT_OK)
+		return status;
 	if (npages == 0)
 		return gpuext::check_launch("scan_clear_kernel");
 	gpuext::scan_pages_kernel<<<npages < gpuext::MAX_SCAN_BLOCKS ? npages : gpuext::MAX_SCAN_BLOCKS,

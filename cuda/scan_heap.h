@@ -25,6 +25,9 @@
 #define GPUEXT_SCAN_MAX_CMPS 32
 #define GPUEXT_SCAN_MAX_OUTS 16
 #define GPUEXT_SCAN_MAX_REGS 32		/* double precision registers of the arithmetic */
+#define GPUEXT_SCAN_MAX_KEYS 4		/* GROUP BY keys, packed into one key image */
+#define GPUEXT_SCAN_KEY_BYTES 16	/* ... of this many bytes */
+#define GPUEXT_SCAN_MAX_COUNTERS (GPUEXT_SCAN_MAX_OUTS + 1)	/* per-group counts: rows, then counted outputs */
 
 /* Per page, its visible items: vis[0] their number, then their item numbers; or all normal items. */
 #define GPUEXT_SCAN_VIS_SLOTS (GPUEXT_SCAN_MAX_TUPLES + 1)
@@ -35,7 +38,8 @@
 #define GPUEXT_SCAN_DECODED 1		/* visible tuples decoded */
 #define GPUEXT_SCAN_BAD 2			/* tuples that could not be decoded */
 #define GPUEXT_SCAN_ERRORS 3		/* passing tuples whose arithmetic raises an error */
-#define GPUEXT_SCAN_OUT_COUNT 4
+#define GPUEXT_SCAN_NEW_GROUPS 4	/* GROUP BY, the keys pass: key images new to the table */
+#define GPUEXT_SCAN_OUT_COUNT 5
 #define GPUEXT_SCAN_COUNTERS (GPUEXT_SCAN_OUT_COUNT + GPUEXT_SCAN_MAX_OUTS)
 
 /* How a column's bytes are read. */
@@ -44,7 +48,8 @@ typedef enum GpuextScanKind
 	GPUEXT_SCAN_NULLNESS = 0,	/* only whether it is NULL (any width) */
 	GPUEXT_SCAN_INT,			/* a signed integer of 2, 4 or 8 bytes (date, timestamps too) */
 	GPUEXT_SCAN_FLOAT4,
-	GPUEXT_SCAN_FLOAT8
+	GPUEXT_SCAN_FLOAT8,
+	GPUEXT_SCAN_BYTES			/* its bytes (a GROUP BY key): where they start in the page, and how many */
 } GpuextScanKind;
 
 /* A column the program reads. */
@@ -83,8 +88,10 @@ typedef struct GpuextScanOut
 	uint8_t		filter_n;
 	uint8_t		from_reg;		/* the value is register reg's (double precision), not the column's */
 	uint8_t		reg;
-	uint16_t	pad;
+	uint8_t		counter;		/* GROUP BY, value_bytes 0: its per-group counts are counter (> 0) */
+	uint8_t		pad;
 	uint64_t	offset;			/* its values start here in the outputs */
+	uint64_t	groups_offset;	/* GROUP BY: each value's group number (uint32) starts here */
 } GpuextScanOut;
 
 /* The arithmetic's operations, as PostgreSQL's float8 operators (utils/float.h). */
@@ -105,6 +112,30 @@ typedef struct GpuextScanStep
 	uint8_t		a;
 	uint8_t		b;
 } GpuextScanStep;
+
+/*
+ * A GROUP BY key: a column of kind GPUEXT_SCAN_BYTES, at byte at of the key
+ * image: a tag byte (0 NULL, else 1 + its length) then up to width bytes.
+ */
+typedef struct GpuextScanKey
+{
+	uint8_t		col;
+	uint8_t		at;
+	uint8_t		width;
+	uint8_t		pad;
+} GpuextScanKey;
+
+/* The passes of a GROUP BY scan: its keys into the table, then its values with their groups. */
+#define GPUEXT_SCAN_PASS_KEYS 1
+#define GPUEXT_SCAN_PASS_VALUES 2
+
+/* A key image the keys pass found new: its slot in the table, and the image. */
+typedef struct GpuextScanNewGroup
+{
+	uint32_t	slot;
+	uint32_t	pad;
+	uint64_t	image[2];
+} GpuextScanNewGroup;
 
 /* regs[dst] = a column as double precision. */
 typedef struct GpuextScanLoad
@@ -135,6 +166,24 @@ typedef struct GpuextScanProgram
 	GpuextScanLoad loads[GPUEXT_SCAN_MAX_REGS];
 	GpuextScanStep steps[GPUEXT_SCAN_MAX_REGS];
 	double		consts[GPUEXT_SCAN_MAX_REGS];	/* the registers' starting values: the constants */
+	/*
+	 * GROUP BY (nkeys > 0): a hash table of table_cap (a power of two) key
+	 * images in the outputs (a uint32 state each, then two uint64 words each),
+	 * kept from batch to batch; the new ones of a keys pass listed at
+	 * new_offset; map_offset, per slot its group number (the caller's); and
+	 * ncounters per-group counts of a values pass at counts_offset (counter c
+	 * of group g at c * table_cap + g; counter 0 the rows that pass).
+	 */
+	uint8_t		nkeys;
+	uint8_t		pass;			/* GPUEXT_SCAN_PASS_KEYS or _VALUES */
+	uint8_t		clear_table;	/* the keys pass starts with an empty table */
+	uint8_t		ncounters;
+	uint32_t	table_cap;
+	GpuextScanKey keys[GPUEXT_SCAN_MAX_KEYS];
+	uint64_t	table_offset;
+	uint64_t	new_offset;
+	uint64_t	map_offset;
+	uint64_t	counts_offset;
 } GpuextScanProgram;
 
 /* One tuple's columns as the program reads them, and its arithmetic's registers. */
@@ -276,7 +325,20 @@ gpuext_scan_decode(const GpuextScanProgram *p, const unsigned char *page, unsign
 			return -1;
 		if (wanted)
 		{
-			if (p->cols[c].kind != GPUEXT_SCAN_NULLNESS)
+			if (p->cols[c].kind == GPUEXT_SCAN_BYTES)
+			{
+				/* a key's bytes: inline and uncompressed, else the CPU reads the batch */
+				uint32_t	skip = 0;
+
+				if (attlen == -1)
+				{
+					if (data[off] == 0x01 || (!(data[off] & 0x01) && (data[off] & 0x02)))
+						return -1;
+					skip = (data[off] & 0x01) ? 1 : 4;
+				}
+				row->vals[c] = (int64_t) (((uint64_t) (data + off + skip - page) << 32) | (size - skip));
+			}
+			else if (p->cols[c].kind != GPUEXT_SCAN_NULLNESS)
 				row->vals[c] = gpuext_scan_read(data + off, attlen);
 			c++;
 		}
@@ -539,10 +601,13 @@ gpuext_scan_items(const unsigned char *page, const uint16_t *vis, int *all)
 	return (lower - 24) / 4 > GPUEXT_SCAN_MAX_TUPLES ? GPUEXT_SCAN_MAX_TUPLES : (lower - 24) / 4;
 }
 
+#include "scan_heap_groups.h"
+
 /*
  * The device scan on the host: each page's tuples decoded and run through
  * the program, one after another (the fake device, and the CPU redoing a
- * batch).  counts (GPUEXT_SCAN_COUNTERS) are added to, not cleared.
+ * batch).  counts (GPUEXT_SCAN_COUNTERS) are added to, not cleared, and so
+ * are a values pass's per-group counts.
  */
 static inline void
 gpuext_scan_heap_host(const GpuextScanProgram *p, const char *pages, const uint16_t *vis, uint32_t npages,
@@ -560,6 +625,8 @@ gpuext_scan_heap_host(const GpuextScanProgram *p, const char *pages, const uint1
 		for (unsigned i = 0; i < n; i++)
 		{
 			int			r = gpuext_scan_decode(p, page, all ? i + 1 : v[i + 1], &row);
+			uint64_t	image[2];
+			uint32_t	group = 0;
 
 			if (r == 0)
 				continue;
@@ -568,23 +635,48 @@ gpuext_scan_heap_host(const GpuextScanProgram *p, const char *pages, const uint1
 				counts[GPUEXT_SCAN_BAD]++;
 				continue;
 			}
+
 			counts[GPUEXT_SCAN_DECODED]++;
 			if (!gpuext_scan_cmps(p, &row, 0, p->nquals))
 				continue;
+			if (p->nkeys > 0 && !gpuext_scan_key_image(p, page, &row, image))
+			{
+				counts[GPUEXT_SCAN_BAD]++;
+				continue;
+			}
+			if (p->nkeys > 0 && p->pass == GPUEXT_SCAN_PASS_KEYS)
+			{
+				if (!gpuext_scan_group_insert_host(p, outs, image, counts))
+					counts[GPUEXT_SCAN_BAD]++;
+				continue;
+			}
+			if (p->nkeys > 0 && (group = gpuext_scan_group_find(p, outs, image)) == GPUEXT_SCAN_NO_GROUP)
+			{
+				counts[GPUEXT_SCAN_BAD]++;
+				continue;
+			}
 			if (gpuext_scan_compute(p, &row))
 			{
 				counts[GPUEXT_SCAN_ERRORS]++;
 				continue;
 			}
 			counts[GPUEXT_SCAN_PASSED]++;
+			if (p->nkeys > 0)
+				gpuext_scan_group_counts(p, outs, group)[0]++;
 			for (int o = 0; o < p->nouts; o++)
 			{
 				uint64_t   *k = &counts[GPUEXT_SCAN_OUT_COUNT + o];
 
 				if (!gpuext_scan_out_takes(p, &row, o))
 					continue;
+				if (p->nkeys > 0 && p->outs[o].value_bytes == 0)
+					gpuext_scan_group_counts(p, outs, group)[(size_t) p->outs[o].counter * p->table_cap]++;
 				if (p->outs[o].value_bytes > 0 && *k < p->out_cap)
+				{
 					gpuext_scan_out_put(p, &row, o, outs, *k);
+					if (p->nkeys > 0)
+						memcpy(outs + p->outs[o].groups_offset + *k * sizeof(uint32_t), &group, sizeof(group));
+				}
 				(*k)++;
 			}
 		}
@@ -622,7 +714,8 @@ gpuext_scan_program_valid(const GpuextScanProgram *p, size_t outs_bytes)
 			return 0;
 	for (int c = 0; c < p->ncols; c++)
 		if (p->cols[c].att < 0 || p->cols[c].att >= p->walk_atts || (c > 0 && p->cols[c].att <= p->cols[c - 1].att) ||
-			(p->cols[c].kind != GPUEXT_SCAN_NULLNESS &&
+			p->cols[c].kind > GPUEXT_SCAN_BYTES ||
+			(p->cols[c].kind != GPUEXT_SCAN_NULLNESS && p->cols[c].kind != GPUEXT_SCAN_BYTES &&
 			 p->att_len[p->cols[c].att] != 2 && p->att_len[p->cols[c].att] != 4 && p->att_len[p->cols[c].att] != 8))
 			return 0;
 	for (int i = 0; i < p->ncmps; i++)
@@ -640,6 +733,17 @@ gpuext_scan_program_valid(const GpuextScanProgram *p, size_t outs_bytes)
 		if (p->steps[i].op > GPUEXT_SCAN_NEG || p->steps[i].dst >= p->nregs || p->steps[i].a >= p->nregs ||
 			p->steps[i].b >= p->nregs)
 			return 0;
+	for (int c = 0; c < p->ncols; c++)
+		if (p->cols[c].kind == GPUEXT_SCAN_BYTES && !p->cols[c].missing_null)
+			return 0;
+	for (int i = 0; i < p->ncmps; i++)
+		if (p->cols[p->cmps[i].col].kind == GPUEXT_SCAN_BYTES && !p->cmps[i].nulltest)
+			return 0;
+	for (int i = 0; i < p->nloads; i++)
+		if (p->cols[p->loads[i].col].kind == GPUEXT_SCAN_BYTES)
+			return 0;
+	if (!gpuext_scan_groups_valid(p, outs_bytes))
+		return 0;
 	for (int o = 0; o < p->nouts; o++)
 	{
 		const GpuextScanOut *out = &p->outs[o];
@@ -656,7 +760,7 @@ gpuext_scan_program_valid(const GpuextScanProgram *p, size_t outs_bytes)
 				return 0;
 			continue;
 		}
-		if (out->col < 0 || p->cols[out->col].kind == GPUEXT_SCAN_NULLNESS ||
+		if (out->col < 0 || p->cols[out->col].kind == GPUEXT_SCAN_NULLNESS || p->cols[out->col].kind == GPUEXT_SCAN_BYTES ||
 			p->att_len[p->cols[out->col].att] != out->value_bytes ||
 			(out->value_bytes != 2 && out->value_bytes != 4 && out->value_bytes != 8) ||
 			out->offset % 8 != 0 || out->offset > outs_bytes ||

@@ -14,6 +14,8 @@
  *	gpuagg_keys.c		the GROUP BY keys: evaluated per row, numbered (a group each)
  *	gpuagg_group.c		the groups' per-input states and results
  *	gpuagg_spill.c		groups past hash_mem: their rows spilled to partitions, each aggregated in turn
+ *	gpuagg_devscan.c	the device scan: pages to the device, decoded, filtered and reduced there
+ *	gpuagg_devgroups.c	... under GROUP BY: the device's table of keys numbered as the node's groups
  *	gpuagg_parallel.c	parallel workers: their share of the table, merged by the leader
  *	gpuagg_numeric.c	numeric inputs: int64 at the scale of numeric(p <= 18, s), else exact CPU accumulators;
  *						numeric arguments compiled
@@ -267,11 +269,36 @@ typedef struct GpuAggWorkers
 	bool		leader_scans;	/* the leader reads blocks too */
 } GpuAggWorkers;
 
+/* The device scan's buffers, kept for the node's runs (gpuagg_devscan.c; GROUP BY, gpuagg_devgroups.c). */
+typedef struct GpuAggDevScan
+{
+	GpuextBuffer *prog;			/* pinned: the program, then a GROUP BY's keys pass (the GPU service reads them from its arena) */
+	GpuextBuffer *host;			/* pinned: batch_pages pages, then their visible items */
+	GpuextBuffer *back;			/* pinned: the counters, then a reduction result per output */
+	GpuextBuffer *device;		/* pages, items, counters, outputs, reduction scratch */
+	uint32		batch_pages;
+	size_t		vis_off;
+	size_t		counts_off;
+	size_t		outs_off;
+	size_t		outs_bytes;
+	size_t		scratch_off;
+	size_t		scratch_bytes;
+	BlockNumber *blknos;		/* each page's block in the batch */
+	uint32		npages;
+	bool		bad;			/* the batch has a tuple the device could not decode */
+	/* GROUP BY */
+	GpuextBuffer *gback;		/* pinned: the new key images, the per-group counts, the slots' group numbers */
+	bool		first;			/* the run's first batch: its keys pass empties the table */
+	bool		groups_off;		/* the device's groups stopped (spill, a full table): the rest on the CPU */
+	uint32		map_lo;			/* slots whose group numbers changed since the last upload */
+	uint32		map_hi;
+} GpuAggDevScan;
+
 /* The device scan (gpuagg_devscan.c). */
 typedef struct GpuAggDevice
 {
 	GpuextScanProgram *program; /* where the node's scan can run on the device, else NULL */
-	struct GpuAggDevScan *buffers;	/* made on the first run that uses it */
+	GpuAggDevScan *buffers;		/* made on the first run that uses it */
 } GpuAggDevice;
 
 /* The node: its aggregates and inputs, a run's state, and each stage's own. */
@@ -372,6 +399,8 @@ extern bool GpuAggGroupNext(GpuAggState *st);
 extern void GpuAggGroupsSettle(GpuAggState *st);
 extern const GpuextGroupState *GpuAggGroupState(GpuAggInput *in, uint32 group, size_t *bytes);
 extern size_t GpuAggGroupMerge(GpuAggState *st, GpuAggInput *in, uint32 group, const GpuextGroupState *src);
+extern void GpuAggGroupAddDevice(GpuAggState *st, GpuAggInput *in, const char *values, const uint32 *groups, size_t n);
+extern void GpuAggGroupsDeviceLost(GpuAggState *st, GpuextDeviceOutcome outcome);
 
 /* gpuagg_spill.c */
 extern void GpuAggSpillBegin(GpuAggState *st);
@@ -425,6 +454,16 @@ extern void GpuAggRowExprRunColumns(const GpuAggRowExpr *e, float8 *cols, int n)
 extern void GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc);
 extern bool GpuAggDevScanUsable(GpuAggState *st, GpuAggPages *pg);
 extern bool GpuAggDevScanRun(GpuAggState *st, GpuAggPages *pg);
+extern void GpuAggDevScanCpuBatch(GpuAggState *st, GpuAggDevScan *ds);
+
+/* gpuagg_devgroups.c */
+extern bool GpuAggDevGroupsKeys(GpuAggState *st, TupleDesc tupdesc, Bitmapset **keyatts);
+extern void GpuAggDevGroupsProgram(GpuAggState *st, GpuextScanProgram *p, const int *col_of_att);
+extern bool GpuAggDevGroupsKeyValueRead(const GpuextScanProgram *p);
+extern size_t GpuAggDevGroupsLayout(GpuAggState *st, GpuextScanProgram *p, size_t outs);
+extern bool GpuAggDevGroupsUsable(GpuAggState *st);
+extern void GpuAggDevGroupsBegin(GpuAggDevScan *ds);
+extern void GpuAggDevGroupsBatch(GpuAggState *st, GpuAggDevScan *ds);
 
 /* gpuagg_explain.c */
 extern void GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es);

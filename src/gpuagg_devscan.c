@@ -43,24 +43,6 @@ bool		gpuext_enable_device_scan = GPUEXT_ENABLE_DEVICE_SCAN_DEFAULT;
 
 StaticAssertDecl(MaxHeapTuplesPerPage <= GPUEXT_SCAN_MAX_TUPLES, "a page's items fit the device scan's list");
 
-typedef struct GpuAggDevScan
-{
-	GpuextBuffer *prog;			/* pinned: the program (the GPU service reads it from its arena) */
-	GpuextBuffer *host;			/* pinned: batch_pages pages, then their visible items */
-	GpuextBuffer *back;			/* pinned: the counters, then a reduction result per output */
-	GpuextBuffer *device;		/* pages, items, counters, outputs, reduction scratch */
-	uint32		batch_pages;
-	size_t		vis_off;
-	size_t		counts_off;
-	size_t		outs_off;
-	size_t		outs_bytes;
-	size_t		scratch_off;
-	size_t		scratch_bytes;
-	BlockNumber *blknos;		/* each page's block in the batch */
-	uint32		npages;
-	bool		bad;			/* the batch has a tuple the device could not decode */
-} GpuAggDevScan;
-
 /* How a column of this type is read on the device, false for none but its NULLs. */
 static bool
 ScanKind(Oid type, uint8 *kind)
@@ -119,12 +101,14 @@ GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 	int			col_of_att[GPUEXT_SCAN_MAX_ATTS + 1];
 	int			maxatt = 0;
 	int			a = -1;
+	Bitmapset  *keyatts = NULL;
 
 	st->dev.program = NULL;
 #ifdef WORDS_BIGENDIAN
 	return;
 #endif
-	if (BLCKSZ != GPUEXT_SCAN_PAGE_BYTES || st->groups.nkeys > 0 || st->ninputs > GPUEXT_SCAN_MAX_OUTS ||
+
+	if (BLCKSZ != GPUEXT_SCAN_PAGE_BYTES || st->ninputs > GPUEXT_SCAN_MAX_OUTS ||
 		(st->rows.qual != NULL && st->rows.rowqual == NULL))
 		return;
 	if (st->rows.rowqual != NULL)
@@ -166,6 +150,10 @@ GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 	}
 	if (st->rows.fixed && st->rows.rowargs != NULL)
 		GpuAggRowExprColumnsUsed(st->rows.rowargs, &atts);
+	/* GROUP BY: the keys' columns, read for nothing else */
+	if (st->groups.nkeys > 0 && !GpuAggDevGroupsKeys(st, tupdesc, &keyatts))
+		return;
+	atts = bms_union(atts, keyatts);
 	while ((a = bms_next_member(atts, a)) >= 0)
 		maxatt = a;
 	if (maxatt > GPUEXT_SCAN_MAX_ATTS || bms_num_members(atts) > GPUEXT_SCAN_MAX_COLS)
@@ -188,6 +176,8 @@ GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 	{
 		col_of_att[a] = p->ncols;
 		ScanColumn(&p->cols[p->ncols++], tupdesc, a);
+		if (bms_is_member(a, keyatts))
+			p->cols[p->ncols - 1].kind = GPUEXT_SCAN_BYTES;
 	}
 	if (st->rows.rowqual != NULL && !GpuAggRowQualToScan(st->rows.rowqual, p, col_of_att))
 		return;
@@ -208,6 +198,12 @@ GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 			return;
 		out->filter_n = p->ncmps - out->filter_first;
 	}
+	if (st->groups.nkeys > 0)
+	{
+		GpuAggDevGroupsProgram(st, p, col_of_att);
+		if (GpuAggDevGroupsKeyValueRead(p))
+			return;
+	}
 	st->dev.program = p;
 }
 
@@ -221,7 +217,8 @@ GpuAggDevScanUsable(GpuAggState *st, GpuAggPages *pg)
 {
 	double		rows = pg->rel->rd_rel->reltuples > 0 ? pg->rel->rd_rel->reltuples : pg->nblocks * 50.0;
 
-	if (st->dev.program == NULL || !st->run_device || pg->check_serializable || !gpuext_enable_device_scan)
+	if (st->dev.program == NULL || !st->run_device || pg->check_serializable || !gpuext_enable_device_scan ||
+		(st->groups.nkeys > 0 && !GpuAggDevGroupsUsable(st)))
 		return false;
 	return gpuext_device_mode == GPUEXT_DEVICE_GPU || rows >= gpuext_min_gpu_elements;
 }
@@ -257,13 +254,25 @@ DevScanStart(GpuAggState *st)
 												p->out_cap, &scratch), "reduction setup");
 		ds->scratch_bytes = Max(ds->scratch_bytes, scratch);
 	}
+	if (p->nkeys > 0)
+		outs = GpuAggDevGroupsLayout(st, p, outs);
 	ds->outs_bytes = Max(outs, 8);
 	ds->scratch_off = ds->outs_off + ds->outs_bytes;
 	ds->blknos = palloc(sizeof(BlockNumber) * ds->batch_pages);
 	ds->device = GpuextDeviceAlloc(ds->scratch_off + ds->scratch_bytes, gpuext_device_mode == GPUEXT_DEVICE_AUTO);
 	ds->host = ds->device ? GpuextPinnedAllocShort(ds->vis_off + vis_bytes) : NULL;
 	ds->back = ds->host ? GpuextPinnedAllocShort(back_bytes) : NULL;
-	ds->prog = ds->back ? GpuextPinnedAllocShort(sizeof(GpuextScanProgram)) : NULL;
+	ds->prog = ds->back ? GpuextPinnedAllocShort(sizeof(GpuextScanProgram) * 2) : NULL;
+	if (ds->prog != NULL && p->nkeys > 0)
+	{
+		ds->gback = GpuextPinnedAllocShort(((size_t) sizeof(GpuextScanNewGroup) + sizeof(uint32) +
+											sizeof(uint64) * p->ncounters) * p->table_cap);
+		if (ds->gback == NULL)
+		{
+			GpuextBufferFree(ds->prog);
+			ds->prog = NULL;
+		}
+	}
 	MemoryContextSwitchTo(old);
 	if (ds->prog == NULL)
 	{
@@ -277,7 +286,11 @@ DevScanStart(GpuAggState *st)
 		pfree(ds);
 		return NULL;
 	}
+	/* GROUP BY: the values pass, then the keys pass */
+	p->pass = GPUEXT_SCAN_PASS_VALUES;
 	memcpy(ds->prog->ptr, p, sizeof(GpuextScanProgram));
+	((GpuextScanProgram *) ds->prog->ptr + 1)[0] = *p;
+	((GpuextScanProgram *) ds->prog->ptr + 1)->pass = GPUEXT_SCAN_PASS_KEYS;
 	return ds;
 }
 
@@ -346,8 +359,8 @@ DevScanBatch(DevScanJob *job)
 GPUEXT_DEVICE_WORK(DevScanBatch, DevScanJob)
 
 /* The batch's rows read on the CPU from its copies, row by row. */
-static void
-CpuBatch(GpuAggState *st, GpuAggDevScan *ds)
+void
+GpuAggDevScanCpuBatch(GpuAggState *st, GpuAggDevScan *ds)
 {
 	Relation	rel = st->css.ss.ss_currentRelation;
 	const uint16 *vis = (const uint16 *) (ds->host->ptr + ds->vis_off);
@@ -377,6 +390,7 @@ CpuBatch(GpuAggState *st, GpuAggDevScan *ds)
 			GpuAggTakeHeapRow(st, &tuple);
 		}
 	}
+	st->stats.cpu_batches++;
 }
 
 /* One full batch: on the device, its results merged into the inputs; or on the CPU. */
@@ -401,12 +415,10 @@ RunBatch(GpuAggState *st, GpuAggDevScan *ds, bool *lost)
 			GpuAggNoteFallback(st, "the device failed");
 			*lost = true;
 		}
-		CpuBatch(st, ds);
-		st->stats.cpu_batches++;
+		GpuAggDevScanCpuBatch(st, ds);
 		return;
 	}
-	for (uint64 i = 0; i < Counts(ds)[GPUEXT_SCAN_DECODED]; i++)
-		pgstat_count_heap_getnext(st->css.ss.ss_currentRelation);
+	GpuextCountHeapGetNext(st->css.ss.ss_currentRelation, Counts(ds)[GPUEXT_SCAN_DECODED]);
 	st->stats.rows_read += Counts(ds)[GPUEXT_SCAN_DECODED];
 	st->stats.rows_passed += Counts(ds)[GPUEXT_SCAN_PASSED];
 	st->stats.device_tuples += Counts(ds)[GPUEXT_SCAN_DECODED];
@@ -445,7 +457,9 @@ GpuAggDevScanRun(GpuAggState *st, GpuAggPages *pg)
 		return false;
 	}
 	vis = (uint16 *) (ds->host->ptr + ds->vis_off);
-	while (more)
+	if (st->groups.nkeys > 0)
+		GpuAggDevGroupsBegin(ds);
+	while (more && !st->device_lost)
 	{
 		ds->npages = 0;
 		while (ds->npages < ds->batch_pages)
@@ -466,7 +480,9 @@ GpuAggDevScanRun(GpuAggState *st, GpuAggPages *pg)
 			ds->blknos[ds->npages++] = pg->blkno;
 		}
 		pg->copy_to = NULL;
-		if (ds->npages > 0)
+		if (ds->npages > 0 && st->groups.nkeys > 0)
+			GpuAggDevGroupsBatch(st, ds);
+		else if (ds->npages > 0)
 			RunBatch(st, ds, &lost);
 	}
 	return true;

@@ -304,6 +304,58 @@ SinkFlush(GpuAggState *st, GpuAggSink *sink)
 		st->stats.device_ms += GpuAggElapsedMs(start);
 }
 
+/* The device failed or is short (auto) outside the sinks' own calls: the run starts again on the CPU. */
+void
+GpuAggGroupsDeviceLost(GpuAggState *st, GpuextDeviceOutcome outcome)
+{
+	if (!st->device_lost)
+		DeviceLost(st, outcome);
+}
+
+typedef struct DeviceAddJob
+{
+	GpuAggSink *sink;
+	const char *values;
+	const uint32 *groups;
+	size_t		n;
+} DeviceAddJob;
+
+/* Add n values already in device memory, each with its group number there, to the sink's device states. */
+static bool
+DeviceAdd(DeviceAddJob *job)
+{
+	GpuAggSink *sink = job->sink;
+
+	if (!DeviceStatesCover(sink, sink->st->groups.ngroups))
+		return false;
+	if (sink->added + job->n > GPUEXT_GROUP_ADD_MAX)
+	{
+		if (!DeviceResults(sink, sink->ncleared, NULL))
+			return false;
+		sink->added = 0;
+	}
+	GpuextCheck(gpuext_groups_add(sink->value_bytes, sink->is_float, job->values, job->groups, job->n,
+								  sink->states->ptr, sink->ncleared), "grouped reduction");
+	sink->added += job->n;
+	return true;
+}
+
+GPUEXT_DEVICE_WORK(DeviceAdd, DeviceAddJob)
+
+/* The device scan's values of an input with their group numbers (device memory), added on the device. */
+void
+GpuAggGroupAddDevice(GpuAggState *st, GpuAggInput *in, const char *values, const uint32 *groups, size_t n)
+{
+	DeviceAddJob job = {in->sink, values, groups, n};
+	GpuextDeviceOutcome outcome;
+
+	Assert(st->groups.use_device && in->sink != NULL);
+	if (n == 0 || st->device_lost)
+		return;
+	if ((outcome = TryDeviceAdd(&job, "grouped reduction")) != GPUEXT_DEVICE_DONE)
+		DeviceLost(st, outcome);
+}
+
 /* Add one non-NULL value of a group to an input. */
 void
 GpuAggGroupAdd(GpuAggState *st, GpuAggInput *in, uint32 group, Datum value)

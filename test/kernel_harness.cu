@@ -1588,6 +1588,7 @@ void check_reduce_arguments()
 #include "harness_reduce_fixed.cuh"
 #include "harness_groups.cuh"
 #include "harness_scan_heap.cuh"
+#include "harness_scan_groups.cuh"
 
 /* Reduction correctness over every type, pattern, size and alignment. */
 void run_reduce_checks(bool quick, uint64_t seed)
@@ -1753,7 +1754,10 @@ int main(int argc, char **argv)
 	if (runs("groups"))
 		run_group_checks(quick, seed);
 	if (runs("scan"))
+	{
 		run_scan_checks(quick);
+		run_scan_group_checks(quick);
+	}
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }

@@ -1,0 +1,211 @@
+/*
+ * scan_heap_groups.h
+ *		The device scan's GROUP BY: a row's keys packed into one key image,
+ *		the hash table of the images seen (open addressing, in the scan's
+ *		outputs, kept across batches), and the per-group counts of a values
+ *		pass.  Included by scan_heap.h after the decoder; shared by the
+ *		kernel, the fake device and the harness.
+ *
+ * A GROUP BY scan runs a batch twice.  The keys pass puts each passing
+ * row's key image in the table and lists the images new to it; the caller
+ * gives each new slot its group number (map_offset).  The values pass finds
+ * each row's slot again and writes its group number beside each value, and
+ * counts rows per group.  Images are compared as bytes, so the keys' types
+ * must be equal exactly when their bytes are (the caller's choice).
+ */
+#ifndef GPUEXT_SCAN_HEAP_GROUPS_H
+#define GPUEXT_SCAN_HEAP_GROUPS_H
+
+/* A slot's state: empty, being written (device only), or holding an image. */
+#define GPUEXT_SCAN_SLOT_EMPTY 0
+#define GPUEXT_SCAN_SLOT_BUSY 1
+#define GPUEXT_SCAN_SLOT_FULL 2
+
+/* No slot holds the image. */
+#define GPUEXT_SCAN_NO_GROUP 0xFFFFFFFFu
+
+/* A little-endian 64-bit word of 8 bytes. */
+static inline GPUEXT_HD uint64_t
+gpuext_scan_u64(const unsigned char *b)
+{
+	return (uint64_t) gpuext_scan_u32(b) | ((uint64_t) gpuext_scan_u32(b + 4) << 32);
+}
+
+/* The row's key image: each key's tag byte and bytes at its place, zeros elsewhere; 0 where a key is too long. */
+static inline GPUEXT_HD int
+gpuext_scan_key_image(const GpuextScanProgram *p, const unsigned char *page, const GpuextScanRow *row,
+					  uint64_t image[2])
+{
+	unsigned char b[GPUEXT_SCAN_KEY_BYTES];
+
+	for (int i = 0; i < GPUEXT_SCAN_KEY_BYTES; i++)
+		b[i] = 0;
+	for (int k = 0; k < p->nkeys; k++)
+	{
+		const GpuextScanKey *key = &p->keys[k];
+		uint64_t	v = (uint64_t) row->vals[key->col];
+		uint32_t	off = (uint32_t) (v >> 32);
+		uint32_t	len = (uint32_t) v;
+
+		if (row->nulls & (1u << key->col))
+			continue;
+		if (len > key->width || off + len > GPUEXT_SCAN_PAGE_BYTES)
+			return 0;
+		b[key->at] = (unsigned char) (1 + len);
+		for (uint32_t i = 0; i < len; i++)
+			b[key->at + 1 + i] = page[off + i];
+	}
+	image[0] = gpuext_scan_u64(b);
+	image[1] = gpuext_scan_u64(b + 8);
+	return 1;
+}
+
+/* An image's first slot to probe. */
+static inline GPUEXT_HD uint32_t
+gpuext_scan_key_hash(const uint64_t image[2], uint32_t cap)
+{
+	uint64_t	h = image[0] * UINT64_C(0x9E3779B97F4A7C15) ^ (image[1] + UINT64_C(0x632BE59BD9B4E019));
+
+	h ^= h >> 31;
+	h *= UINT64_C(0xD6E8FEB86659FD93);
+	h ^= h >> 32;
+	return (uint32_t) h & (cap - 1);
+}
+
+/* The table's states, its images (two words a slot), the new images' list and the slots' group numbers. */
+static inline GPUEXT_HD uint32_t *
+gpuext_scan_slot_states(const GpuextScanProgram *p, char *outs)
+{
+	return (uint32_t *) (outs + p->table_offset);
+}
+
+static inline GPUEXT_HD uint64_t *
+gpuext_scan_slot_images(const GpuextScanProgram *p, char *outs)
+{
+	return (uint64_t *) (outs + p->table_offset + (size_t) p->table_cap * sizeof(uint32_t));
+}
+
+static inline GPUEXT_HD GpuextScanNewGroup *
+gpuext_scan_new_groups(const GpuextScanProgram *p, char *outs)
+{
+	return (GpuextScanNewGroup *) (outs + p->new_offset);
+}
+
+/* Group g's counts (counter c of it at [c * table_cap]). */
+static inline GPUEXT_HD uint64_t *
+gpuext_scan_group_counts(const GpuextScanProgram *p, char *outs, uint32_t g)
+{
+	return (uint64_t *) (outs + p->counts_offset) + g;
+}
+
+/* The group number of the slot holding image, or GPUEXT_SCAN_NO_GROUP (the values pass; the table is not changing). */
+static inline GPUEXT_HD uint32_t
+gpuext_scan_group_find(const GpuextScanProgram *p, char *outs, const uint64_t image[2])
+{
+	const uint32_t *states = gpuext_scan_slot_states(p, outs);
+	const uint64_t *images = gpuext_scan_slot_images(p, outs);
+	const uint32_t *map = (const uint32_t *) (outs + p->map_offset);
+	uint32_t	s = gpuext_scan_key_hash(image, p->table_cap);
+
+	for (uint32_t probe = 0; probe < p->table_cap; probe++, s = (s + 1) & (p->table_cap - 1))
+	{
+		if (states[s] != GPUEXT_SCAN_SLOT_FULL)
+			return GPUEXT_SCAN_NO_GROUP;
+		if (images[2 * s] == image[0] && images[2 * s + 1] == image[1])
+			return map[s];
+	}
+	return GPUEXT_SCAN_NO_GROUP;
+}
+
+/* The keys pass on the host: image put in the table, listed if new; 0 where the table is full. */
+static inline int
+gpuext_scan_group_insert_host(const GpuextScanProgram *p, char *outs, const uint64_t image[2], uint64_t *counts)
+{
+	uint32_t   *states = gpuext_scan_slot_states(p, outs);
+	uint64_t   *images = gpuext_scan_slot_images(p, outs);
+	uint32_t	s = gpuext_scan_key_hash(image, p->table_cap);
+
+	for (uint32_t probe = 0; probe < p->table_cap; probe++, s = (s + 1) & (p->table_cap - 1))
+	{
+		if (states[s] == GPUEXT_SCAN_SLOT_FULL)
+		{
+			if (images[2 * s] == image[0] && images[2 * s + 1] == image[1])
+				return 1;
+			continue;
+		}
+		states[s] = GPUEXT_SCAN_SLOT_FULL;
+		images[2 * s] = image[0];
+		images[2 * s + 1] = image[1];
+		if (counts[GPUEXT_SCAN_NEW_GROUPS] < p->table_cap)
+		{
+			GpuextScanNewGroup *n = &gpuext_scan_new_groups(p, outs)[counts[GPUEXT_SCAN_NEW_GROUPS]];
+
+			n->slot = s;
+			n->pad = 0;
+			n->image[0] = image[0];
+			n->image[1] = image[1];
+		}
+		counts[GPUEXT_SCAN_NEW_GROUPS]++;
+		return 1;
+	}
+	return 0;
+}
+
+/* Whether the program's GROUP BY parts lie within its arrays and outs_bytes (1), else 0. */
+static inline int
+gpuext_scan_groups_valid(const GpuextScanProgram *p, size_t outs_bytes)
+{
+	size_t		cap = p->table_cap;
+	unsigned	used = 0;
+
+	if (p->nkeys == 0)
+		return 1;
+	if (p->nkeys > GPUEXT_SCAN_MAX_KEYS || cap < 2 || cap > ((size_t) 1 << 24) || (cap & (cap - 1)) != 0 ||
+		(p->pass != GPUEXT_SCAN_PASS_KEYS && p->pass != GPUEXT_SCAN_PASS_VALUES) ||
+		p->ncounters < 1 || p->ncounters > GPUEXT_SCAN_MAX_COUNTERS)
+		return 0;
+	for (int k = 0; k < p->nkeys; k++)
+	{
+		const GpuextScanKey *key = &p->keys[k];
+
+		if (key->col >= p->ncols || p->cols[key->col].kind != GPUEXT_SCAN_BYTES ||
+			key->at != used || key->at + 1 + key->width > GPUEXT_SCAN_KEY_BYTES)
+			return 0;
+		used = key->at + 1 + key->width;
+	}
+	if (p->table_offset % 8 != 0 || p->table_offset > outs_bytes ||
+		cap * (sizeof(uint32_t) + 2 * sizeof(uint64_t)) > outs_bytes - p->table_offset ||
+		p->new_offset % 8 != 0 || p->new_offset > outs_bytes ||
+		cap * sizeof(GpuextScanNewGroup) > outs_bytes - p->new_offset ||
+		p->map_offset % 4 != 0 || p->map_offset > outs_bytes || cap * sizeof(uint32_t) > outs_bytes - p->map_offset ||
+		p->counts_offset % 8 != 0 || p->counts_offset > outs_bytes ||
+		cap * p->ncounters * sizeof(uint64_t) > outs_bytes - p->counts_offset)
+		return 0;
+	for (int o = 0; o < p->nouts; o++)
+	{
+		const GpuextScanOut *out = &p->outs[o];
+
+		if (out->value_bytes == 0 ? (out->counter < 1 || out->counter >= p->ncounters) :
+			(out->groups_offset % 4 != 0 || out->groups_offset > outs_bytes ||
+			 p->out_cap > (outs_bytes - out->groups_offset) / sizeof(uint32_t)))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The host's part of a call (the fake device): a keys pass that starts the
+ * table empties it; a values pass zeroes its per-group counts.
+ */
+static inline void
+gpuext_scan_groups_clear_host(const GpuextScanProgram *p, char *outs)
+{
+	if (p->nkeys == 0)
+		return;
+	if (p->pass == GPUEXT_SCAN_PASS_KEYS && p->clear_table)
+		memset(gpuext_scan_slot_states(p, outs), 0, sizeof(uint32_t) * p->table_cap);
+	if (p->pass == GPUEXT_SCAN_PASS_VALUES)
+		memset(outs + p->counts_offset, 0, sizeof(uint64_t) * p->ncounters * p->table_cap);
+}
+
+#endif							/* GPUEXT_SCAN_HEAP_GROUPS_H */

@@ -1,0 +1,161 @@
+-- Custom Scan (GpuAgg)'s device scan under GROUP BY: each row's keys found in a table of groups
+-- on the device, each value sent to its group's state there.  Every result (all its groups) is
+-- checked against PostgreSQL's own plan; where there is a device, that the device scan ran
+-- (EXPLAIN ANALYZE's Device Scan line) and how many tuples it left to the CPU.  Keys of every
+-- type it groups, NULL keys, several keys, text keys short and too long for the device's key
+-- image, FILTERs and HAVING, rows not all-visible, more groups than the table or hash_mem hold,
+-- parallel workers, and a device that fails at each of its stages.
+LOAD 'gpuext';
+SET gpuext.agg_min_rows = 0;
+SET gpuext.min_gpu_elements = 0;
+SET max_parallel_workers_per_gather = 0;
+
+-- 'ok' when q's groups with GpuAgg allowed equal its groups with gpuext.enable_agg off and, where
+-- there is a device and devscan is not NULL, the device scan ran exactly when devscan is true,
+-- with cpu_tuples tuples left to the CPU; else what differed.
+CREATE FUNCTION check_groups(q text, devscan boolean DEFAULT true, cpu_tuples bigint DEFAULT 0)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  offloads boolean := (SELECT gpu_kernels AND device_state <> 'unavailable' FROM gpuext_info());
+  plan jsonb;
+  node jsonb;
+  got text;
+  want text;
+  agg text := 'SELECT count(*) || '' groups: '' || coalesce(string_agg(r, '' '' ORDER BY r), '''') '
+              'FROM (SELECT row(s.*)::text AS r FROM (%s) s) g';
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
+  EXECUTE format(agg, q) INTO got;
+  PERFORM set_config('gpuext.enable_agg', 'off', true);
+  EXECUTE format(agg, q) INTO want;
+  PERFORM set_config('gpuext.enable_agg', 'on', true);
+  IF got IS DISTINCT FROM want THEN
+    RETURN format('got %s, want %s', got, want);
+  END IF;
+  IF NOT offloads OR devscan IS NULL THEN
+    RETURN 'ok';
+  END IF;
+  node := jsonb_path_query_first(plan, '$.** ? (@."Custom Plan Provider" == "GpuAgg")');
+  IF node IS NULL THEN
+    RETURN 'GpuAgg not planned';
+  END IF;
+  IF (node ? 'Device Scan Blocks') <> devscan THEN
+    RETURN format('device scan: %s', NOT devscan);
+  END IF;
+  IF devscan AND (node->>'Tuples Decoded On CPU')::bigint <> cpu_tuples THEN
+    RETURN format('%s tuples on the CPU, not %s', node->>'Tuples Decoded On CPU', cpu_tuples);
+  END IF;
+  RETURN 'ok';
+END $$;
+
+-- Keys of each type the device groups, NULLs among them, after a text column of varying width.
+CREATE TABLE dg (pad text, k4 int4, k2 int2, k8 int8, kd date, kts timestamp, kb bool, kc "char",
+                 c1 char(1), c10 char(10), vc varchar(6), kt text, i4 int4, f8 float8, f4 float4,
+                 disc float8, n numeric);
+INSERT INTO dg
+SELECT repeat('p', i % 40),
+       CASE WHEN i % 101 = 0 THEN NULL ELSE i % 37 - 10 END, (i % 5)::int2, (i % 3) * 10000000000,
+       date '1995-01-01' + i % 9, timestamp '2000-01-01' + (i % 4) * interval '1 hour', i % 3 = 0,
+       chr(97 + i % 4)::"char", chr(65 + i % 3), (ARRAY['AIR', 'MAIL', 'TRUCK', 'REG AIR'])[1 + i % 4],
+       CASE WHEN i % 53 = 0 THEN NULL ELSE 'v' || i % 7 END,
+       CASE WHEN i % 59 = 0 THEN NULL ELSE 't' || i % 6 END,
+       i * 3 - 20000, CASE WHEN i % 83 = 0 THEN NULL ELSE (i % 500) / 8.0 - 20 END, (i % 100) / 4.0,
+       (i % 8) / 64.0, i % 11
+FROM generate_series(1, 20000) i;
+VACUUM ANALYZE dg;
+
+SELECT check_groups('SELECT k4, count(*), sum(i4), avg(f8), min(f8), max(i4), count(f8) FROM dg GROUP BY k4');
+SELECT check_groups('SELECT k2, k8, count(*), sum(f8), sum(f4) FROM dg GROUP BY k2, k8');
+SELECT check_groups('SELECT kd, kb, count(*), sum(i4), min(f4) FROM dg GROUP BY kd, kb');
+SELECT check_groups('SELECT kts, kc, count(*), avg(i4) FROM dg GROUP BY kts, kc');
+SELECT check_groups('SELECT c1, c10, count(*), sum(f8) FROM dg GROUP BY c1, c10');
+SELECT check_groups('SELECT vc, kt, count(*), sum(f8), count(kt) FROM dg GROUP BY vc, kt');
+SELECT check_groups('SELECT kt, count(*) FROM dg GROUP BY kt HAVING count(*) > 3000');
+-- TPC-H Q1's shape: two char(1) keys, a date against a timestamp, double precision arithmetic.
+SELECT check_groups($q$SELECT c1, kb, sum(f8), sum(f8 * (1 - disc)), sum(f8 * (1 - disc) * (1 + disc)), avg(disc), count(*)
+  FROM dg WHERE kd <= date '1995-01-09' - interval '3' day GROUP BY c1, kb$q$);
+-- FILTERs: compiled conditions on values and counts; a count of a column's non-NULL values.
+SELECT check_groups($q$SELECT c10, count(*) FILTER (WHERE i4 > 0), sum(f8) FILTER (WHERE f8 < 10), count(kt)
+  FROM dg WHERE k2 <> 3 GROUP BY c10$q$);
+-- No rows pass: no groups.
+SELECT check_groups('SELECT k4, count(*), sum(f8) FROM dg WHERE i4 < -1000000 GROUP BY k4', NULL);
+-- A key column also read by the WHERE clause: the device scan leaves that query.
+SELECT check_groups('SELECT k2, count(*) FROM dg WHERE k2 > 1 GROUP BY k2', false);
+-- Text keys longer than their room in the key image: every tuple on the CPU, the same groups.
+SELECT check_groups('SELECT pad, count(*), sum(i4) FROM dg GROUP BY pad', true, 20000);
+SELECT check_groups('SELECT kt, c10, pad, count(*) FROM dg GROUP BY kt, c10, pad', true, 20000);
+
+-- char(n) keys compared as bytes: values written with and without trailing blanks are one group,
+-- on the device and read in place on the CPU.
+CREATE TABLE dgc (c char(4), m char(3), v int4);
+INSERT INTO dgc SELECT (ARRAY['a', 'a ', 'a   ', 'b', ' b', 'é', 'é '])[1 + i % 7], (ARRAY['x', 'xy ', 'ü'])[1 + i % 3], i
+FROM generate_series(1, 7000) i;
+VACUUM ANALYZE dgc;
+SELECT check_groups('SELECT c, m, count(*), sum(v) FROM dgc GROUP BY c, m');
+SET gpuext.enable_device_scan = off;
+SELECT check_groups('SELECT c, count(*), sum(v), max(v) FROM dgc GROUP BY c', false);
+RESET gpuext.enable_device_scan;
+
+-- Rows updated, deleted, HOT-updated and rolled back: pages whose visible items are listed.
+BEGIN;
+UPDATE dg SET i4 = -i4 WHERE i4 % 7 = 0;
+ROLLBACK;
+DELETE FROM dg WHERE i4 % 13 = 0;
+UPDATE dg SET f8 = f8 + 1, k4 = NULL WHERE i4 % 17 = 0;
+SELECT check_groups('SELECT k4, count(*), sum(f8), sum(i4) FROM dg GROUP BY k4');
+SELECT check_groups('SELECT c1, c10, count(*), sum(f8) FROM dg GROUP BY c1, c10');
+
+-- More groups than the table of groups holds (by the plan's estimate, then as found), and than
+-- hash_mem holds: the rest of the run on the CPU.
+CREATE TABLE dgm (k int4, v float8);
+INSERT INTO dgm SELECT i % 3000, i FROM generate_series(1, 9000) i;
+ANALYZE dgm;
+SELECT check_groups('SELECT k, count(*), sum(v) FROM dgm GROUP BY k');
+INSERT INTO dgm SELECT i, i FROM generate_series(3000, 30000) i;
+SELECT check_groups('SELECT k, count(*), sum(v) FROM dgm GROUP BY k', NULL);
+SET work_mem = '64kB';
+SELECT check_groups('SELECT k % 2000 + k, count(*) FROM dgm GROUP BY 1', NULL);
+SELECT check_groups('SELECT k, count(*), sum(v) FROM dgm GROUP BY k', NULL);
+RESET work_mem;
+
+-- Parallel workers, each with its share of the pages.
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT check_groups('SELECT c1, kb, count(*), sum(f8), avg(i4) FROM dg GROUP BY c1, kb', NULL);
+RESET max_parallel_workers_per_gather;
+RESET min_parallel_table_scan_size;
+RESET parallel_tuple_cost;
+RESET parallel_setup_cost;
+
+-- A device that fails at its keys pass, its values pass, and its grouped additions: under auto
+-- the run answers on the CPU; under gpu the query fails with the device's error.
+SET gpuext.device = auto;
+SET client_min_messages = error;
+SET gpuext.debug_fail_device_calls = 'kernel:1';
+SELECT check_groups('SELECT c1, kb, count(*), sum(f8) FROM dg GROUP BY c1, kb', NULL);
+SET gpuext.debug_fail_device_calls = 'kernel:2';
+SELECT check_groups('SELECT c1, kb, count(*), sum(f8) FROM dg GROUP BY c1, kb', NULL);
+SET gpuext.debug_fail_device_calls = 'kernel:3';
+SELECT check_groups('SELECT c1, kb, count(*), sum(f8) FROM dg GROUP BY c1, kb', NULL);
+SET gpuext.debug_fail_device_calls = '';
+RESET client_min_messages;
+SET gpuext.device = gpu;
+SET gpuext.debug_fail_device_calls = 'kernel:1';
+DO $$
+BEGIN
+  IF (SELECT device_state = 'ready' FROM gpuext_info()) THEN
+    PERFORM c1, sum(f8) FROM dg GROUP BY c1;
+    RAISE NOTICE 'no error';
+  END IF;
+EXCEPTION WHEN OTHERS THEN
+  IF SQLSTATE <> '58000' THEN
+    RAISE NOTICE 'device failure under gpu: SQLSTATE %', SQLSTATE;
+  END IF;
+END $$;
+RESET gpuext.debug_fail_device_calls;
+RESET gpuext.device;
+
+DROP TABLE dg, dgc, dgm;
+DROP FUNCTION check_groups(text, boolean, bigint);

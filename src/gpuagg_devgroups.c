@@ -1,0 +1,423 @@
+/*
+ * gpuagg_devgroups.c
+ *		GpuAgg's device scan under GROUP BY: each row's keys packed into a
+ *		key image on the device and found in a hash table kept there
+ *		(cuda/scan_heap_groups.h); each key image new to the table numbered
+ *		here as the node's group of those keys (gpuagg_keys.c), so that the
+ *		device writes every value with its group number and the values go
+ *		into the groups' device states (gpuagg_group.c) without the CPU
+ *		touching a row.
+ *
+ * Where: every key a plain column of a type whose values are equal exactly
+ * when their bytes are (GpuAggByteEqualType: the integers, date, times,
+ * bool, "char", and text, varchar and char(n) under a deterministic
+ * collation), the keys' images together in 16 bytes (a tag byte and the
+ * bytes of each), no key column read for its value elsewhere (its NULLs may
+ * be: count(k), k IS NULL), the groups on
+ * the device, and no more groups expected than a quarter of the table.
+ * A batch runs twice on the device: its keys pass lists the images new to
+ * the table, which are numbered here; its values pass writes each value
+ * with its group number and counts rows per group.  A batch with a key too
+ * long for its place, or whose new keys would spill past hash_mem or fill
+ * the table, is read on the CPU, as is the rest of that run.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "mb/pg_wchar.h"
+#include "pgstat.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "gpuagg.h"
+
+/* The event slot marking the end of a batch's device work (as gpuagg_devscan.c's). */
+#define DEVGROUPS_EVENT 3
+
+/* The table's slots: at least this many, and four per group the plan expects, up to the most. */
+#define DEVGROUPS_MIN_SLOTS 1024
+#define DEVGROUPS_MAX_SLOTS ((uint32) 1 << 20)
+
+/*
+ * Whether the node's keys can be grouped on the device (see the file's
+ * head); their columns (from 1) added to *keyatts.
+ */
+bool
+GpuAggDevGroupsKeys(GpuAggState *st, TupleDesc tupdesc, Bitmapset **keyatts)
+{
+	int			used = 0;
+
+	if (st->groups.images == NULL || st->groups.nkeys > GPUEXT_SCAN_MAX_KEYS)
+		return false;
+	for (int k = 0; k < st->groups.nkeys; k++)
+	{
+		AttrNumber	att = st->groups.key_att[k];
+		Form_pg_attribute attr;
+		int16		len;
+
+		if (st->groups.key_exprs[k] != NULL || att <= 0)
+			return false;
+		attr = TupleDescAttr(tupdesc, att - 1);
+		len = GpuAggByteEqualType(attr->atttypid, attr->atttypmod);
+		if (len == 0 || attr->atthasmissing)
+			return false;
+		/* a text key takes what room is left, at least one byte */
+		used += 1 + (len > 0 ? len : 1);
+		*keyatts = bms_add_member(*keyatts, att);
+	}
+	return used <= GPUEXT_SCAN_KEY_BYTES;
+}
+
+/*
+ * The program's keys (its key columns already among its columns, of kind
+ * bytes) and its per-group counters: rows, then each counted output.
+ */
+void
+GpuAggDevGroupsProgram(GpuAggState *st, GpuextScanProgram *p, const int *col_of_att)
+{
+	TupleDesc	tupdesc = RelationGetDescr(st->css.ss.ss_currentRelation);
+	int			at = 0;
+	int			fixed = 0;
+	int			nvar = 0;
+	int			want[GPUEXT_SCAN_MAX_KEYS] = {0};
+
+	for (int k = 0; k < st->groups.nkeys; k++)
+	{
+		Form_pg_attribute attr = TupleDescAttr(tupdesc, st->groups.key_att[k] - 1);
+
+		fixed += 1 + (attr->attlen > 0 ? attr->attlen : 0);
+	}
+	p->nkeys = st->groups.nkeys;
+	/* text keys share what the fixed ones leave, the narrowest (by char(n) or varchar(n)) served first */
+	for (int k = 0; k < st->groups.nkeys; k++)
+	{
+		Form_pg_attribute attr = TupleDescAttr(tupdesc, st->groups.key_att[k] - 1);
+
+		p->keys[k].width = attr->attlen;
+		if (attr->attlen < 0)
+		{
+			want[k] = attr->atttypmod > VARHDRSZ ? (attr->atttypmod - VARHDRSZ) * pg_database_encoding_max_length() :
+				GPUEXT_SCAN_KEY_BYTES;
+			nvar++;
+		}
+	}
+	while (nvar > 0)
+	{
+		int			k = -1;
+
+		for (int j = 0; j < st->groups.nkeys; j++)
+			if (want[j] > 0 && (k < 0 || want[j] < want[k]))
+				k = j;
+		p->keys[k].width = Min(want[k], (GPUEXT_SCAN_KEY_BYTES - fixed) / nvar);
+		fixed += p->keys[k].width;
+		want[k] = 0;
+		nvar--;
+	}
+	for (int k = 0; k < st->groups.nkeys; k++)
+	{
+		p->keys[k].col = col_of_att[st->groups.key_att[k]];
+		p->keys[k].at = at;
+		at += 1 + p->keys[k].width;
+	}
+	p->ncounters = 1;
+	for (int o = 0; o < p->nouts; o++)
+		if (p->outs[o].value_bytes == 0)
+			p->outs[o].counter = p->ncounters++;
+}
+
+/* Whether a key column is read for its value by the program's conditions, arithmetic or outputs. */
+bool
+GpuAggDevGroupsKeyValueRead(const GpuextScanProgram *p)
+{
+	for (int i = 0; i < p->ncmps; i++)
+		if (!p->cmps[i].nulltest && p->cols[p->cmps[i].col].kind == GPUEXT_SCAN_BYTES)
+			return true;
+	for (int i = 0; i < p->nloads; i++)
+		if (p->cols[p->loads[i].col].kind == GPUEXT_SCAN_BYTES)
+			return true;
+	for (int o = 0; o < p->nouts; o++)
+		if (p->outs[o].value_bytes > 0 && !p->outs[o].from_reg && p->cols[p->outs[o].col].kind == GPUEXT_SCAN_BYTES)
+			return true;
+	return false;
+}
+
+/* The GROUP BY parts' places in the outputs, from outs on; the bytes they end at. */
+size_t
+GpuAggDevGroupsLayout(GpuAggState *st, GpuextScanProgram *p, size_t outs)
+{
+	double		expected = st->css.ss.ps.plan->plan_rows;
+	uint32		cap = DEVGROUPS_MIN_SLOTS;
+
+	while (cap < DEVGROUPS_MAX_SLOTS && cap < expected * 4)
+		cap *= 2;
+	p->table_cap = cap;
+	for (int o = 0; o < p->nouts; o++)
+		if (p->outs[o].value_bytes > 0)
+		{
+			p->outs[o].groups_offset = outs;
+			outs += TYPEALIGN(256, p->out_cap * sizeof(uint32));
+		}
+	p->table_offset = outs;
+	outs += TYPEALIGN(256, (size_t) cap * (sizeof(uint32) + 2 * sizeof(uint64)));
+	p->new_offset = outs;
+	outs += TYPEALIGN(256, (size_t) cap * sizeof(GpuextScanNewGroup));
+	p->map_offset = outs;
+	outs += TYPEALIGN(256, (size_t) cap * sizeof(uint32));
+	p->counts_offset = outs;
+	outs += TYPEALIGN(256, (size_t) cap * p->ncounters * sizeof(uint64));
+	return outs;
+}
+
+/* Whether this run's groups can be found on the device: they are on the device, and few enough for the table. */
+bool
+GpuAggDevGroupsUsable(GpuAggState *st)
+{
+	return st->groups.use_device && st->css.ss.ps.plan->plan_rows * 4 <= DEVGROUPS_MAX_SLOTS;
+}
+
+/* The pinned host memory of a GROUP BY scan's buffers: new images, per-group counts, then the slots' groups. */
+static inline GpuextScanNewGroup *
+NewGroups(GpuAggDevScan *ds)
+{
+	return (GpuextScanNewGroup *) ds->gback->ptr;
+}
+
+static inline uint64 *
+GroupCounts(GpuAggDevScan *ds, const GpuextScanProgram *p)
+{
+	return (uint64 *) (ds->gback->ptr + sizeof(GpuextScanNewGroup) * p->table_cap);
+}
+
+static inline uint32 *
+SlotGroups(GpuAggDevScan *ds, const GpuextScanProgram *p)
+{
+	return (uint32 *) (GroupCounts(ds, p) + (size_t) p->table_cap * p->ncounters);
+}
+
+/* A run starts: an empty table, and every slot without a group. */
+void
+GpuAggDevGroupsBegin(GpuAggDevScan *ds)
+{
+	const GpuextScanProgram *p = (const GpuextScanProgram *) ds->prog->ptr;
+
+	ds->first = true;
+	ds->groups_off = false;
+	memset(SlotGroups(ds, p), 0xFF, sizeof(uint32) * p->table_cap);
+	ds->map_lo = 0;
+	ds->map_hi = p->table_cap;
+}
+
+typedef struct GroupsJob
+{
+	GpuAggState *st;
+	GpuAggDevScan *ds;
+	uint32		ngroups;		/* the values pass: the groups whose counts come back */
+} GroupsJob;
+
+/* The batch's pages up and its keys pass; its counters and new key images back. */
+static bool
+KeysPass(GroupsJob *job)
+{
+	GpuAggDevScan *ds = job->ds;
+	GpuextScanProgram *keys = (GpuextScanProgram *) (ds->prog->ptr + sizeof(GpuextScanProgram));
+	char	   *dev = ds->device->ptr;
+	const uint64 *counts = (const uint64 *) ds->back->ptr;
+
+	GpuextCheck(gpuext_cuda_copy_to_device(dev, ds->host->ptr, (size_t) ds->npages * BLCKSZ), "copy to device");
+	GpuextCheck(gpuext_cuda_copy_to_device(dev + ds->vis_off, ds->host->ptr + ds->vis_off,
+										   (size_t) ds->npages * GPUEXT_SCAN_VIS_SLOTS * sizeof(uint16)),
+				"copy to device");
+	keys->clear_table = ds->first;
+	GpuextCheck(gpuext_scan_heap(keys, dev, (const uint16_t *) (dev + ds->vis_off), ds->npages,
+								 (uint64_t *) (dev + ds->counts_off), dev + ds->outs_off, ds->outs_bytes),
+				"device scan");
+	ds->first = false;
+	GpuextCheck(gpuext_cuda_copy_to_host(ds->back->ptr, dev + ds->counts_off, sizeof(uint64) * GPUEXT_SCAN_COUNTERS),
+				"copy to host");
+	GpuextCheck(gpuext_cuda_mark(DEVGROUPS_EVENT), "event record");
+	GpuextWait(DEVGROUPS_EVENT);
+	if (counts[GPUEXT_SCAN_NEW_GROUPS] > 0 && counts[GPUEXT_SCAN_NEW_GROUPS] <= keys->table_cap)
+	{
+		GpuextCheck(gpuext_cuda_copy_to_host(ds->gback->ptr, dev + ds->outs_off + keys->new_offset,
+											 sizeof(GpuextScanNewGroup) * counts[GPUEXT_SCAN_NEW_GROUPS]),
+					"copy to host");
+		GpuextCheck(gpuext_cuda_mark(DEVGROUPS_EVENT), "event record");
+		GpuextWait(DEVGROUPS_EVENT);
+	}
+	return true;
+}
+
+GPUEXT_DEVICE_WORK(KeysPass, GroupsJob)
+
+/* The slots' new group numbers up, the values pass, its counters and per-group counts back. */
+static bool
+ValuesPass(GroupsJob *job)
+{
+	GpuAggDevScan *ds = job->ds;
+	const GpuextScanProgram *p = (const GpuextScanProgram *) ds->prog->ptr;
+	char	   *dev = ds->device->ptr;
+	char	   *outs = dev + ds->outs_off;
+
+	if (ds->map_hi > ds->map_lo)
+		GpuextCheck(gpuext_cuda_copy_to_device(outs + p->map_offset + sizeof(uint32) * ds->map_lo,
+											   (const char *) (SlotGroups(ds, p) + ds->map_lo),
+											   sizeof(uint32) * (ds->map_hi - ds->map_lo)), "copy to device");
+	ds->map_lo = p->table_cap;
+	ds->map_hi = 0;
+	GpuextCheck(gpuext_scan_heap(p, dev, (const uint16_t *) (dev + ds->vis_off), ds->npages,
+								 (uint64_t *) (dev + ds->counts_off), outs, ds->outs_bytes), "device scan");
+	GpuextCheck(gpuext_cuda_copy_to_host(ds->back->ptr, dev + ds->counts_off, sizeof(uint64) * GPUEXT_SCAN_COUNTERS),
+				"copy to host");
+	for (int c = 0; c < p->ncounters && job->ngroups > 0; c++)
+		GpuextCheck(gpuext_cuda_copy_to_host((char *) (GroupCounts(ds, p) + (size_t) c * p->table_cap),
+											 outs + p->counts_offset + sizeof(uint64) * (size_t) c * p->table_cap,
+											 sizeof(uint64) * job->ngroups), "copy to host");
+	GpuextCheck(gpuext_cuda_mark(DEVGROUPS_EVENT), "event record");
+	GpuextWait(DEVGROUPS_EVENT);
+	return true;
+}
+
+GPUEXT_DEVICE_WORK(ValuesPass, GroupsJob)
+
+/*
+ * The group of each key image the keys pass found new, through the node's
+ * own key lookup; false where one would spill or pass the table's counters.
+ */
+static bool
+NumberNewGroups(GpuAggState *st, GpuAggDevScan *ds, uint64 nnew)
+{
+	const GpuextScanProgram *p = (const GpuextScanProgram *) ds->prog->ptr;
+	TupleTableSlot *ks = st->groups.keyslot;
+	uint32	   *map = SlotGroups(ds, p);
+	MemoryContext tmp;
+	MemoryContext old;
+	bool		ok = true;
+
+	if (nnew == 0)
+		return true;
+	tmp = AllocSetContextCreate(CurrentMemoryContext, "GpuAgg device keys", ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(tmp);
+
+	for (uint64 i = 0; i < nnew && ok; i++)
+	{
+		const GpuextScanNewGroup *n = &NewGroups(ds)[i];
+		const unsigned char *b = (const unsigned char *) n->image;
+		uint32		g;
+
+		ExecClearTuple(ks);
+		for (int k = 0; k < p->nkeys; k++)
+		{
+			const GpuextScanKey *key = &p->keys[k];
+			Form_pg_attribute attr = TupleDescAttr(ks->tts_tupleDescriptor, k);
+			int64		word = 0;
+
+			ks->tts_isnull[k] = b[key->at] == 0;
+			if (ks->tts_isnull[k])
+				continue;
+			if (attr->attlen > 0)
+			{
+				memcpy(&word, b + key->at + 1, attr->attlen);
+				ks->tts_values[k] = fetch_att(&word, attr->attbyval, attr->attlen);
+			}
+			else
+				ks->tts_values[k] = PointerGetDatum(cstring_to_text_with_len((const char *) b + key->at + 1,
+																			 b[key->at] - 1));
+		}
+		ExecStoreVirtualTuple(ks);
+		g = GpuAggGroupLookup(st);
+		if (g == GPUAGG_SPILL || g >= p->table_cap)
+			ok = false;
+		else
+		{
+			map[n->slot] = g;
+			ds->map_lo = Min(ds->map_lo, n->slot);
+			ds->map_hi = Max(ds->map_hi, n->slot + 1);
+		}
+	}
+	ExecClearTuple(ks);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(tmp);
+	return ok;
+}
+
+/* A full batch under GROUP BY: its keys numbered, its values added to their groups on the device; or on the CPU. */
+void
+GpuAggDevGroupsBatch(GpuAggState *st, GpuAggDevScan *ds)
+{
+	GroupsJob	job = {st, ds, 0};
+	const GpuextScanProgram *p = (const GpuextScanProgram *) ds->prog->ptr;
+	const uint64 *counts = (const uint64 *) ds->back->ptr;
+	GpuextDeviceOutcome outcome;
+	instr_time	start;
+
+	if (ds->groups_off)
+	{
+		GpuAggDevScanCpuBatch(st, ds);
+		return;
+	}
+	if (st->timing)
+		INSTR_TIME_SET_CURRENT(start);
+	if ((outcome = TryKeysPass(&job, "device scan")) != GPUEXT_DEVICE_DONE)
+	{
+		GpuAggGroupsDeviceLost(st, outcome);
+		return;
+	}
+	/* the new keys are numbered even in a batch the CPU reads: their slots stay in the table */
+	if (counts[GPUEXT_SCAN_NEW_GROUPS] > p->table_cap / 2 ||
+		!NumberNewGroups(st, ds, counts[GPUEXT_SCAN_NEW_GROUPS]) || st->groups.ngroups > p->table_cap / 2)
+	{
+		GpuAggNoteFallback(st, "more groups than the device scan's table holds");
+		ds->groups_off = true;
+	}
+	if (!ds->groups_off && counts[GPUEXT_SCAN_BAD] > 0)
+	{
+		/* keys too long for their place are seldom alone: the rest of the run goes to the CPU too */
+		GpuAggNoteFallback(st, "a key is too long for the device scan's key image");
+		ds->groups_off = true;
+	}
+	if (ds->groups_off)
+	{
+		GpuAggDevScanCpuBatch(st, ds);
+		return;
+	}
+	job.ngroups = st->groups.ngroups;
+	if ((outcome = TryValuesPass(&job, "device scan")) != GPUEXT_DEVICE_DONE)
+	{
+		GpuAggGroupsDeviceLost(st, outcome);
+		return;
+	}
+	if (counts[GPUEXT_SCAN_BAD] > 0 || counts[GPUEXT_SCAN_ERRORS] > 0)
+	{
+		GpuAggDevScanCpuBatch(st, ds);
+		return;
+	}
+	for (int o = 0; o < p->nouts && !st->device_lost; o++)
+	{
+		GpuAggInput *in = &st->inputs[o];
+		uint64		n = counts[GPUEXT_SCAN_OUT_COUNT + o];
+		char	   *outs = ds->device->ptr + ds->outs_off;
+
+		if (p->outs[o].value_bytes == 0)
+		{
+			const uint64 *c = GroupCounts(ds, p) + (size_t) p->outs[o].counter * p->table_cap;
+
+			for (uint32 g = 0; g < job.ngroups; g++)
+				in->group_counts[g] += c[g];
+			continue;
+		}
+		if (n > p->out_cap)
+			elog(ERROR, "gpuext: device scan output of " UINT64_FORMAT " values past its room", n);
+		GpuAggGroupAddDevice(st, in, outs + p->outs[o].offset, (const uint32 *) (outs + p->outs[o].groups_offset), n);
+	}
+	for (uint32 g = 0; g < job.ngroups; g++)
+		st->groups.group_rows[g] += GroupCounts(ds, p)[g];
+	if (st->timing)
+		st->stats.device_ms += GpuAggElapsedMs(start);
+	st->stats.rows_read += counts[GPUEXT_SCAN_DECODED];
+	st->stats.rows_passed += counts[GPUEXT_SCAN_PASSED];
+	st->stats.device_tuples += counts[GPUEXT_SCAN_DECODED];
+	st->stats.device_blocks += ds->npages;
+	st->stats.device_batches++;
+	GpuextCountHeapGetNext(st->css.ss.ss_currentRelation, counts[GPUEXT_SCAN_DECODED]);
+}
