@@ -114,8 +114,10 @@ typedef struct GpuextScanStep
 } GpuextScanStep;
 
 /*
- * A GROUP BY key: a column of kind GPUEXT_SCAN_BYTES, at byte at of the key
- * image: a tag byte (0 NULL, else 1 + its length) then up to width bytes.
+ * A GROUP BY key, at byte at of the key image: a tag byte (0 NULL, else 1 +
+ * its length) then up to width bytes: a column's bytes (kind
+ * GPUEXT_SCAN_BYTES), or an integer column (GPUEXT_SCAN_INT) modulo
+ * modulus (> 0), as int2mod, int4mod and int8mod give it, in width bytes.
  */
 typedef struct GpuextScanKey
 {
@@ -123,6 +125,8 @@ typedef struct GpuextScanKey
 	uint8_t		at;
 	uint8_t		width;
 	uint8_t		pad;
+	uint32_t	pad2;
+	int64_t		modulus;
 } GpuextScanKey;
 
 /* The passes of a GROUP BY scan: its keys into the table, then its values with their groups. */

@@ -49,6 +49,15 @@ gpuext_scan_key_image(const GpuextScanProgram *p, const unsigned char *page, con
 
 		if (row->nulls & (1u << key->col))
 			continue;
+		if (key->modulus > 0)
+		{
+			uint64_t	r = (uint64_t) (row->vals[key->col] % key->modulus);
+
+			b[key->at] = 1;
+			for (int i = 0; i < key->width; i++)
+				b[key->at + 1 + i] = (unsigned char) (r >> (8 * i));
+			continue;
+		}
 		if (len > key->width || off + len > GPUEXT_SCAN_PAGE_BYTES)
 			return 0;
 		b[key->at] = (unsigned char) (1 + len);
@@ -168,8 +177,11 @@ gpuext_scan_groups_valid(const GpuextScanProgram *p, size_t outs_bytes)
 	{
 		const GpuextScanKey *key = &p->keys[k];
 
-		if (key->col >= p->ncols || p->cols[key->col].kind != GPUEXT_SCAN_BYTES ||
-			key->at != used || key->at + 1 + key->width > GPUEXT_SCAN_KEY_BYTES)
+		if (key->col >= p->ncols || key->at != used || key->at + 1 + key->width > GPUEXT_SCAN_KEY_BYTES ||
+			key->modulus < 0 ||
+			(key->modulus == 0 && p->cols[key->col].kind != GPUEXT_SCAN_BYTES) ||
+			(key->modulus > 0 && (p->cols[key->col].kind != GPUEXT_SCAN_INT ||
+								  key->width != p->att_len[p->cols[key->col].att])))
 			return 0;
 		used = key->at + 1 + key->width;
 	}

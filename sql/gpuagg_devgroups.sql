@@ -74,6 +74,14 @@ SELECT check_groups('SELECT kt, count(*) FROM dg GROUP BY kt HAVING count(*) > 3
 -- TPC-H Q1's shape: two char(1) keys, a date against a timestamp, double precision arithmetic.
 SELECT check_groups($q$SELECT c1, kb, sum(f8), sum(f8 * (1 - disc)), sum(f8 * (1 - disc) * (1 + disc)), avg(disc), count(*)
   FROM dg WHERE kd <= date '1995-01-09' - interval '3' day GROUP BY c1, kb$q$);
+-- An integer column modulo a constant as a key (negative values and NULLs among them), alone and
+-- beside a column.
+SELECT check_groups('SELECT i4 % 1000, count(*), sum(f8), avg(disc) FROM dg GROUP BY 1');
+SELECT check_groups('SELECT k4 % 4, c1, count(*), sum(i4) FROM dg GROUP BY 1, 2');
+SELECT check_groups('SELECT k2 % 2::int2, k8 % 7, count(*), max(f8) FROM dg GROUP BY 1, 2');
+-- int2 % int4 casts the column first: the key stays on the CPU.
+SELECT check_groups('SELECT k2 % 2, count(*) FROM dg GROUP BY 1', false);
+SELECT check_groups('SELECT i4 % 10, count(*), sum(f8) FROM dg WHERE i4 % 3 <> 0 GROUP BY 1');
 -- FILTERs: compiled conditions on values and counts; a count of a column's non-NULL values.
 SELECT check_groups($q$SELECT c10, count(*) FILTER (WHERE i4 > 0), sum(f8) FILTER (WHERE f8 < 10), count(kt)
   FROM dg WHERE k2 <> 3 GROUP BY c10$q$);

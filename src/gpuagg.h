@@ -440,6 +440,7 @@ extern bool GpuAggArithOp(OpExpr *op, Oid add, Oid sub, Oid mul, Oid div, Oid ne
 extern GpuAggRowExpr *GpuAggRowExprCreate(void);
 extern int	GpuAggRowExprAdd(GpuAggRowExpr *e, CustomScan *cscan, Expr *expr);
 extern bool GpuAggCompiledType(Oid type, bool *is_float);
+extern Node *GpuAggModColumn(Node *node, int64 *modulus);
 extern void GpuAggRowQualColumns(const GpuAggRowQual *q, Bitmapset **atts);
 extern bool GpuAggRowQualToScan(const GpuAggRowQual *q, GpuextScanProgram *p, const int *col_of_att);
 extern void GpuAggRowExprColumnsUsed(const GpuAggRowExpr *e, Bitmapset **atts);
@@ -457,7 +458,7 @@ extern bool GpuAggDevScanRun(GpuAggState *st, GpuAggPages *pg);
 extern void GpuAggDevScanCpuBatch(GpuAggState *st, GpuAggDevScan *ds);
 
 /* gpuagg_devgroups.c */
-extern bool GpuAggDevGroupsKeys(GpuAggState *st, TupleDesc tupdesc, Bitmapset **keyatts);
+extern bool GpuAggDevGroupsKeys(GpuAggState *st, TupleDesc tupdesc, Bitmapset **byteatts, Bitmapset **intatts);
 extern void GpuAggDevGroupsProgram(GpuAggState *st, GpuextScanProgram *p, const int *col_of_att);
 extern bool GpuAggDevGroupsKeyValueRead(const GpuextScanProgram *p);
 extern size_t GpuAggDevGroupsLayout(GpuAggState *st, GpuextScanProgram *p, size_t outs);

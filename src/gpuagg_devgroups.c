@@ -11,7 +11,7 @@
  * Where: every key a plain column of a type whose values are equal exactly
  * when their bytes are (GpuAggByteEqualType: the integers, date, times,
  * bool, "char", and text, varchar and char(n) under a deterministic
- * collation), the keys' images together in 16 bytes (a tag byte and the
+ * collation) or an integer column modulo a constant, the keys' images together in 16 bytes (a tag byte and the
  * bytes of each), no key column read for its value elsewhere (its NULLs may
  * be: count(k), k IS NULL), the groups on
  * the device, and no more groups expected than a quarter of the table.
@@ -40,11 +40,33 @@
 #define DEVGROUPS_MAX_SLOTS ((uint32) 1 << 20)
 
 /*
+ * Key k's column (from 1) and, where the key is an integer column modulo a
+ * positive constant, the modulus (else 0); 0 where the key is neither a
+ * column nor such an expression.
+ */
+static AttrNumber
+KeyColumn(GpuAggState *st, int k, int64 *modulus)
+{
+	CustomScan *cscan = (CustomScan *) st->css.ss.ps.plan;
+	Node	   *var;
+
+	*modulus = 0;
+	if (st->groups.key_exprs[k] == NULL)
+		return st->groups.key_att[k];
+	var = GpuAggModColumn((Node *) list_nth_node(TargetEntry, cscan->custom_scan_tlist, st->naggs + k)->expr,
+						  modulus);
+	if (var == NULL || *modulus <= 0 || ((Var *) var)->varno != cscan->scan.scanrelid || ((Var *) var)->varattno <= 0)
+		return 0;
+	return ((Var *) var)->varattno;
+}
+
+/*
  * Whether the node's keys can be grouped on the device (see the file's
- * head); their columns (from 1) added to *keyatts.
+ * head): the columns read as bytes added to *byteatts, those read as
+ * integers (taken modulo a constant) to *intatts.
  */
 bool
-GpuAggDevGroupsKeys(GpuAggState *st, TupleDesc tupdesc, Bitmapset **keyatts)
+GpuAggDevGroupsKeys(GpuAggState *st, TupleDesc tupdesc, Bitmapset **byteatts, Bitmapset **intatts)
 {
 	int			used = 0;
 
@@ -52,26 +74,34 @@ GpuAggDevGroupsKeys(GpuAggState *st, TupleDesc tupdesc, Bitmapset **keyatts)
 		return false;
 	for (int k = 0; k < st->groups.nkeys; k++)
 	{
-		AttrNumber	att = st->groups.key_att[k];
+		int64		modulus;
+		AttrNumber	att = KeyColumn(st, k, &modulus);
 		Form_pg_attribute attr;
 		int16		len;
 
-		if (st->groups.key_exprs[k] != NULL || att <= 0)
+		if (att == 0)
 			return false;
 		attr = TupleDescAttr(tupdesc, att - 1);
+		if (modulus > 0)
+		{
+			used += 1 + attr->attlen;
+			*intatts = bms_add_member(*intatts, att);
+			continue;
+		}
 		len = GpuAggByteEqualType(attr->atttypid, attr->atttypmod);
 		if (len == 0 || attr->atthasmissing)
 			return false;
 		/* a text key takes what room is left, at least one byte */
 		used += 1 + (len > 0 ? len : 1);
-		*keyatts = bms_add_member(*keyatts, att);
+		*byteatts = bms_add_member(*byteatts, att);
 	}
-	return used <= GPUEXT_SCAN_KEY_BYTES;
+	return used <= GPUEXT_SCAN_KEY_BYTES && !bms_overlap(*byteatts, *intatts);
 }
 
 /*
- * The program's keys (its key columns already among its columns, of kind
- * bytes) and its per-group counters: rows, then each counted output.
+ * The program's keys (their columns already among its columns: bytes, or
+ * integers for a modulus) and its per-group counters: rows, then each
+ * counted output.
  */
 void
 GpuAggDevGroupsProgram(GpuAggState *st, GpuextScanProgram *p, const int *col_of_att)
@@ -81,20 +111,18 @@ GpuAggDevGroupsProgram(GpuAggState *st, GpuextScanProgram *p, const int *col_of_
 	int			fixed = 0;
 	int			nvar = 0;
 	int			want[GPUEXT_SCAN_MAX_KEYS] = {0};
+	AttrNumber	atts[GPUEXT_SCAN_MAX_KEYS];
 
-	for (int k = 0; k < st->groups.nkeys; k++)
-	{
-		Form_pg_attribute attr = TupleDescAttr(tupdesc, st->groups.key_att[k] - 1);
-
-		fixed += 1 + (attr->attlen > 0 ? attr->attlen : 0);
-	}
 	p->nkeys = st->groups.nkeys;
 	/* text keys share what the fixed ones leave, the narrowest (by char(n) or varchar(n)) served first */
 	for (int k = 0; k < st->groups.nkeys; k++)
 	{
-		Form_pg_attribute attr = TupleDescAttr(tupdesc, st->groups.key_att[k] - 1);
+		Form_pg_attribute attr;
 
+		atts[k] = KeyColumn(st, k, &p->keys[k].modulus);
+		attr = TupleDescAttr(tupdesc, atts[k] - 1);
 		p->keys[k].width = attr->attlen;
+		fixed += 1 + (attr->attlen > 0 ? attr->attlen : 0);
 		if (attr->attlen < 0)
 		{
 			want[k] = attr->atttypmod > VARHDRSZ ? (attr->atttypmod - VARHDRSZ) * pg_database_encoding_max_length() :
@@ -116,7 +144,7 @@ GpuAggDevGroupsProgram(GpuAggState *st, GpuextScanProgram *p, const int *col_of_
 	}
 	for (int k = 0; k < st->groups.nkeys; k++)
 	{
-		p->keys[k].col = col_of_att[st->groups.key_att[k]];
+		p->keys[k].col = col_of_att[atts[k]];
 		p->keys[k].at = at;
 		at += 1 + p->keys[k].width;
 	}

@@ -102,6 +102,7 @@ GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 	int			maxatt = 0;
 	int			a = -1;
 	Bitmapset  *keyatts = NULL;
+	Bitmapset  *intatts = NULL;
 
 	st->dev.program = NULL;
 #ifdef WORDS_BIGENDIAN
@@ -150,10 +151,10 @@ GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 	}
 	if (st->rows.fixed && st->rows.rowargs != NULL)
 		GpuAggRowExprColumnsUsed(st->rows.rowargs, &atts);
-	/* GROUP BY: the keys' columns, read for nothing else */
-	if (st->groups.nkeys > 0 && !GpuAggDevGroupsKeys(st, tupdesc, &keyatts))
+	/* GROUP BY: the keys' columns: as bytes (their values read for nothing else), or integers for a modulus */
+	if (st->groups.nkeys > 0 && !GpuAggDevGroupsKeys(st, tupdesc, &keyatts, &intatts))
 		return;
-	atts = bms_union(atts, keyatts);
+	atts = bms_union(bms_union(atts, keyatts), intatts);
 	while ((a = bms_next_member(atts, a)) >= 0)
 		maxatt = a;
 	if (maxatt > GPUEXT_SCAN_MAX_ATTS || bms_num_members(atts) > GPUEXT_SCAN_MAX_COLS)

@@ -457,8 +457,8 @@ CmpKind(Oid type, RowCmpKind *kind)
 }
 
 /* A Var, or a Var % a positive constant of its integer type (the modulus in *modulus, else 0); NULL for neither. */
-static Node *
-ModColumn(Node *node, int64 *modulus)
+Node *
+GpuAggModColumn(Node *node, int64 *modulus)
 {
 	OpExpr	   *m = (OpExpr *) node;
 	Const	   *k;
@@ -566,7 +566,7 @@ CompileCmp(CustomScan *cscan, Node *node, RowCmp *c)
 		right = t;
 		commuted = true;
 	}
-	left = ModColumn(left, &c->modulus);
+	left = GpuAggModColumn(left, &c->modulus);
 	if (left == NULL || !IsA(right, Const) || ((Const *) right)->constisnull)
 		return false;
 	k = (Const *) right;

@@ -222,6 +222,21 @@ GpuextScanProgram scan_groups_program(std::initializer_list<int> key_atts, bool 
 	return p;
 }
 
+/* int4 % 97 (a column read as an integer, negative values among them) and bool keys, unfiltered. */
+GpuextScanProgram scan_groups_program_modulus()
+{
+	GpuextScanProgram p = scan_groups_program({2}, false);
+	const int	i4b = scan_col(p, 8, GPUEXT_SCAN_INT, true, 0);
+	GpuextScanKey &k = p.keys[p.nkeys++];
+
+	/* att 8 is past every column read so far: cols stay in ascending order */
+	k.col = (uint8_t) i4b;
+	k.at = (uint8_t) (p.keys[0].at + 1 + p.keys[0].width);
+	k.width = 4;
+	k.modulus = 97;
+	return p;
+}
+
 /* One set under one program on both sides: the same images, counters, pairs and counts, or a full table on both. */
 void check_scan_groups(const ScanSet &s, const char *name, GpuextScanProgram p, uint32_t cap, const void *d_pages,
 					   const void *d_vis)
@@ -275,7 +290,8 @@ void run_scan_group_checks(bool quick)
 		{"bool key (every row on two slots)", scan_groups_program({2}, false), 1024},
 		{"int8 key (a group a row)", scan_groups_program({4}, false), 0},
 		{"int8 key, a table too small", scan_groups_program({4}, false), 64},
-		{"text and int2 keys (long text left to the CPU)", scan_groups_program({7, 1}, true), 0}};
+		{"text and int2 keys (long text left to the CPU)", scan_groups_program({7, 1}, true), 0},
+		{"bool key and int4 % 97", scan_groups_program_modulus(), 1024}};
 	ScanSet		s;
 
 	for (int k = 0; scan_make_set(k, quick, s); k++)
