@@ -138,6 +138,15 @@ SELECT check_inp('SELECT k, sum(c * c), sum(c + a), max(c * b), min(c - 1) FROM 
 SELECT check_inp('SELECT sum(c * 100), avg(c - a), sum(a * n), max(b * 3) FROM ginp_num');
 SELECT check_inp('SELECT k, sum(c + a), min(c - b), max(c + 1) FROM ginp_num GROUP BY k');
 SELECT check_inp('SELECT k, sum(a * b) FILTER (WHERE s > 2), sum(a), avg(b), max(a) FROM ginp_num GROUP BY k');
+-- numeric(p, s) columns against numeric constants, compared as integers at the larger scale, NaN
+-- above every number; a constant of more digits than the column; constant first; an integer
+-- literal; a column without a scale, which is not compiled.
+SELECT check_inp('SELECT count(*), sum(a), sum(a * b) FROM ginp_num WHERE a >= -500.5 AND a < 700 AND b BETWEEN 0.010 AND 0.0505');
+SELECT check_inp('SELECT count(*), sum(b) FROM ginp_num WHERE a > 999.995 OR false');
+SELECT check_inp('SELECT count(*), sum(b), max(a) FROM ginp_num WHERE a <> 0 AND 0.05 <= b AND a <= 100');
+SELECT check_inp('SELECT count(*), sum(b) FROM ginp_num WHERE a = 12.34 OR a = ''NaN''');
+SELECT check_inp('SELECT k, count(*), sum(a * (1 - b)) FROM ginp_num WHERE b < 0.05 AND a > -1000 GROUP BY k');
+SELECT check_inp('SELECT count(*), max(a) FROM ginp_num WHERE c < 1000 AND n > 0.5');
 -- The same in parallel workers, each reading its blocks in place (against PostgreSQL's parallel plan).
 SET max_parallel_workers_per_gather = 2;
 SET min_parallel_table_scan_size = 0;
@@ -191,6 +200,10 @@ SELECT inp_rows('SELECT sum(i4::numeric * 2) FROM ginp');
 SELECT count(*) FILTER (WHERE a = 'NaN' OR c > 2::numeric ^ 64) AS rows_for_the_slot FROM ginp_num;
 SELECT inp_rows('SELECT k, sum(a * (1 - b)), avg(a), sum(c * 100) FROM ginp_num GROUP BY k');
 SELECT inp_rows('SELECT k, sum(a * (1 - b)), avg(a) FROM ginp_num GROUP BY k');
+SELECT inp_rows('SELECT sum(a * (1 - b)), count(*) FROM ginp_num WHERE a >= -500.5 AND b < 0.05');
+SELECT inp_rows('SELECT sum(b), count(*) FROM ginp_num WHERE c < 1000');
+-- numeric(38, 0) against a constant of scale 1: 39 digits, not compiled.
+SELECT inp_rows('SELECT sum(b), count(*) FROM ginp_num WHERE c < 1000.5');
 DROP FUNCTION inp_rows(text);
 \endif
 

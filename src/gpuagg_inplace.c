@@ -42,6 +42,7 @@ typedef enum RowCmpKind
 {
 	ROWCMP_INT,
 	ROWCMP_FLOAT,
+	ROWCMP_NUMERIC,				/* numeric(p, s) against a numeric, both at a scale as integers */
 	ROWCMP_NULLTEST				/* IS NULL (strategy ROWCMP_IS_NULL) or IS NOT NULL */
 } RowCmpKind;
 
@@ -61,6 +62,9 @@ typedef struct RowCmp
 	int64		ival;
 	float8		fval;
 	int64		modulus;		/* > 0: the column's value % modulus is compared */
+	int			nscale;			/* numeric: the scale both are compared at, */
+	int128		nval;			/* ... the constant at it, */
+	Datum		nconst;			/* ... and itself */
 } RowCmp;
 
 struct GpuAggRowQual
@@ -120,6 +124,28 @@ ColumnFloat8(const char *tp, const int *att_off, AttrNumber att, Oid type)
 	}
 }
 
+/*
+ * A numeric column's value at p against the comparison's constant, as
+ * numeric_cmp compares them (NaN above every number): as integers at the
+ * comparison's scale, where the value is exact there, which its type's
+ * scale assures; else through numeric_cmp.
+ */
+static int
+NumericCmp(const RowCmp *c, const char *p)
+{
+	int128		v;
+
+	switch (GpuextNumericToFixed(PointerGetDatum(p), c->nscale, &v))
+	{
+		case 0:
+			return v < c->nval ? -1 : v > c->nval ? 1 : 0;
+		case 1:
+			return 1;
+		default:
+			return DatumGetInt32(DirectFunctionCall2(numeric_cmp, PointerGetDatum(p), c->nconst));
+	}
+}
+
 /* Whether a row passes every compiled comparison of the WHERE clause or a FILTER. */
 bool
 GpuAggRowQualPasses(const GpuAggRowQual *q, const char *tp, const int *att_off)
@@ -147,6 +173,8 @@ GpuAggRowQualPasses(const GpuAggRowQual *q, const char *tp, const int *att_off)
 				v %= c->modulus;
 			cmp = v < c->ival ? -1 : v > c->ival ? 1 : 0;
 		}
+		else if (c->kind == ROWCMP_NUMERIC)
+			cmp = NumericCmp(c, tp + att_off[c->att - 1]);
 		else
 			cmp = float8_cmp_internal(ColumnFloat8(tp, att_off, c->att, c->coltype), c->fval);
 		switch (c->strategy)
@@ -538,6 +566,32 @@ TimestampAgainstDate(RowCmp *c)
 	return true;
 }
 
+/*
+ * A numeric(p, s) column against a numeric constant: both as integers at the
+ * larger of s and the constant's scale, where every value of the column is
+ * exact and within 38 digits; false where they are not, or the constant is
+ * NaN or an infinity.
+ */
+static bool
+NumericConst(RowCmp *c, int32 typmod, Const *k)
+{
+	int			precision = 0;
+	int			scale = GpuAggTypmodScale(typmod, &precision);
+	int			kscale;
+
+	if (scale < 0 || k->constisnull || numeric_is_nan(DatumGetNumeric(k->constvalue)) ||
+		numeric_is_inf(DatumGetNumeric(k->constvalue)))
+		return false;
+	kscale = DatumGetInt32(DirectFunctionCall1(numeric_scale, k->constvalue));
+	c->nscale = Max(scale, kscale);
+	if (precision - scale + c->nscale > 38 || GpuextNumericToFixed(k->constvalue, c->nscale, &c->nval) != 0)
+		return false;
+	c->kind = ROWCMP_NUMERIC;
+	c->nconst = k->constvalue;
+	c->modulus = 0;
+	return true;
+}
+
 /* One conjunct compiled as column <op> constant (or column % constant <op> constant), false where it is not of that form. */
 static bool
 CompileCmp(CustomScan *cscan, Node *node, RowCmp *c)
@@ -572,8 +626,13 @@ CompileCmp(CustomScan *cscan, Node *node, RowCmp *c)
 	k = (Const *) right;
 	c->coltype = ((Var *) left)->vartype;
 	c->att = GpuAggScanColumn(cscan, (Expr *) left);
-	if (c->att == 0 || !CmpKind(c->coltype, &c->kind) || !CmpKind(k->consttype, &constkind) ||
-		constkind != c->kind)
+	if (c->att > 0 && c->coltype == NUMERICOID && k->consttype == NUMERICOID)
+	{
+		if (!NumericConst(c, ((Var *) left)->vartypmod, k))
+			return false;
+	}
+	else if (c->att == 0 || !CmpKind(c->coltype, &c->kind) || !CmpKind(k->consttype, &constkind) ||
+			 constkind != c->kind)
 		return false;
 	/* Only the type's own btree operators, and <> as the negator of its =; across types, only integers
 	 * with integers, floats with floats, and date with timestamp */
@@ -605,6 +664,8 @@ CompileCmp(CustomScan *cscan, Node *node, RowCmp *c)
 		strategy = BTCommuteStrategyNumber(strategy);
 	c->strategy = not_equal ? ROWCMP_NOT_EQUAL : strategy;
 	c->len = get_typlen(c->coltype);
+	if (c->kind == ROWCMP_NUMERIC)
+		return true;
 	switch (k->consttype)
 	{
 		case INT2OID:
@@ -784,6 +845,9 @@ GpuAggRowQualToScan(const GpuAggRowQual *q, GpuextScanProgram *p, const int *col
 		const RowCmp *c = &q->cmps[i];
 		GpuextScanCmp *k = &p->cmps[p->ncmps++];
 
+		/* numerics are compared on the CPU only */
+		if (c->kind == ROWCMP_NUMERIC)
+			return false;
 		k->col = col_of_att[c->att];
 		k->strategy = c->strategy;
 		k->is_float = c->kind == ROWCMP_FLOAT;

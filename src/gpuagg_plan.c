@@ -468,8 +468,13 @@ CostPath(PlannerInfo *root, RelOptInfo *baserel, List *aggrefs, List *keys, List
 	ListCell   *lc;
 	QualCost	qc;
 	List	   *inputs = NIL;
+	List	   *clauses = NIL;
+	bool		compiled_where;
 
 	get_tablespace_page_costs(baserel->reltablespace, NULL, &spc_seq_page_cost);
+	foreach(lc, baserel->baserestrictinfo)
+		clauses = lappend(clauses, lfirst_node(RestrictInfo, lc)->clause);
+	compiled_where = GpuAggCompileRowQual(NULL, clauses) != NULL;
 	/* Aggregates of one argument under one FILTER share an input (GpuAggPlanPath) */
 	foreach(lc, aggrefs)
 	{
@@ -492,9 +497,19 @@ CostPath(PlannerInfo *root, RelOptInfo *baserel, List *aggrefs, List *keys, List
 		{
 			Node	   *arg = (Node *) linitial_node(TargetEntry, args)->expr;
 
-			/* a numeric added on the CPU costs what a transition function does */
-			cost_qual_eval_node(&qc, arg, root);
-			per_row += qc.per_tuple + (NumericOnCpu(arg) ? 1 : GPUAGG_VALUE_COST) * cpu_operator_cost;
+			/*
+			 * a numeric added on the CPU costs what a transition function does;
+			 * its arithmetic, where compiled for rows read in place, is 128-bit
+			 * integer arithmetic instead of numeric's: not charged
+			 */
+			if (NumericOnCpu(arg) && filter == NULL && compiled_where && !IsA(arg, Var) &&
+				GpuAggCompileNumExpr(NULL, (Expr *) arg) != NULL)
+				per_row += cpu_operator_cost;
+			else
+			{
+				cost_qual_eval_node(&qc, arg, root);
+				per_row += qc.per_tuple + (NumericOnCpu(arg) ? 1 : GPUAGG_VALUE_COST) * cpu_operator_cost;
+			}
 		}
 	}
 	cost_qual_eval(&qc, keys, root);
