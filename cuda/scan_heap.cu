@@ -153,6 +153,7 @@ scan_pages_kernel(GpuextScanProgram program, const char *pages, const uint16_t *
 			uint64_t	image[2] = {0, 0};
 			uint32_t	group = 0;
 			bool		keyed = true;
+			bool		missed = false;
 
 			if (i < n)
 				r = gpuext_scan_decode(&p, page, all ? i + 1 : v[i + 1], &row);
@@ -176,11 +177,13 @@ scan_pages_kernel(GpuextScanProgram program, const char *pages, const uint16_t *
 					warp_count(&counts[GPUEXT_SCAN_DECODED], r > 0);
 					continue;
 				}
-				if (pass && (group = gpuext_scan_group_find(&p, outs, image)) == GPUEXT_SCAN_NO_GROUP)
-					keyed = pass = false;
+				missed = pass && (group = gpuext_scan_group_find(&p, outs, image)) == GPUEXT_SCAN_NO_GROUP;
+				pass = pass && !missed;
 			}
 			err = pass && p.nregs > 0 && gpuext_scan_compute(&p, &row);
 			pass = pass && !err;
+			if (p.nkeys > 0)
+				warp_count(&counts[GPUEXT_SCAN_MISSES], missed);
 			warp_count(&counts[GPUEXT_SCAN_BAD], r < 0 || !keyed);
 			warp_count(&counts[GPUEXT_SCAN_DECODED], r > 0);
 			warp_count(&counts[GPUEXT_SCAN_ERRORS], err);

@@ -39,7 +39,8 @@
 #define GPUEXT_SCAN_BAD 2			/* tuples that could not be decoded */
 #define GPUEXT_SCAN_ERRORS 3		/* passing tuples whose arithmetic raises an error */
 #define GPUEXT_SCAN_NEW_GROUPS 4	/* GROUP BY, the keys pass: key images new to the table */
-#define GPUEXT_SCAN_OUT_COUNT 5
+#define GPUEXT_SCAN_MISSES 5		/* GROUP BY, the values pass: passing tuples whose keys have no group yet */
+#define GPUEXT_SCAN_OUT_COUNT 6
 #define GPUEXT_SCAN_COUNTERS (GPUEXT_SCAN_OUT_COUNT + GPUEXT_SCAN_MAX_OUTS)
 
 /* How a column's bytes are read. */
@@ -656,7 +657,7 @@ gpuext_scan_heap_host(const GpuextScanProgram *p, const char *pages, const uint1
 			}
 			if (p->nkeys > 0 && (group = gpuext_scan_group_find(p, outs, image)) == GPUEXT_SCAN_NO_GROUP)
 			{
-				counts[GPUEXT_SCAN_BAD]++;
+				counts[GPUEXT_SCAN_MISSES]++;
 				continue;
 			}
 			if (gpuext_scan_compute(p, &row))

@@ -6,12 +6,15 @@
  *		pass.  Included by scan_heap.h after the decoder; shared by the
  *		kernel, the fake device and the harness.
  *
- * A GROUP BY scan runs a batch twice.  The keys pass puts each passing
- * row's key image in the table and lists the images new to it; the caller
- * gives each new slot its group number (map_offset).  The values pass finds
- * each row's slot again and writes its group number beside each value, and
- * counts rows per group.  Images are compared as bytes, so the keys' types
- * must be equal exactly when their bytes are (the caller's choice).
+ * A GROUP BY scan has two passes.  The keys pass puts each passing row's
+ * key image in the table and lists the images new to it; the caller gives
+ * each new slot its group number (map_offset).  The values pass finds each
+ * row's slot and writes its group number beside each value, and counts rows
+ * per group; a row whose image has no group yet is counted as a miss and
+ * left out, for the caller to run the keys pass and the values pass again
+ * (so a batch whose keys are all known takes one pass).  Images are
+ * compared as bytes, so the keys' types must be equal exactly when their
+ * bytes are (the caller's choice).
  */
 #ifndef GPUEXT_SCAN_HEAP_GROUPS_H
 #define GPUEXT_SCAN_HEAP_GROUPS_H

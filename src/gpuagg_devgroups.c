@@ -240,10 +240,23 @@ typedef struct GroupsJob
 {
 	GpuAggState *st;
 	GpuAggDevScan *ds;
+	bool		upload;			/* the batch's pages go up first */
 	uint32		ngroups;		/* the values pass: the groups whose counts come back */
 } GroupsJob;
 
-/* The batch's pages up and its keys pass; its counters and new key images back. */
+/* The batch's pages and visible items up to the device. */
+static void
+Upload(GpuAggDevScan *ds)
+{
+	char	   *dev = ds->device->ptr;
+
+	GpuextCheck(gpuext_cuda_copy_to_device(dev, ds->host->ptr, (size_t) ds->npages * BLCKSZ), "copy to device");
+	GpuextCheck(gpuext_cuda_copy_to_device(dev + ds->vis_off, ds->host->ptr + ds->vis_off,
+										   (size_t) ds->npages * GPUEXT_SCAN_VIS_SLOTS * sizeof(uint16)),
+				"copy to device");
+}
+
+/* The keys pass (the pages up first where asked); its counters and new key images back. */
 static bool
 KeysPass(GroupsJob *job)
 {
@@ -252,10 +265,8 @@ KeysPass(GroupsJob *job)
 	char	   *dev = ds->device->ptr;
 	const uint64 *counts = (const uint64 *) ds->back->ptr;
 
-	GpuextCheck(gpuext_cuda_copy_to_device(dev, ds->host->ptr, (size_t) ds->npages * BLCKSZ), "copy to device");
-	GpuextCheck(gpuext_cuda_copy_to_device(dev + ds->vis_off, ds->host->ptr + ds->vis_off,
-										   (size_t) ds->npages * GPUEXT_SCAN_VIS_SLOTS * sizeof(uint16)),
-				"copy to device");
+	if (job->upload)
+		Upload(ds);
 	keys->clear_table = ds->first;
 	GpuextCheck(gpuext_scan_heap(keys, dev, (const uint16_t *) (dev + ds->vis_off), ds->npages,
 								 (uint64_t *) (dev + ds->counts_off), dev + ds->outs_off, ds->outs_bytes),
@@ -278,7 +289,10 @@ KeysPass(GroupsJob *job)
 
 GPUEXT_DEVICE_WORK(KeysPass, GroupsJob)
 
-/* The slots' new group numbers up, the values pass, its counters and per-group counts back. */
+/*
+ * The values pass (the pages, or the slots' new group numbers, up first),
+ * its counters and per-group counts back.
+ */
 static bool
 ValuesPass(GroupsJob *job)
 {
@@ -287,6 +301,8 @@ ValuesPass(GroupsJob *job)
 	char	   *dev = ds->device->ptr;
 	char	   *outs = dev + ds->outs_off;
 
+	if (job->upload)
+		Upload(ds);
 	if (ds->map_hi > ds->map_lo)
 		GpuextCheck(gpuext_cuda_copy_to_device(outs + p->map_offset + sizeof(uint32) * ds->map_lo,
 											   (const char *) (SlotGroups(ds, p) + ds->map_lo),
@@ -369,27 +385,24 @@ NumberNewGroups(GpuAggState *st, GpuAggDevScan *ds, uint64 nnew)
 	return ok;
 }
 
-/* A full batch under GROUP BY: its keys numbered, its values added to their groups on the device; or on the CPU. */
-void
-GpuAggDevGroupsBatch(GpuAggState *st, GpuAggDevScan *ds)
+/*
+ * The batch's keys pass and its new keys numbered; false, with the rest of
+ * the run left to the CPU, where they would spill, fill the table, or a
+ * key is too long for its place (rarely alone).
+ */
+static bool
+KeysAndGroups(GpuAggState *st, GroupsJob *job, bool upload)
 {
-	GroupsJob	job = {st, ds, 0};
+	GpuAggDevScan *ds = job->ds;
 	const GpuextScanProgram *p = (const GpuextScanProgram *) ds->prog->ptr;
 	const uint64 *counts = (const uint64 *) ds->back->ptr;
 	GpuextDeviceOutcome outcome;
-	instr_time	start;
 
-	if (ds->groups_off)
-	{
-		GpuAggDevScanCpuBatch(st, ds);
-		return;
-	}
-	if (st->timing)
-		INSTR_TIME_SET_CURRENT(start);
-	if ((outcome = TryKeysPass(&job, "device scan")) != GPUEXT_DEVICE_DONE)
+	job->upload = upload;
+	if ((outcome = TryKeysPass(job, "device scan")) != GPUEXT_DEVICE_DONE)
 	{
 		GpuAggGroupsDeviceLost(st, outcome);
-		return;
+		return false;
 	}
 	/* the new keys are numbered even in a batch the CPU reads: their slots stay in the table */
 	if (counts[GPUEXT_SCAN_NEW_GROUPS] > p->table_cap / 2 ||
@@ -398,27 +411,71 @@ GpuAggDevGroupsBatch(GpuAggState *st, GpuAggDevScan *ds)
 		GpuAggNoteFallback(st, "more groups than the device scan's table holds");
 		ds->groups_off = true;
 	}
-	if (!ds->groups_off && counts[GPUEXT_SCAN_BAD] > 0)
+	else if (counts[GPUEXT_SCAN_BAD] > 0)
 	{
-		/* keys too long for their place are seldom alone: the rest of the run goes to the CPU too */
 		GpuAggNoteFallback(st, "a key is too long for the device scan's key image");
 		ds->groups_off = true;
 	}
+	return !ds->groups_off;
+}
+
+/*
+ * A full batch under GROUP BY: its values pass, where a key has no group yet
+ * after its keys pass and again; its values then added to their groups on
+ * the device.  Or on the CPU.
+ */
+void
+GpuAggDevGroupsBatch(GpuAggState *st, GpuAggDevScan *ds)
+{
+	GroupsJob	job = {st, ds, false, 0};
+	const GpuextScanProgram *p = (const GpuextScanProgram *) ds->prog->ptr;
+	const uint64 *counts = (const uint64 *) ds->back->ptr;
+	GpuextDeviceOutcome outcome;
+	instr_time	start;
+	bool		uploaded = false;
+
 	if (ds->groups_off)
 	{
 		GpuAggDevScanCpuBatch(st, ds);
 		return;
 	}
-	job.ngroups = st->groups.ngroups;
-	if ((outcome = TryValuesPass(&job, "device scan")) != GPUEXT_DEVICE_DONE)
+	if (st->timing)
+		INSTR_TIME_SET_CURRENT(start);
+	/* the run's first batch starts the table; later ones try their values first */
+	if (ds->first)
 	{
-		GpuAggGroupsDeviceLost(st, outcome);
-		return;
+		if (!KeysAndGroups(st, &job, true))
+		{
+			if (!st->device_lost)
+				GpuAggDevScanCpuBatch(st, ds);
+			return;
+		}
+		uploaded = true;
 	}
-	if (counts[GPUEXT_SCAN_BAD] > 0 || counts[GPUEXT_SCAN_ERRORS] > 0)
+	for (int attempt = 0;; attempt++)
 	{
-		GpuAggDevScanCpuBatch(st, ds);
-		return;
+		job.upload = !uploaded;
+		job.ngroups = st->groups.ngroups;
+		uploaded = true;
+		if ((outcome = TryValuesPass(&job, "device scan")) != GPUEXT_DEVICE_DONE)
+		{
+			GpuAggGroupsDeviceLost(st, outcome);
+			return;
+		}
+		if (counts[GPUEXT_SCAN_BAD] > 0 || counts[GPUEXT_SCAN_ERRORS] > 0 ||
+			(counts[GPUEXT_SCAN_MISSES] > 0 && attempt > 0))
+		{
+			GpuAggDevScanCpuBatch(st, ds);
+			return;
+		}
+		if (counts[GPUEXT_SCAN_MISSES] == 0)
+			break;
+		if (!KeysAndGroups(st, &job, false))
+		{
+			if (!st->device_lost)
+				GpuAggDevScanCpuBatch(st, ds);
+			return;
+		}
 	}
 	for (int o = 0; o < p->nouts && !st->device_lost; o++)
 	{
