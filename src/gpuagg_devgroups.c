@@ -170,11 +170,37 @@ GpuAggDevGroupsKeyValueRead(const GpuextScanProgram *p)
 	return false;
 }
 
+/*
+ * The groups the run may have: the planner's estimate, or fewer where every
+ * key has few values (a bool 3 with NULL, an integer modulo m 2m - 1 and
+ * NULL), as the planner does not bound an expression by its modulus.
+ */
+static double
+ExpectedGroups(GpuAggState *st)
+{
+	TupleDesc	tupdesc = RelationGetDescr(st->css.ss.ss_currentRelation);
+	double		bound = 1;
+
+	for (int k = 0; k < st->groups.nkeys && bound > 0; k++)
+	{
+		int64		modulus;
+		AttrNumber	att = KeyColumn(st, k, &modulus);
+
+		if (modulus > 0)
+			bound *= 2.0 * modulus;
+		else if (att > 0 && TupleDescAttr(tupdesc, att - 1)->atttypid == BOOLOID)
+			bound *= 3;
+		else
+			bound = 0;
+	}
+	return bound > 0 ? Min(bound, st->css.ss.ps.plan->plan_rows) : st->css.ss.ps.plan->plan_rows;
+}
+
 /* The GROUP BY parts' places in the outputs, from outs on; the bytes they end at. */
 size_t
 GpuAggDevGroupsLayout(GpuAggState *st, GpuextScanProgram *p, size_t outs)
 {
-	double		expected = st->css.ss.ps.plan->plan_rows;
+	double		expected = ExpectedGroups(st);
 	uint32		cap = DEVGROUPS_MIN_SLOTS;
 
 	while (cap < DEVGROUPS_MAX_SLOTS && cap < expected * 4)
@@ -201,7 +227,7 @@ GpuAggDevGroupsLayout(GpuAggState *st, GpuextScanProgram *p, size_t outs)
 bool
 GpuAggDevGroupsUsable(GpuAggState *st)
 {
-	return st->groups.use_device && st->css.ss.ps.plan->plan_rows * 4 <= DEVGROUPS_MAX_SLOTS;
+	return st->groups.use_device && ExpectedGroups(st) * 4 <= DEVGROUPS_MAX_SLOTS;
 }
 
 /* The pinned host memory of a GROUP BY scan's buffers: new images, per-group counts, then the slots' groups. */
