@@ -93,3 +93,47 @@ def orderby_chart(path, rows, title, note=None):
     fig.tight_layout(rect=(0, 0.04 if note else 0, 1, 1))
     fig.savefig(path)
     plt.close(fig)
+
+
+def tpch_chart(tsv_path, path):
+    """bench/tpch.sh's lines from its TSV: PostgreSQL's time over GpuAgg's and over DuckDB's (16 threads), log scale,
+    each line's bar marked; the header line (the run: PostgreSQL, GPU, commit, date) as the note."""
+    with open(tsv_path) as f:
+        lines = f.read().splitlines()
+    header = lines[0].lstrip('# ')
+    cols = lines[1].split('\t')
+    rows = [dict(zip(cols, line.split('\t'))) for line in lines[2:] if line]
+    labels = [r['query'].replace(' (lineitem_f8)', '').replace('double precision', 'float8') for r in rows]
+    gpu = [float(r['ratio']) for r in rows]
+    duck = [float(r['postgres_ms']) / float(r['duckdb_16t_ms']) if r['duckdb_16t_ms'] and r['workers'] == '0'
+            else 0 for r in rows]
+    fig, ax = plt.subplots(figsize=(WIDTH, HEIGHT * 1.3), dpi=DPI)
+    ys = list(range(len(rows)))[::-1]
+    ax.barh([y + 0.2 for y in ys], gpu, 0.4, label='GpuAgg')
+    ax.barh([y - 0.2 for y in ys], duck, 0.4, label='DuckDB, 16 threads, the same rows', color='0.7')
+    for y, r, g in zip(ys, rows, gpu):
+        ax.annotate('%.2gx' % g, (g, y + 0.2), va='center', ha='left', fontsize=7, xytext=(2, 0),
+                    textcoords='offset points')
+        ax.plot([float(r['bar'])] * 2, [y - 0.05, y + 0.45], color='C3', linewidth=1.5)
+    ax.plot([], [], color='C3', linewidth=1.5, label='the target for the line')
+    ax.axvline(1.0, color='0.2', linewidth=1, linestyle='--')
+    ax.set_xscale('log')
+    ax.set_yticks(ys)
+    ax.set_yticklabels(labels, fontsize=7)
+    ax.set_xlabel("PostgreSQL's time / GpuAgg's or DuckDB's (log scale; under 1: slower)")
+    ax.set_title('TPC-H shapes, 10M rows: GpuAgg and DuckDB against PostgreSQL', fontsize=10)
+    ax.grid(True, axis='x', alpha=0.3)
+    ax.set_ylim(-0.8, len(rows) + 1.6)
+    ax.legend(fontsize=7, loc='upper right')
+    fig.text(0.01, 0.01, header, fontsize=6, color='0.3')
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    fig.savefig(path)
+    plt.close(fig)
+
+
+if __name__ == '__main__':
+    import sys
+
+    if len(sys.argv) != 4 or sys.argv[1] != 'tpch':
+        sys.exit('usage: python3 bench/plot.py tpch TSV PNG   (the chart of a bench/tpch.sh run)')
+    tpch_chart(sys.argv[2], sys.argv[3])

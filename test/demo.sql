@@ -1,7 +1,8 @@
 -- The gpuext demo (test/demo.sh runs it on a throwaway server with gpuext preloaded).
 -- What it shows: which GPU runs the work, or that the CPU does and why; EXPLAIN of an ORDER BY;
 -- the same ORDER BY timed with GpuSort on and off and its answer compared; an exact float sum
--- beside PostgreSQL's; gpu_sort of an array with NULL, NaN and -0.
+-- beside PostgreSQL's; gpu_sort of an array with NULL, NaN and -0; TPC-H Q1 with GpuAgg beside
+-- PostgreSQL's own plan.
 \set ON_ERROR_STOP 1
 \set QUIET on
 \pset footer off
@@ -137,3 +138,31 @@ SELECT gpu_sort(a) AS gpu_sort, gpu_sort(a) = (SELECT array_agg(v ORDER BY v) FR
 FROM (VALUES ('{3,NaN,-Infinity,-0,NULL,1,Infinity}'::float8[])) v(a);
 
 DROP TABLE demo_t;
+
+\echo
+\echo '== 7. TPC-H Q1 as the specification writes it, over 1 million lineitem rows (bench/tpch_data.sql)'
+\set rows 1000000
+\ir ../bench/tpch_data.sql
+\set QUIET on
+SET max_parallel_workers_per_gather = 0;
+\set q1_select 'select l_returnflag, l_linestatus, sum(l_quantity) as sum_qty, sum(l_extendedprice) as sum_base_price, sum(l_extendedprice * (1 - l_discount)) as sum_disc_price, sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) as sum_charge, avg(l_quantity) as avg_qty, avg(l_extendedprice) as avg_price, avg(l_discount) as avg_disc, count(*) as count_order from '
+\set q1_rest ' where l_shipdate <= date ''1998-12-01'' - interval ''90'' day group by l_returnflag, l_linestatus order by l_returnflag, l_linestatus'
+\set q1 :q1_select lineitem :q1_rest
+\echo 'With gpuext: Custom Scan (GpuAgg) reads the table and computes every aggregate (Device Scan:'
+\echo 'the pages decoded, filtered and grouped on the GPU, where the query allows it):'
+EXPLAIN (ANALYZE, COSTS OFF) :q1;
+\echo 'PostgreSQL''s own plan (gpuext.enable_agg = off):'
+SET gpuext.enable_agg = off;
+EXPLAIN (ANALYZE, COSTS OFF) :q1;
+RESET gpuext.enable_agg;
+\echo 'The same answer (numeric(15,2) columns, as the specification has them):'
+SELECT md5(string_agg(s::text, ';')) AS gpuagg FROM (:q1) s \gset
+SET gpuext.enable_agg = off;
+SELECT md5(string_agg(s::text, ';')) AS postgres FROM (:q1) s \gset
+RESET gpuext.enable_agg;
+SELECT :'gpuagg' AS gpuagg, :'postgres' AS postgres, :'gpuagg' = :'postgres' AS identical;
+\echo 'The same query over double precision columns (lineitem_f8), with GpuAgg:'
+\set q1 :q1_select lineitem_f8 :q1_rest
+EXPLAIN (ANALYZE, COSTS OFF) :q1;
+RESET search_path;
+DROP SCHEMA gpuext_tpch CASCADE;
