@@ -307,21 +307,10 @@ void run_scan_group_checks(bool quick)
 
 	for (int k = 0; scan_make_set(k, quick, s); k++)
 	{
-		const size_t vis_bytes = s.vis.size() * sizeof(uint16_t);
 		void	   *d_pages = nullptr,
 				   *d_vis = nullptr;
 
-		if (s.npages > 0)
-		{
-			ensure_pinned(s.pages.size());
-			must(gpuext_cuda_alloc(&d_pages, s.pages.size()), "page allocation");
-			must(gpuext_cuda_alloc(&d_vis, vis_bytes), "item list allocation");
-			memcpy(pinned_in, s.pages.data(), s.pages.size());
-			must(gpuext_cuda_copy_to_device(d_pages, pinned_in, s.pages.size()), "page upload");
-			memcpy(pinned_out, s.vis.data(), vis_bytes);
-			must(gpuext_cuda_copy_to_device(d_vis, pinned_out, vis_bytes), "item list upload");
-			must(gpuext_cuda_wait(-1, nullptr, nullptr), "upload");
-		}
+		scan_upload_set(s, &d_pages, &d_vis);
 		for (const auto &pr : programs)
 			check_scan_groups(s, pr.name, pr.p, pr.cap, false, d_pages, d_vis);
 		check_scan_groups(s, programs[0].name, programs[0].p, programs[0].cap, true, d_pages, d_vis);

@@ -1224,6 +1224,25 @@ bool scan_make_set(int k, bool quick, ScanSet &s)
 	return true;
 }
 
+/* A set's pages and visible items in device memory (nothing for a set of no pages). */
+void scan_upload_set(const ScanSet &s, void **d_pages, void **d_vis)
+{
+	const size_t vis_bytes = s.vis.size() * sizeof(uint16_t);
+
+	*d_pages = *d_vis = nullptr;
+	if (s.npages == 0)
+		return;
+	ensure_pinned(s.pages.size());
+	must(gpuext_cuda_alloc(d_pages, s.pages.size()), "page allocation");
+	must(gpuext_cuda_alloc(d_vis, vis_bytes), "item list allocation");
+	memcpy(pinned_in, s.pages.data(), s.pages.size());
+	must(gpuext_cuda_copy_to_device(*d_pages, pinned_in, s.pages.size()), "page upload");
+	must(gpuext_cuda_wait(-1, nullptr, nullptr), "page upload");
+	memcpy(pinned_in, s.vis.data(), vis_bytes);
+	must(gpuext_cuda_copy_to_device(*d_vis, pinned_in, vis_bytes), "item list upload");
+	must(gpuext_cuda_wait(-1, nullptr, nullptr), "item list upload");
+}
+
 /* Every set through every program (the batch also with little room for values), and the refusals. */
 void run_scan_checks(bool quick)
 {
@@ -1240,22 +1259,10 @@ void run_scan_checks(bool quick)
 	check_scan_arguments();
 	for (int k = 0; scan_make_set(k, quick, s); k++)
 	{
-		const size_t vis_bytes = s.vis.size() * sizeof(uint16_t);
 		void	   *d_pages = nullptr,
 				   *d_vis = nullptr;
 
-		if (s.npages > 0)
-		{
-			ensure_pinned(s.pages.size());
-			must(gpuext_cuda_alloc(&d_pages, s.pages.size()), "page allocation");
-			must(gpuext_cuda_alloc(&d_vis, vis_bytes), "item list allocation");
-			memcpy(pinned_in, s.pages.data(), s.pages.size());
-			must(gpuext_cuda_copy_to_device(d_pages, pinned_in, s.pages.size()), "page upload");
-			must(gpuext_cuda_wait(-1, nullptr, nullptr), "page upload");
-			memcpy(pinned_in, s.vis.data(), vis_bytes);
-			must(gpuext_cuda_copy_to_device(d_vis, pinned_in, vis_bytes), "item list upload");
-			must(gpuext_cuda_wait(-1, nullptr, nullptr), "item list upload");
-		}
+		scan_upload_set(s, &d_pages, &d_vis);
 		for (const auto &pr : programs)
 			check_scan(s, pr.first, pr.second, d_pages, d_vis, (uint64_t) s.npages * GPUEXT_SCAN_MAX_TUPLES);
 		if (s.small_cap > 0)
