@@ -161,9 +161,10 @@ SELECT check_scan('SELECT count(*), sum(a) FROM dsm WHERE b = 42 AND c > 0.25');
 SELECT check_scan('SELECT count(*), sum(b) FROM dsm WHERE e IS NULL');
 SELECT check_scan('SELECT count(*), sum(b), count(c) FILTER (WHERE e IS NOT NULL) FROM dsm WHERE pad IS NOT NULL');
 
--- Where the device scan does not take the query: a WHERE clause not compiled, a numeric or an
--- expression as an argument, GROUP BY.
+-- Where the device scan does not take the query: a WHERE clause not compiled for it (LIKE; an IN
+-- list, compiled for the CPU only), a numeric or an expression as an argument.
 SELECT check_scan('SELECT count(*), sum(i4) FROM ds WHERE t LIKE ''x%''', false);
+SELECT check_scan('SELECT count(*), sum(i4) FROM ds WHERE i2 IN (1::int2, 2::int2, 3::int2)', false);
 SELECT check_scan('SELECT sum(i4 + 1) FROM ds', false);
 SELECT check_scan('SELECT count(*), sum(i4) FROM ds WHERE i4 % 10 <> 5');
 

@@ -147,6 +147,13 @@ SELECT check_inp('SELECT count(*), sum(b), max(a) FROM ginp_num WHERE a <> 0 AND
 SELECT check_inp('SELECT count(*), sum(b) FROM ginp_num WHERE a = 12.34 OR a = ''NaN''');
 SELECT check_inp('SELECT k, count(*), sum(a * (1 - b)) FROM ginp_num WHERE b < 0.05 AND a > -1000 GROUP BY k');
 SELECT check_inp('SELECT count(*), max(a) FROM ginp_num WHERE c < 1000 AND n > 0.5');
+-- IN lists of the column's own type (= ANY): integers, dates, floats with NaN and -0, a NULL
+-- among them; FILTERs too; NOT IN and lists of another type are left to the executor.
+SELECT check_inp('SELECT count(*), sum(i4), sum(f8) FROM ginp WHERE i2 IN (1::int2, -7::int2, 149::int2, NULL)');
+SELECT check_inp('SELECT count(*), sum(i8) FROM ginp WHERE i4 = ANY (''{5,-1000,999,77}''::int4[]) AND d IN (DATE ''2024-01-05'', DATE ''2024-02-01'', DATE ''2024-03-03'')');
+SELECT check_inp('SELECT count(*), sum(i4) FROM ginp WHERE f8 IN (''NaN''::float8, 0, 2.5, 61.4375)');
+SELECT check_inp('SELECT count(*) FILTER (WHERE f4 IN (''-0''::float4, 1.5::float4)), sum(f8) FILTER (WHERE i8 IN (1000003, 2000006, 3000009)) FROM ginp');
+SELECT check_inp('SELECT count(*), sum(i4) FROM ginp WHERE i4 NOT IN (1, 2, 3) AND i2 IN (1, 2)');
 -- The same in parallel workers, each reading its blocks in place (against PostgreSQL's parallel plan).
 SET max_parallel_workers_per_gather = 2;
 SET min_parallel_table_scan_size = 0;
@@ -204,6 +211,7 @@ SELECT inp_rows('SELECT sum(a * (1 - b)), count(*) FROM ginp_num WHERE a >= -500
 SELECT inp_rows('SELECT sum(b), count(*) FROM ginp_num WHERE c < 1000');
 -- numeric(38, 0) against a constant of scale 1: 39 digits, not compiled.
 SELECT inp_rows('SELECT sum(b), count(*) FROM ginp_num WHERE c < 1000.5');
+SELECT inp_rows('SELECT sum(f8), count(*) FROM ginp WHERE i2 IN (1::int2, -7::int2, NULL) AND f8 IN (''NaN''::float8, 0, 2.5)');
 DROP FUNCTION inp_rows(text);
 \endif
 

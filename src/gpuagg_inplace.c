@@ -22,6 +22,7 @@
 #include "access/nbtree.h"
 #include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/datetime.h"
@@ -65,6 +66,9 @@ typedef struct RowCmp
 	int			nscale;			/* numeric: the scale both are compared at, */
 	int128		nval;			/* ... the constant at it, */
 	Datum		nconst;			/* ... and itself */
+	int			in_n;			/* > 0: column IN (a list): its non-NULL values, */
+	int64	   *in_ivals;		/* ... integers sorted */
+	float8	   *in_fvals;		/* ... or floats */
 } RowCmp;
 
 struct GpuAggRowQual
@@ -146,6 +150,40 @@ NumericCmp(const RowCmp *c, const char *p)
 	}
 }
 
+/* Whether the column's value at p is one of an IN list's (equal as the type's = says: NaN to NaN, -0 to 0). */
+static bool
+InList(const RowCmp *c, const char *p)
+{
+	if (c->kind == ROWCMP_INT)
+	{
+		int64		v = c->len == 8 ? DatumGetInt64(fetch_att(p, true, 8)) :
+			c->len == 4 ? DatumGetInt32(fetch_att(p, true, 4)) : DatumGetInt16(fetch_att(p, true, 2));
+		int			lo = 0,
+					hi = c->in_n;
+
+		while (lo < hi)
+		{
+			int			mid = (lo + hi) / 2;
+
+			if (c->in_ivals[mid] < v)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return lo < c->in_n && c->in_ivals[lo] == v;
+	}
+	else
+	{
+		float8		v = c->len == 8 ? DatumGetFloat8(fetch_att(p, true, 8)) :
+			(float8) DatumGetFloat4(fetch_att(p, true, 4));
+
+		for (int i = 0; i < c->in_n; i++)
+			if (float8_cmp_internal(v, c->in_fvals[i]) == 0)
+				return true;
+		return false;
+	}
+}
+
 /* Whether a row passes every compiled comparison of the WHERE clause or a FILTER. */
 bool
 GpuAggRowQualPasses(const GpuAggRowQual *q, const char *tp, const int *att_off)
@@ -159,6 +197,12 @@ GpuAggRowQualPasses(const GpuAggRowQual *q, const char *tp, const int *att_off)
 		if (c->kind == ROWCMP_NULLTEST)
 		{
 			if (c->strategy == ROWCMP_IS_NULL)
+				return false;
+			continue;
+		}
+		if (c->in_n > 0)
+		{
+			if (!InList(c, tp + att_off[c->att - 1]))
 				return false;
 			continue;
 		}
@@ -692,6 +736,77 @@ CompileCmp(CustomScan *cscan, Node *node, RowCmp *c)
 	return true;
 }
 
+/* Ascending int64s, for qsort. */
+static int
+CmpInt64(const void *a, const void *b)
+{
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * column IN (constants) (= ANY of an array constant of the column's own
+ * type, under its btree =) compiled as a list of its non-NULL values, which
+ * is all a WHERE clause or FILTER needs: a NULL among them makes a row that
+ * matches none NULL, which passes no more than false does.  False where it
+ * is not of that form.
+ */
+static bool
+CompileIn(CustomScan *cscan, ScalarArrayOpExpr *sa, RowCmp *c)
+{
+	Node	   *left = linitial(sa->args);
+	Node	   *right = lsecond(sa->args);
+	TypeCacheEntry *tc;
+	ArrayType  *arr;
+	Datum	   *vals;
+	bool	   *nulls;
+	int			n,
+				strategy;
+	int16		typlen;
+	bool		byval;
+	char		align;
+	Oid			lefttype,
+				righttype;
+
+	memset(c, 0, sizeof(RowCmp));
+	if (!sa->useOr || list_length(sa->args) != 2 || !IsA(left, Var) || !IsA(right, Const) ||
+		((Const *) right)->constisnull)
+		return false;
+	c->att = GpuAggScanColumn(cscan, (Expr *) left);
+	c->coltype = ((Var *) left)->vartype;
+	if (c->att == 0 || !CmpKind(c->coltype, &c->kind))
+		return false;
+	arr = DatumGetArrayTypeP(((Const *) right)->constvalue);
+	tc = lookup_type_cache(c->coltype, TYPECACHE_BTREE_OPFAMILY);
+	if (ARR_ELEMTYPE(arr) != c->coltype || !OidIsValid(tc->btree_opf) || !op_in_opfamily(sa->opno, tc->btree_opf))
+		return false;
+	get_op_opfamily_properties(sa->opno, tc->btree_opf, false, &strategy, &lefttype, &righttype);
+	if (strategy != BTEqualStrategyNumber || lefttype != c->coltype || righttype != c->coltype)
+		return false;
+	get_typlenbyvalalign(c->coltype, &typlen, &byval, &align);
+	deconstruct_array(arr, c->coltype, typlen, byval, align, &vals, &nulls, &n);
+	c->len = typlen;
+	c->strategy = BTEqualStrategyNumber;
+	c->in_ivals = palloc(sizeof(int64) * Max(n, 1));
+	c->in_fvals = palloc(sizeof(float8) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		if (nulls[i])
+			continue;
+		if (c->kind == ROWCMP_FLOAT)
+			c->in_fvals[c->in_n++] = typlen == 8 ? DatumGetFloat8(vals[i]) : (float8) DatumGetFloat4(vals[i]);
+		else
+			c->in_ivals[c->in_n++] = typlen == 8 ? DatumGetInt64(vals[i]) :
+				typlen == 4 ? DatumGetInt32(vals[i]) : DatumGetInt16(vals[i]);
+	}
+	if (c->kind == ROWCMP_INT)
+		qsort(c->in_ivals, c->in_n, sizeof(int64), CmpInt64);
+	/* a list of NULLs alone is left to the executor */
+	return c->in_n > 0;
+}
+
 /* An implicit-AND list of conditions compiled, or NULL where some conjunct is not of the forms compiled. */
 GpuAggRowQual *
 GpuAggCompileRowQual(CustomScan *cscan, List *quals)
@@ -704,6 +819,7 @@ GpuAggCompileRowQual(CustomScan *cscan, List *quals)
 	{
 		Node	   *node = lfirst(lc);
 
+		memset(&q->cmps[q->ncmps], 0, sizeof(RowCmp));
 		if (IsA(node, BoolExpr) && ((BoolExpr *) node)->boolop == AND_EXPR)
 		{
 			GpuAggRowQual *sub = GpuAggCompileRowQual(cscan, ((BoolExpr *) node)->args);
@@ -727,6 +843,13 @@ GpuAggCompileRowQual(CustomScan *cscan, List *quals)
 			c->strategy = nt->nulltesttype == IS_NULL ? ROWCMP_IS_NULL : ROWCMP_IS_NOT_NULL;
 			c->coltype = ((Var *) nt->arg)->vartype;
 			c->len = 0;
+			q->ncmps++;
+			continue;
+		}
+		if (IsA(node, ScalarArrayOpExpr))
+		{
+			if (!CompileIn(cscan, (ScalarArrayOpExpr *) node, &q->cmps[q->ncmps]))
+				return NULL;
 			q->ncmps++;
 			continue;
 		}
@@ -845,8 +968,8 @@ GpuAggRowQualToScan(const GpuAggRowQual *q, GpuextScanProgram *p, const int *col
 		const RowCmp *c = &q->cmps[i];
 		GpuextScanCmp *k = &p->cmps[p->ncmps++];
 
-		/* numerics are compared on the CPU only */
-		if (c->kind == ROWCMP_NUMERIC)
+		/* numerics and IN lists are compared on the CPU only */
+		if (c->kind == ROWCMP_NUMERIC || c->in_n > 0)
 			return false;
 		k->col = col_of_att[c->att];
 		k->strategy = c->strategy;
