@@ -154,6 +154,23 @@ SELECT check_inp('SELECT count(*), sum(i8) FROM ginp WHERE i4 = ANY (''{5,-1000,
 SELECT check_inp('SELECT count(*), sum(i4) FROM ginp WHERE f8 IN (''NaN''::float8, 0, 2.5, 61.4375)');
 SELECT check_inp('SELECT count(*) FILTER (WHERE f4 IN (''-0''::float4, 1.5::float4)), sum(f8) FILTER (WHERE i8 IN (1000003, 2000006, 3000009)) FROM ginp');
 SELECT check_inp('SELECT count(*), sum(i4) FROM ginp WHERE i4 NOT IN (1, 2, 3) AND i2 IN (1, 2)');
+-- text, varchar and char(n) against constants: =, <> and LIKE 'prefix%' as bytes (char(n) without
+-- its trailing blanks), multibyte characters, empty strings, compressed and out-of-line values;
+-- LIKE patterns with other wildcards or an escape are left to the executor.
+CREATE TABLE ginp_txt (c char(4), v varchar(8), t text, x int4, f float8);
+ALTER TABLE ginp_txt ALTER COLUMN t SET STORAGE external;
+INSERT INTO ginp_txt SELECT (ARRAY['ab', 'ab  ', 'x', '', 'é'])[1 + i % 5], (ARRAY['v1', 'é', 'ab', ''])[1 + i % 4],
+  CASE WHEN i % 97 = 0 THEN repeat('z', 3000) WHEN i % 89 = 0 THEN repeat('abc', 900)
+       ELSE (ARRAY['abc', 'abd', 'a%c', '', 'ab'])[1 + i % 5] END, i, i / 4.0
+FROM generate_series(1, 6000) i;
+ANALYZE ginp_txt;
+SELECT check_inp('SELECT count(*), sum(x), sum(f) FROM ginp_txt WHERE t = ''abc'' AND c = ''ab''');
+SELECT check_inp('SELECT count(*), sum(x) FROM ginp_txt WHERE ''abd'' <> t AND c <> ''x   '' AND v = ''é''');
+SELECT check_inp('SELECT count(*), sum(x) FROM ginp_txt WHERE t LIKE ''ab%'' AND v LIKE ''é%''');
+SELECT check_inp('SELECT count(*), sum(x) FROM ginp_txt WHERE t LIKE ''%'' AND c = ''''');
+SELECT check_inp('SELECT count(*), sum(x) FROM ginp_txt WHERE t = repeat(''z'', 3000) OR false');
+SELECT check_inp('SELECT count(*), sum(x) FROM ginp_txt WHERE t LIKE ''a_c%'' OR t LIKE ''a\\%%''');
+SELECT check_inp('SELECT count(*) FILTER (WHERE t = ''ab''), sum(f) FILTER (WHERE v <> ''v1'') FROM ginp_txt');
 -- The same in parallel workers, each reading its blocks in place (against PostgreSQL's parallel plan).
 SET max_parallel_workers_per_gather = 2;
 SET min_parallel_table_scan_size = 0;
@@ -212,8 +229,9 @@ SELECT inp_rows('SELECT sum(b), count(*) FROM ginp_num WHERE c < 1000');
 -- numeric(38, 0) against a constant of scale 1: 39 digits, not compiled.
 SELECT inp_rows('SELECT sum(b), count(*) FROM ginp_num WHERE c < 1000.5');
 SELECT inp_rows('SELECT sum(f8), count(*) FROM ginp WHERE i2 IN (1::int2, -7::int2, NULL) AND f8 IN (''NaN''::float8, 0, 2.5)');
+SELECT inp_rows('SELECT sum(f), count(*) FROM ginp_txt WHERE t LIKE ''ab%'' AND c <> ''x'' AND v = ''ab''');
 DROP FUNCTION inp_rows(text);
 \endif
 
-DROP TABLE ginp, ginp_pairs, ginp_nn, ginp_num;
+DROP TABLE ginp, ginp_pairs, ginp_nn, ginp_num, ginp_txt;
 DROP FUNCTION check_inp(text), check_inp_error(text);

@@ -10,7 +10,8 @@
  *	gpuagg_pages.c		the table's pages and their visible rows (all-visible ones straight from its
  *						files), added column by column where the inputs are plain columns or compiled
  *						double precision arithmetic
- *	gpuagg_inplace.c	which rows are read in place, and the WHERE, FILTERs and float arguments compiled for them
+ *	gpuagg_inplace.c	which rows are read in place, and the float arguments compiled for them
+ *	gpuagg_conditions.c	the WHERE clause and FILTERs compiled for them and for the device scan
  *	gpuagg_keys.c		the GROUP BY keys: evaluated per row, numbered (a group each)
  *	gpuagg_group.c		the groups' per-input states and results
  *	gpuagg_spill.c		groups past hash_mem: their rows spilled to partitions, each aggregated in turn
@@ -337,6 +338,27 @@ GpuAggElapsedMs(instr_time start)
 	return INSTR_TIME_GET_MILLISEC(now);
 }
 
+/* A table column's value as double precision, read in place. */
+static inline float8
+GpuAggColumnFloat8(const char *tp, const int *att_off, AttrNumber att, Oid type)
+{
+	const char *p = tp + att_off[att - 1];
+
+	switch (type)
+	{
+		case FLOAT8OID:
+			return DatumGetFloat8(fetch_att(p, true, 8));
+		case FLOAT4OID:
+			return (float8) DatumGetFloat4(fetch_att(p, true, 4));
+		case INT8OID:
+			return (float8) DatumGetInt64(fetch_att(p, true, 8));
+		case INT4OID:
+			return (float8) DatumGetInt32(fetch_att(p, true, 4));
+		default:
+			return (float8) DatumGetInt16(fetch_att(p, true, 2));
+	}
+}
+
 /* The offsets of a row's columns past the first of varying width, as slot_deform_heap_tuple finds them. */
 static pg_attribute_always_inline void
 GpuAggWalkOffsets(GpuAggState *st, const char *tp)
@@ -433,7 +455,7 @@ extern int	GpuAggNumExprScale(const GpuAggNumExpr *e);
 extern bool GpuAggNumExprEval(GpuAggNumExpr *e, GpuAggNumMemo *memo, const char *tp, const int *att_off,
 							  int128 *out);
 
-/* gpuagg_inplace.c */
+/* gpuagg_inplace.c, gpuagg_conditions.c */
 extern void GpuAggInPlaceSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc);
 extern GpuAggRowQual *GpuAggCompileRowQual(CustomScan *cscan, List *quals);
 extern bool GpuAggArithOp(OpExpr *op, Oid add, Oid sub, Oid mul, Oid div, Oid neg, GpuAggRowOp *kind);

@@ -1,0 +1,698 @@
+/*
+ * gpuagg_conditions.c
+ *		GpuAgg's WHERE clause and FILTERs compiled, for rows read in place
+ *		(gpuagg_inplace.c) and, where the device can test them, for the device
+ *		scan's program (gpuagg_devscan.c).
+ *
+ * A condition compiles when it is an AND of comparisons of a column (or of
+ * an integer column modulo a positive constant of its type) with a constant
+ * by the btree operators of the integers, date, timestamp, timestamptz,
+ * real and double precision (cross-type within the integers and within the
+ * floats, date against timestamp), of numeric(p, s) with numeric constants,
+ * of text, varchar and char(n) with a constant (=, <>, and LIKE 'prefix%'
+ * of text and varchar) under a deterministic collation, IN lists of a
+ * column's own type, and IS [NOT] NULL.  They are evaluated as PostgreSQL's
+ * operators compare (float8_cmp_internal: NaN above every number and equal
+ * to itself).  Numeric, text and IN comparisons are tested on the CPU only.
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "access/nbtree.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_type.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/date.h"
+#include "utils/datetime.h"
+#include "utils/fmgroids.h"
+#include "utils/float.h"
+#include "utils/lsyscache.h"
+#include "utils/numeric.h"
+#include "utils/typcache.h"
+
+#include "agg_accum.h"
+#include "gpuagg.h"
+
+/* What a compiled comparison compares: signed integers, or floats as double precision. */
+typedef enum RowCmpKind
+{
+	ROWCMP_INT,
+	ROWCMP_FLOAT,
+	ROWCMP_NUMERIC,				/* numeric(p, s) against a numeric, both at a scale as integers */
+	ROWCMP_TEXT,				/* text, varchar or char(n) against a constant's bytes */
+	ROWCMP_NULLTEST				/* IS NULL (strategy ROWCMP_IS_NULL) or IS NOT NULL */
+} RowCmpKind;
+
+/* Strategies past btree's: <> (the negator of a btree =), and the null tests. */
+#define ROWCMP_NOT_EQUAL GPUEXT_SCAN_NOT_EQUAL
+#define ROWCMP_IS_NULL 1
+#define ROWCMP_IS_NOT_NULL 2
+#define ROWCMP_PREFIX 7			/* text: LIKE 'prefix%' */
+
+/* One comparison of a column with a constant: column <strategy> constant. */
+typedef struct RowCmp
+{
+	AttrNumber	att;
+	int16		len;
+	Oid			coltype;
+	RowCmpKind	kind;
+	StrategyNumber strategy;
+	int64		ival;
+	float8		fval;
+	int64		modulus;		/* > 0: the column's value % modulus is compared */
+	int			nscale;			/* numeric: the scale both are compared at, */
+	int128		nval;			/* ... the constant at it, */
+	Datum		nconst;			/* ... and itself */
+	const char *tbytes;			/* text: the constant's bytes (char(n): without trailing blanks), */
+	int			tlen;			/* ... how many */
+	int			in_n;			/* > 0: column IN (a list): its non-NULL values, */
+	int64	   *in_ivals;		/* ... integers sorted */
+	float8	   *in_fvals;		/* ... or floats */
+} RowCmp;
+
+struct GpuAggRowQual
+{
+	int			ncmps;
+	RowCmp		cmps[FLEXIBLE_ARRAY_MEMBER];
+};
+
+/*
+ * A numeric column's value at p against the comparison's constant, as
+ * numeric_cmp compares them (NaN above every number): as integers at the
+ * comparison's scale, where the value is exact there, which its type's
+ * scale assures; else through numeric_cmp.
+ */
+static int
+NumericCmp(const RowCmp *c, const char *p)
+{
+	int128		v;
+
+	switch (GpuextNumericToFixed(PointerGetDatum(p), c->nscale, &v))
+	{
+		case 0:
+			return v < c->nval ? -1 : v > c->nval ? 1 : 0;
+		case 1:
+			return 1;
+		default:
+			return DatumGetInt32(DirectFunctionCall2(numeric_cmp, PointerGetDatum(p), c->nconst));
+	}
+}
+
+/* Whether the column's value at p is one of an IN list's (equal as the type's = says: NaN to NaN, -0 to 0). */
+static bool
+InList(const RowCmp *c, const char *p)
+{
+	if (c->kind == ROWCMP_INT)
+	{
+		int64		v = c->len == 8 ? DatumGetInt64(fetch_att(p, true, 8)) :
+			c->len == 4 ? DatumGetInt32(fetch_att(p, true, 4)) : DatumGetInt16(fetch_att(p, true, 2));
+		int			lo = 0,
+					hi = c->in_n;
+
+		while (lo < hi)
+		{
+			int			mid = (lo + hi) / 2;
+
+			if (c->in_ivals[mid] < v)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return lo < c->in_n && c->in_ivals[lo] == v;
+	}
+	else
+	{
+		float8		v = c->len == 8 ? DatumGetFloat8(fetch_att(p, true, 8)) :
+			(float8) DatumGetFloat4(fetch_att(p, true, 4));
+
+		for (int i = 0; i < c->in_n; i++)
+			if (float8_cmp_internal(v, c->in_fvals[i]) == 0)
+				return true;
+		return false;
+	}
+}
+
+/* Whether a text column's value at p meets the comparison (bytes, as a deterministic collation compares). */
+static bool
+TextMeets(const RowCmp *c, const char *p)
+{
+	struct varlena *v = (struct varlena *) p;
+	struct varlena *d = pg_detoast_datum_packed(v);
+	const char *s = VARDATA_ANY(d);
+	int			len = VARSIZE_ANY_EXHDR(d);
+	bool		r;
+
+	/* char(n) compares without its trailing blanks (bpchareq) */
+	if (c->coltype == BPCHAROID)
+		while (len > 0 && s[len - 1] == ' ')
+			len--;
+	if (c->strategy == ROWCMP_PREFIX)
+		r = len >= c->tlen && memcmp(s, c->tbytes, c->tlen) == 0;
+	else
+	{
+		r = len == c->tlen && memcmp(s, c->tbytes, c->tlen) == 0;
+		if (c->strategy == ROWCMP_NOT_EQUAL)
+			r = !r;
+	}
+	if (d != v)
+		pfree(d);
+	return r;
+}
+
+/* Whether a row passes every compiled comparison of the WHERE clause or a FILTER. */
+bool
+GpuAggRowQualPasses(const GpuAggRowQual *q, const char *tp, const int *att_off)
+{
+	for (int i = 0; i < q->ncmps; i++)
+	{
+		const RowCmp *c = &q->cmps[i];
+		int			cmp;
+
+		/* a row read in place has all its columns, none NULL */
+		if (c->kind == ROWCMP_NULLTEST)
+		{
+			if (c->strategy == ROWCMP_IS_NULL)
+				return false;
+			continue;
+		}
+		if (c->in_n > 0)
+		{
+			if (!InList(c, tp + att_off[c->att - 1]))
+				return false;
+			continue;
+		}
+		if (c->kind == ROWCMP_TEXT)
+		{
+			if (!TextMeets(c, tp + att_off[c->att - 1]))
+				return false;
+			continue;
+		}
+		if (c->kind == ROWCMP_INT)
+		{
+			const char *p = tp + att_off[c->att - 1];
+			int64		v;
+
+			v = c->len == 8 ? DatumGetInt64(fetch_att(p, true, 8)) :
+				c->len == 4 ? DatumGetInt32(fetch_att(p, true, 4)) : DatumGetInt16(fetch_att(p, true, 2));
+			if (c->modulus > 0)
+				v %= c->modulus;
+			cmp = v < c->ival ? -1 : v > c->ival ? 1 : 0;
+		}
+		else if (c->kind == ROWCMP_NUMERIC)
+			cmp = NumericCmp(c, tp + att_off[c->att - 1]);
+		else
+			cmp = float8_cmp_internal(GpuAggColumnFloat8(tp, att_off, c->att, c->coltype), c->fval);
+		switch (c->strategy)
+		{
+			case BTLessStrategyNumber:
+				if (cmp >= 0)
+					return false;
+				break;
+			case BTLessEqualStrategyNumber:
+				if (cmp > 0)
+					return false;
+				break;
+			case BTEqualStrategyNumber:
+				if (cmp != 0)
+					return false;
+				break;
+			case BTGreaterEqualStrategyNumber:
+				if (cmp < 0)
+					return false;
+				break;
+			case ROWCMP_NOT_EQUAL:
+				if (cmp == 0)
+					return false;
+				break;
+			default:
+				if (cmp <= 0)
+					return false;
+				break;
+		}
+	}
+	return true;
+}
+
+/* Whether the column type is compared as signed integers or as floats. */
+static bool
+CmpKind(Oid type, RowCmpKind *kind)
+{
+	bool		is_float;
+
+	if (!GpuAggCompiledType(type, &is_float))
+		return false;
+	*kind = is_float ? ROWCMP_FLOAT : ROWCMP_INT;
+	return true;
+}
+
+/* A Var, or a Var % a positive constant of its integer type (the modulus in *modulus, else 0); NULL for neither. */
+Node *
+GpuAggModColumn(Node *node, int64 *modulus)
+{
+	OpExpr	   *m = (OpExpr *) node;
+	Const	   *k;
+
+	*modulus = 0;
+	if (IsA(node, Var))
+		return node;
+	if (!IsA(node, OpExpr) || list_length(m->args) != 2 || !IsA(linitial(m->args), Var) ||
+		!IsA(lsecond(m->args), Const) || (m->opfuncid != F_INT2MOD && m->opfuncid != F_INT4MOD &&
+										   m->opfuncid != F_INT8MOD))
+		return NULL;
+	k = lsecond(m->args);
+	if (k->constisnull || k->consttype != m->opresulttype || exprType(linitial(m->args)) != m->opresulttype)
+		return NULL;
+	*modulus = k->consttype == INT2OID ? DatumGetInt16(k->constvalue) :
+		k->consttype == INT4OID ? DatumGetInt32(k->constvalue) : DatumGetInt64(k->constvalue);
+	return *modulus > 0 ? linitial(m->args) : NULL;
+}
+
+/*
+ * date <op> timestamp (the planner folds date '1998-12-01' - interval '90 day'
+ * to a timestamp) as the date against an integer, with the answers of
+ * date_cmp_timestamp: a date is its midnight, the infinities each other's
+ * and a date past the timestamps' range above every finite timestamp.
+ */
+static void
+DateAgainstTimestamp(RowCmp *c)
+{
+	int64		ts = c->ival;
+	int64		lo;
+	bool		exact;
+
+	if (ts == DT_NOBEGIN || ts == DT_NOEND)
+	{
+		c->ival = ts == DT_NOBEGIN ? DATEVAL_NOBEGIN : DATEVAL_NOEND;
+		return;
+	}
+	lo = ts / USECS_PER_DAY - (ts % USECS_PER_DAY != 0 && ts < 0);
+	exact = ts % USECS_PER_DAY == 0;
+	switch (c->strategy)
+	{
+		case BTLessStrategyNumber:
+		case BTGreaterEqualStrategyNumber:
+			c->ival = exact ? lo : lo + 1;
+			break;
+		case BTEqualStrategyNumber:
+		case ROWCMP_NOT_EQUAL:
+			c->ival = lo;
+			if (!exact)
+			{
+				/* no date is that timestamp: = nothing passes, <> everything */
+				c->strategy = c->strategy == BTEqualStrategyNumber ? BTLessStrategyNumber : BTGreaterEqualStrategyNumber;
+				c->ival = PG_INT64_MIN;
+			}
+			break;
+		default:
+			c->ival = lo;
+			break;
+	}
+}
+
+/* timestamp <op> date: the date as the timestamp of its midnight; false where it has none (past the range). */
+static bool
+TimestampAgainstDate(RowCmp *c)
+{
+	int32		d = (int32) c->ival;
+
+	if (d == DATEVAL_NOBEGIN || d == DATEVAL_NOEND)
+	{
+		c->ival = d == DATEVAL_NOBEGIN ? DT_NOBEGIN : DT_NOEND;
+		return true;
+	}
+	if (d < 0 ? d < (int64) (DATETIME_MIN_JULIAN - POSTGRES_EPOCH_JDATE) :
+		d >= (int64) (TIMESTAMP_END_JULIAN - POSTGRES_EPOCH_JDATE))
+		return false;
+	c->ival = (int64) d * USECS_PER_DAY;
+	return true;
+}
+
+/*
+ * A numeric(p, s) column against a numeric constant: both as integers at the
+ * larger of s and the constant's scale, where every value of the column is
+ * exact and within 38 digits; false where they are not, or the constant is
+ * NaN or an infinity.
+ */
+static bool
+NumericConst(RowCmp *c, int32 typmod, Const *k)
+{
+	int			precision = 0;
+	int			scale = GpuAggTypmodScale(typmod, &precision);
+	int			kscale;
+
+	if (scale < 0 || k->constisnull || numeric_is_nan(DatumGetNumeric(k->constvalue)) ||
+		numeric_is_inf(DatumGetNumeric(k->constvalue)))
+		return false;
+	kscale = DatumGetInt32(DirectFunctionCall1(numeric_scale, k->constvalue));
+	c->nscale = Max(scale, kscale);
+	if (precision - scale + c->nscale > 38 || GpuextNumericToFixed(k->constvalue, c->nscale, &c->nval) != 0)
+		return false;
+	c->kind = ROWCMP_NUMERIC;
+	c->nconst = k->constvalue;
+	c->modulus = 0;
+	return true;
+}
+
+/* One conjunct compiled as column <op> constant (or column % constant <op> constant), false where it is not of that form. */
+static bool
+CompileCmp(CustomScan *cscan, Node *node, RowCmp *c)
+{
+	OpExpr	   *op = (OpExpr *) node;
+	Node	   *left;
+	Node	   *right;
+	Const	   *k;
+	bool		commuted = false;
+	TypeCacheEntry *tc;
+	int			strategy;
+	Oid			lefttype;
+	Oid			righttype;
+	RowCmpKind	constkind;
+	bool		not_equal = false;
+
+	if (!IsA(node, OpExpr) || list_length(op->args) != 2)
+		return false;
+	left = linitial(op->args);
+	right = lsecond(op->args);
+	if (IsA(left, Const))
+	{
+		Node	   *t = left;
+
+		left = right;
+		right = t;
+		commuted = true;
+	}
+	left = GpuAggModColumn(left, &c->modulus);
+	if (left == NULL || !IsA(right, Const) || ((Const *) right)->constisnull)
+		return false;
+	k = (Const *) right;
+	c->coltype = ((Var *) left)->vartype;
+	c->att = GpuAggScanColumn(cscan, (Expr *) left);
+	if (c->att > 0 && c->coltype == NUMERICOID && k->consttype == NUMERICOID)
+	{
+		if (!NumericConst(c, ((Var *) left)->vartypmod, k))
+			return false;
+	}
+	else if (c->att == 0 || !CmpKind(c->coltype, &c->kind) || !CmpKind(k->consttype, &constkind) ||
+			 constkind != c->kind)
+		return false;
+	/* Only the type's own btree operators, and <> as the negator of its =; across types, only integers
+	 * with integers, floats with floats, and date with timestamp */
+	tc = lookup_type_cache(c->coltype, TYPECACHE_BTREE_OPFAMILY);
+	if (!OidIsValid(tc->btree_opf))
+		return false;
+	if (op_in_opfamily(op->opno, tc->btree_opf))
+		get_op_opfamily_properties(op->opno, tc->btree_opf, false, &strategy, &lefttype, &righttype);
+	else
+	{
+		Oid			eq = get_negator(op->opno);
+
+		if (!OidIsValid(eq) || !op_in_opfamily(eq, tc->btree_opf))
+			return false;
+		get_op_opfamily_properties(eq, tc->btree_opf, false, &strategy, &lefttype, &righttype);
+		if (strategy != BTEqualStrategyNumber)
+			return false;
+		not_equal = true;
+	}
+	if ((commuted ? righttype : lefttype) != c->coltype || (commuted ? lefttype : righttype) != k->consttype)
+		return false;
+	if (c->kind == ROWCMP_INT && c->coltype != k->consttype &&
+		!((c->coltype == INT2OID || c->coltype == INT4OID || c->coltype == INT8OID) &&
+		  (k->consttype == INT2OID || k->consttype == INT4OID || k->consttype == INT8OID)) &&
+		!(c->coltype == DATEOID && k->consttype == TIMESTAMPOID) &&
+		!(c->coltype == TIMESTAMPOID && k->consttype == DATEOID))
+		return false;
+	if (commuted)
+		strategy = BTCommuteStrategyNumber(strategy);
+	c->strategy = not_equal ? ROWCMP_NOT_EQUAL : strategy;
+	c->len = get_typlen(c->coltype);
+	if (c->kind == ROWCMP_NUMERIC)
+		return true;
+	switch (k->consttype)
+	{
+		case INT2OID:
+			c->ival = DatumGetInt16(k->constvalue);
+			break;
+		case INT4OID:
+		case DATEOID:
+			c->ival = DatumGetInt32(k->constvalue);
+			break;
+		case FLOAT4OID:
+			c->fval = (float8) DatumGetFloat4(k->constvalue);
+			break;
+		case FLOAT8OID:
+			c->fval = DatumGetFloat8(k->constvalue);
+			break;
+		default:
+			c->ival = DatumGetInt64(k->constvalue);
+			break;
+	}
+	if (c->coltype == DATEOID && k->consttype == TIMESTAMPOID)
+		DateAgainstTimestamp(c);
+	else if (c->coltype == TIMESTAMPOID && k->consttype == DATEOID)
+		return TimestampAgainstDate(c);
+	return true;
+}
+
+/* Ascending int64s, for qsort. */
+static int
+CmpInt64(const void *a, const void *b)
+{
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * column IN (constants) (= ANY of an array constant of the column's own
+ * type, under its btree =) compiled as a list of its non-NULL values, which
+ * is all a WHERE clause or FILTER needs: a NULL among them makes a row that
+ * matches none NULL, which passes no more than false does.  False where it
+ * is not of that form.
+ */
+static bool
+CompileIn(CustomScan *cscan, ScalarArrayOpExpr *sa, RowCmp *c)
+{
+	Node	   *left = linitial(sa->args);
+	Node	   *right = lsecond(sa->args);
+	TypeCacheEntry *tc;
+	ArrayType  *arr;
+	Datum	   *vals;
+	bool	   *nulls;
+	int			n,
+				strategy;
+	int16		typlen;
+	bool		byval;
+	char		align;
+	Oid			lefttype,
+				righttype;
+
+	memset(c, 0, sizeof(RowCmp));
+	if (!sa->useOr || list_length(sa->args) != 2 || !IsA(left, Var) || !IsA(right, Const) ||
+		((Const *) right)->constisnull)
+		return false;
+	c->att = GpuAggScanColumn(cscan, (Expr *) left);
+	c->coltype = ((Var *) left)->vartype;
+	if (c->att == 0 || !CmpKind(c->coltype, &c->kind))
+		return false;
+	arr = DatumGetArrayTypeP(((Const *) right)->constvalue);
+	tc = lookup_type_cache(c->coltype, TYPECACHE_BTREE_OPFAMILY);
+	if (ARR_ELEMTYPE(arr) != c->coltype || !OidIsValid(tc->btree_opf) || !op_in_opfamily(sa->opno, tc->btree_opf))
+		return false;
+	get_op_opfamily_properties(sa->opno, tc->btree_opf, false, &strategy, &lefttype, &righttype);
+	if (strategy != BTEqualStrategyNumber || lefttype != c->coltype || righttype != c->coltype)
+		return false;
+	get_typlenbyvalalign(c->coltype, &typlen, &byval, &align);
+	deconstruct_array(arr, c->coltype, typlen, byval, align, &vals, &nulls, &n);
+	c->len = typlen;
+	c->strategy = BTEqualStrategyNumber;
+	c->in_ivals = palloc(sizeof(int64) * Max(n, 1));
+	c->in_fvals = palloc(sizeof(float8) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		if (nulls[i])
+			continue;
+		if (c->kind == ROWCMP_FLOAT)
+			c->in_fvals[c->in_n++] = typlen == 8 ? DatumGetFloat8(vals[i]) : (float8) DatumGetFloat4(vals[i]);
+		else
+			c->in_ivals[c->in_n++] = typlen == 8 ? DatumGetInt64(vals[i]) :
+				typlen == 4 ? DatumGetInt32(vals[i]) : DatumGetInt16(vals[i]);
+	}
+	if (c->kind == ROWCMP_INT)
+		qsort(c->in_ivals, c->in_n, sizeof(int64), CmpInt64);
+	/* a list of NULLs alone is left to the executor */
+	return c->in_n > 0;
+}
+
+/*
+ * A text, varchar or char(n) column against a constant under a
+ * deterministic collation, where equal means equal bytes: =, <> (texteq,
+ * textne, bpchareq, bpcharne) and LIKE 'prefix%' of text and varchar (a
+ * pattern of one % at its end, no other wildcard or escape).  False where
+ * it is not of that form.
+ */
+static bool
+CompileText(CustomScan *cscan, Node *node, RowCmp *c)
+{
+	OpExpr	   *op = (OpExpr *) node;
+	Node	   *left;
+	Node	   *right;
+	struct varlena *k;
+	const char *s;
+	int			len;
+	bool		bpchar;
+
+	if (!IsA(node, OpExpr) || list_length(op->args) != 2)
+		return false;
+	switch (op->opfuncid)
+	{
+		case F_TEXTEQ:
+		case F_BPCHAREQ:
+			c->strategy = BTEqualStrategyNumber;
+			break;
+		case F_TEXTNE:
+		case F_BPCHARNE:
+			c->strategy = ROWCMP_NOT_EQUAL;
+			break;
+		case F_TEXTLIKE:
+			c->strategy = ROWCMP_PREFIX;
+			break;
+		default:
+			return false;
+	}
+	bpchar = op->opfuncid == F_BPCHAREQ || op->opfuncid == F_BPCHARNE;
+	left = linitial(op->args);
+	right = lsecond(op->args);
+	if (IsA(left, Const) && c->strategy != ROWCMP_PREFIX)
+	{
+		Node	   *t = left;
+
+		left = right;
+		right = t;
+	}
+	/* varchar is read through text's operators */
+	if (IsA(left, RelabelType))
+		left = (Node *) ((RelabelType *) left)->arg;
+	if (!IsA(left, Var) || !IsA(right, Const) || ((Const *) right)->constisnull ||
+		!OidIsValid(op->inputcollid) || !get_collation_isdeterministic(op->inputcollid))
+		return false;
+	c->coltype = ((Var *) left)->vartype;
+	if (bpchar ? c->coltype != BPCHAROID : (c->coltype != TEXTOID && c->coltype != VARCHAROID))
+		return false;
+	if ((c->att = GpuAggScanColumn(cscan, (Expr *) left)) == 0)
+		return false;
+	k = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(((Const *) right)->constvalue));
+	s = VARDATA_ANY(k);
+	len = VARSIZE_ANY_EXHDR(k);
+	if (bpchar)
+		while (len > 0 && s[len - 1] == ' ')
+			len--;
+	if (c->strategy == ROWCMP_PREFIX)
+	{
+		if (len == 0 || s[len - 1] != '%')
+			return false;
+		len--;
+		for (int i = 0; i < len; i++)
+			if (s[i] == '%' || s[i] == '_' || s[i] == '\\')
+				return false;
+	}
+	c->tbytes = pnstrdup(s, len);
+	c->tlen = len;
+	c->kind = ROWCMP_TEXT;
+	c->len = -1;
+	return true;
+}
+
+/* An implicit-AND list of conditions compiled, or NULL where some conjunct is not of the forms compiled. */
+GpuAggRowQual *
+GpuAggCompileRowQual(CustomScan *cscan, List *quals)
+{
+	GpuAggRowQual *q = palloc(offsetof(GpuAggRowQual, cmps) + sizeof(RowCmp) * Max(list_length(quals), 1));
+	ListCell   *lc;
+
+	q->ncmps = 0;
+	foreach(lc, quals)
+	{
+		Node	   *node = lfirst(lc);
+
+		memset(&q->cmps[q->ncmps], 0, sizeof(RowCmp));
+		if (IsA(node, BoolExpr) && ((BoolExpr *) node)->boolop == AND_EXPR)
+		{
+			GpuAggRowQual *sub = GpuAggCompileRowQual(cscan, ((BoolExpr *) node)->args);
+
+			if (sub == NULL)
+				return NULL;
+			q = repalloc(q, offsetof(GpuAggRowQual, cmps) + sizeof(RowCmp) * (q->ncmps + sub->ncmps + list_length(quals)));
+			memcpy(&q->cmps[q->ncmps], sub->cmps, sizeof(RowCmp) * sub->ncmps);
+			q->ncmps += sub->ncmps;
+			continue;
+		}
+		if (IsA(node, NullTest))
+		{
+			NullTest   *nt = (NullTest *) node;
+			RowCmp	   *c = &q->cmps[q->ncmps];
+
+			/* a column of the table, of any type: its null bit */
+			if (nt->argisrow || !IsA(nt->arg, Var) || (c->att = GpuAggScanColumn(cscan, nt->arg)) <= 0)
+				return NULL;
+			c->kind = ROWCMP_NULLTEST;
+			c->strategy = nt->nulltesttype == IS_NULL ? ROWCMP_IS_NULL : ROWCMP_IS_NOT_NULL;
+			c->coltype = ((Var *) nt->arg)->vartype;
+			c->len = 0;
+			q->ncmps++;
+			continue;
+		}
+		if (IsA(node, ScalarArrayOpExpr))
+		{
+			if (!CompileIn(cscan, (ScalarArrayOpExpr *) node, &q->cmps[q->ncmps]))
+				return NULL;
+			q->ncmps++;
+			continue;
+		}
+		if (!CompileText(cscan, node, &q->cmps[q->ncmps]) && !CompileCmp(cscan, node, &q->cmps[q->ncmps]))
+			return NULL;
+		q->ncmps++;
+	}
+	return q;
+}
+
+/* The columns (from 1) a compiled condition reads, added to *atts. */
+void
+GpuAggRowQualColumns(const GpuAggRowQual *q, Bitmapset **atts)
+{
+	for (int i = 0; i < q->ncmps; i++)
+		*atts = bms_add_member(*atts, q->cmps[i].att);
+}
+
+/*
+ * A compiled condition's comparisons appended to a device scan program
+ * (col_of_att: each column's index among the program's columns); false
+ * where the program has no room for them.
+ */
+bool
+GpuAggRowQualToScan(const GpuAggRowQual *q, GpuextScanProgram *p, const int *col_of_att)
+{
+	if (p->ncmps + q->ncmps > GPUEXT_SCAN_MAX_CMPS)
+		return false;
+	for (int i = 0; i < q->ncmps; i++)
+	{
+		const RowCmp *c = &q->cmps[i];
+		GpuextScanCmp *k = &p->cmps[p->ncmps++];
+
+		/* numerics, text and IN lists are compared on the CPU only */
+		if (c->kind == ROWCMP_NUMERIC || c->kind == ROWCMP_TEXT || c->in_n > 0)
+			return false;
+		k->col = col_of_att[c->att];
+		k->strategy = c->strategy;
+		k->is_float = c->kind == ROWCMP_FLOAT;
+		k->nulltest = c->kind != ROWCMP_NULLTEST ? 0 : c->strategy == ROWCMP_IS_NULL ? GPUEXT_SCAN_IS_NULL :
+			GPUEXT_SCAN_IS_NOT_NULL;
+		k->modulus = c->modulus;
+		k->ival = c->ival;
+		k->fval = c->fval;
+	}
+	return true;
+}
+
