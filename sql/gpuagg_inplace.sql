@@ -171,6 +171,12 @@ SELECT check_inp('SELECT count(*), sum(x) FROM ginp_txt WHERE t LIKE ''%'' AND c
 SELECT check_inp('SELECT count(*), sum(x) FROM ginp_txt WHERE t = repeat(''z'', 3000) OR false');
 SELECT check_inp('SELECT count(*), sum(x) FROM ginp_txt WHERE t LIKE ''a_c%'' OR t LIKE ''a\\%%''');
 SELECT check_inp('SELECT count(*) FILTER (WHERE t = ''ab''), sum(f) FILTER (WHERE v <> ''v1'') FROM ginp_txt');
+-- OR and NOT of compiled conditions (two-valued for rows read in place, which have no NULL; rows
+-- with NULLs go through the slot, where SQL's three-valued logic holds).
+SELECT check_inp('SELECT count(*), sum(i4), sum(f8) FROM ginp WHERE i2 = 7 OR i2 = 8 OR (i4 > 900 AND f8 < 10)');
+SELECT check_inp('SELECT count(*), sum(i8) FROM ginp WHERE NOT (i2 > 0 OR d >= DATE ''2024-02-01'') AND (f8 IS NULL OR f8 <> 0)');
+SELECT check_inp('SELECT count(*), sum(i4) FROM ginp WHERE NOT (i8 IS NOT NULL) OR kk IS NULL OR f4 = ''NaN''');
+SELECT check_inp('SELECT count(*) FILTER (WHERE i2 < -100 OR i2 > 100), sum(f8) FILTER (WHERE NOT i4 % 2 = 0) FROM ginp');
 -- The same in parallel workers, each reading its blocks in place (against PostgreSQL's parallel plan).
 SET max_parallel_workers_per_gather = 2;
 SET min_parallel_table_scan_size = 0;
@@ -230,6 +236,7 @@ SELECT inp_rows('SELECT sum(b), count(*) FROM ginp_num WHERE c < 1000');
 SELECT inp_rows('SELECT sum(b), count(*) FROM ginp_num WHERE c < 1000.5');
 SELECT inp_rows('SELECT sum(f8), count(*) FROM ginp WHERE i2 IN (1::int2, -7::int2, NULL) AND f8 IN (''NaN''::float8, 0, 2.5)');
 SELECT inp_rows('SELECT sum(f), count(*) FROM ginp_txt WHERE t LIKE ''ab%'' AND c <> ''x'' AND v = ''ab''');
+SELECT inp_rows('SELECT sum(f8), count(*) FROM ginp WHERE i2 = 7 OR NOT (i4 > -900)');
 DROP FUNCTION inp_rows(text);
 \endif
 

@@ -4,7 +4,7 @@
  *		(gpuagg_inplace.c) and, where the device can test them, for the device
  *		scan's program (gpuagg_devscan.c).
  *
- * A condition compiles when it is an AND of comparisons of a column (or of
+ * A condition compiles when it is an AND, OR or NOT of comparisons of a column (or of
  * an integer column modulo a positive constant of its type) with a constant
  * by the btree operators of the integers, date, timestamp, timestamptz,
  * real and double precision (cross-type within the integers and within the
@@ -13,7 +13,8 @@
  * of text and varchar) under a deterministic collation, IN lists of a
  * column's own type, and IS [NOT] NULL.  They are evaluated as PostgreSQL's
  * operators compare (float8_cmp_internal: NaN above every number and equal
- * to itself).  Numeric, text and IN comparisons are tested on the CPU only.
+ * to itself), for rows without NULLs, where OR and NOT are two-valued.
+ * Numeric, text and IN comparisons, OR and NOT are tested on the CPU only.
  */
 #include "postgres.h"
 
@@ -42,6 +43,7 @@ typedef enum RowCmpKind
 	ROWCMP_FLOAT,
 	ROWCMP_NUMERIC,				/* numeric(p, s) against a numeric, both at a scale as integers */
 	ROWCMP_TEXT,				/* text, varchar or char(n) against a constant's bytes */
+	ROWCMP_BOOL,				/* an OR of compiled conditions, or a NOT of one */
 	ROWCMP_NULLTEST				/* IS NULL (strategy ROWCMP_IS_NULL) or IS NOT NULL */
 } RowCmpKind;
 
@@ -67,6 +69,9 @@ typedef struct RowCmp
 	Datum		nconst;			/* ... and itself */
 	const char *tbytes;			/* text: the constant's bytes (char(n): without trailing blanks), */
 	int			tlen;			/* ... how many */
+	struct GpuAggRowQual **subs;	/* OR: the conditions, any of which passes; NOT: the one that fails */
+	int			nsubs;
+	bool		negate;			/* NOT */
 	int			in_n;			/* > 0: column IN (a list): its non-NULL values, */
 	int64	   *in_ivals;		/* ... integers sorted */
 	float8	   *in_fvals;		/* ... or floats */
@@ -170,7 +175,17 @@ GpuAggRowQualPasses(const GpuAggRowQual *q, const char *tp, const int *att_off)
 		const RowCmp *c = &q->cmps[i];
 		int			cmp;
 
-		/* a row read in place has all its columns, none NULL */
+		/* a row read in place has all its columns, none NULL: OR and NOT are two-valued for it */
+		if (c->kind == ROWCMP_BOOL)
+		{
+			bool		any = false;
+
+			for (int j = 0; j < c->nsubs && !any; j++)
+				any = GpuAggRowQualPasses(c->subs[j], tp, att_off);
+			if (any == c->negate)
+				return false;
+			continue;
+		}
 		if (c->kind == ROWCMP_NULLTEST)
 		{
 			if (c->strategy == ROWCMP_IS_NULL)
@@ -629,6 +644,24 @@ GpuAggCompileRowQual(CustomScan *cscan, List *quals)
 			q->ncmps += sub->ncmps;
 			continue;
 		}
+		if (IsA(node, BoolExpr))
+		{
+			BoolExpr   *b = (BoolExpr *) node;
+			RowCmp	   *c = &q->cmps[q->ncmps];
+			ListCell   *la;
+
+			c->kind = ROWCMP_BOOL;
+			c->negate = b->boolop == NOT_EXPR;
+			c->subs = palloc(sizeof(GpuAggRowQual *) * list_length(b->args));
+			foreach(la, b->args)
+			{
+				if ((c->subs[c->nsubs] = GpuAggCompileRowQual(cscan, list_make1(lfirst(la)))) == NULL)
+					return NULL;
+				c->nsubs++;
+			}
+			q->ncmps++;
+			continue;
+		}
 		if (IsA(node, NullTest))
 		{
 			NullTest   *nt = (NullTest *) node;
@@ -663,7 +696,13 @@ void
 GpuAggRowQualColumns(const GpuAggRowQual *q, Bitmapset **atts)
 {
 	for (int i = 0; i < q->ncmps; i++)
-		*atts = bms_add_member(*atts, q->cmps[i].att);
+	{
+		if (q->cmps[i].kind == ROWCMP_BOOL)
+			for (int j = 0; j < q->cmps[i].nsubs; j++)
+				GpuAggRowQualColumns(q->cmps[i].subs[j], atts);
+		else
+			*atts = bms_add_member(*atts, q->cmps[i].att);
+	}
 }
 
 /*
@@ -681,8 +720,8 @@ GpuAggRowQualToScan(const GpuAggRowQual *q, GpuextScanProgram *p, const int *col
 		const RowCmp *c = &q->cmps[i];
 		GpuextScanCmp *k = &p->cmps[p->ncmps++];
 
-		/* numerics, text and IN lists are compared on the CPU only */
-		if (c->kind == ROWCMP_NUMERIC || c->kind == ROWCMP_TEXT || c->in_n > 0)
+		/* numerics, text, IN lists, OR and NOT are tested on the CPU only */
+		if (c->kind == ROWCMP_NUMERIC || c->kind == ROWCMP_TEXT || c->kind == ROWCMP_BOOL || c->in_n > 0)
 			return false;
 		k->col = col_of_att[c->att];
 		k->strategy = c->strategy;
