@@ -270,6 +270,9 @@ typedef struct GpuAggWorkers
 	bool		leader_scans;	/* the leader reads blocks too */
 } GpuAggWorkers;
 
+/* The event slot marking the end of the device scan's work (0 to 2 are the staging halves' and the reducers'). */
+#define GPUAGG_DEVSCAN_EVENT 3
+
 /* The device scan's buffers, kept for the node's runs (gpuagg_devscan.c; GROUP BY, gpuagg_devgroups.c). */
 typedef struct GpuAggDevScan
 {
@@ -478,6 +481,9 @@ extern void GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tup
 extern bool GpuAggDevScanUsable(GpuAggState *st, GpuAggPages *pg);
 extern bool GpuAggDevScanRun(GpuAggState *st, GpuAggPages *pg);
 extern void GpuAggDevScanCpuBatch(GpuAggState *st, GpuAggDevScan *ds);
+extern void GpuAggDevScanUpload(GpuAggDevScan *ds);
+extern void GpuAggDevScanEnqueue(GpuAggDevScan *ds, const GpuextScanProgram *p);
+extern void GpuAggDevScanWait(void);
 
 /* gpuagg_devgroups.c */
 extern bool GpuAggDevGroupsKeys(GpuAggState *st, TupleDesc tupdesc, Bitmapset **byteatts, Bitmapset **intatts);

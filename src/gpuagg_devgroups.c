@@ -11,15 +11,16 @@
  * Where: every key a plain column of a type whose values are equal exactly
  * when their bytes are (GpuAggByteEqualType: the integers, date, times,
  * bool, "char", and text, varchar and char(n) under a deterministic
- * collation) or an integer column modulo a constant, the keys' images together in 16 bytes (a tag byte and the
- * bytes of each), no key column read for its value elsewhere (its NULLs may
- * be: count(k), k IS NULL), the groups on
- * the device, and no more groups expected than a quarter of the table.
- * A batch runs twice on the device: its keys pass lists the images new to
- * the table, which are numbered here; its values pass writes each value
- * with its group number and counts rows per group.  A batch with a key too
- * long for its place, or whose new keys would spill past hash_mem or fill
- * the table, is read on the CPU, as is the rest of that run.
+ * collation) or an integer column modulo a constant, the keys' images
+ * together in 16 bytes (a tag byte and the bytes of each), no key column
+ * read for its value elsewhere (its NULLs may be: count(k), k IS NULL), the
+ * groups on the device, and no more groups expected than a quarter of the
+ * table.  A batch's values pass writes each value with its group number and
+ * counts rows per group; where some rows' keys have no group yet, its keys
+ * pass lists the images new to the table, they are numbered here, and the
+ * values pass runs again.  A batch with a key too long for its place, or
+ * whose new keys would spill past hash_mem or fill the table, is read on the
+ * CPU, as is the rest of that run.
  */
 #include "postgres.h"
 
@@ -31,9 +32,6 @@
 #include "utils/memutils.h"
 
 #include "gpuagg.h"
-
-/* The event slot marking the end of a batch's device work (as gpuagg_devscan.c's). */
-#define DEVGROUPS_EVENT 3
 
 /* The table's slots: at least this many, and four per group the plan expects, up to the most. */
 #define DEVGROUPS_MIN_SLOTS 1024
@@ -270,45 +268,26 @@ typedef struct GroupsJob
 	uint32		ngroups;		/* the values pass: the groups whose counts come back */
 } GroupsJob;
 
-/* The batch's pages and visible items up to the device. */
-static void
-Upload(GpuAggDevScan *ds)
-{
-	char	   *dev = ds->device->ptr;
-
-	GpuextCheck(gpuext_cuda_copy_to_device(dev, ds->host->ptr, (size_t) ds->npages * BLCKSZ), "copy to device");
-	GpuextCheck(gpuext_cuda_copy_to_device(dev + ds->vis_off, ds->host->ptr + ds->vis_off,
-										   (size_t) ds->npages * GPUEXT_SCAN_VIS_SLOTS * sizeof(uint16)),
-				"copy to device");
-}
-
 /* The keys pass (the pages up first where asked); its counters and new key images back. */
 static bool
 KeysPass(GroupsJob *job)
 {
 	GpuAggDevScan *ds = job->ds;
-	GpuextScanProgram *keys = (GpuextScanProgram *) (ds->prog->ptr + sizeof(GpuextScanProgram));
-	char	   *dev = ds->device->ptr;
+	GpuextScanProgram *keys = (GpuextScanProgram *) ds->prog->ptr + 1;
 	const uint64 *counts = (const uint64 *) ds->back->ptr;
 
 	if (job->upload)
-		Upload(ds);
+		GpuAggDevScanUpload(ds);
 	keys->clear_table = ds->first;
-	GpuextCheck(gpuext_scan_heap(keys, dev, (const uint16_t *) (dev + ds->vis_off), ds->npages,
-								 (uint64_t *) (dev + ds->counts_off), dev + ds->outs_off, ds->outs_bytes),
-				"device scan");
+	GpuAggDevScanEnqueue(ds, keys);
 	ds->first = false;
-	GpuextCheck(gpuext_cuda_copy_to_host(ds->back->ptr, dev + ds->counts_off, sizeof(uint64) * GPUEXT_SCAN_COUNTERS),
-				"copy to host");
-	GpuextCheck(gpuext_cuda_mark(DEVGROUPS_EVENT), "event record");
-	GpuextWait(DEVGROUPS_EVENT);
+	GpuAggDevScanWait();
 	if (counts[GPUEXT_SCAN_NEW_GROUPS] > 0 && counts[GPUEXT_SCAN_NEW_GROUPS] <= keys->table_cap)
 	{
-		GpuextCheck(gpuext_cuda_copy_to_host(ds->gback->ptr, dev + ds->outs_off + keys->new_offset,
+		GpuextCheck(gpuext_cuda_copy_to_host(ds->gback->ptr, ds->device->ptr + ds->outs_off + keys->new_offset,
 											 sizeof(GpuextScanNewGroup) * counts[GPUEXT_SCAN_NEW_GROUPS]),
 					"copy to host");
-		GpuextCheck(gpuext_cuda_mark(DEVGROUPS_EVENT), "event record");
-		GpuextWait(DEVGROUPS_EVENT);
+		GpuAggDevScanWait();
 	}
 	return true;
 }
@@ -324,27 +303,22 @@ ValuesPass(GroupsJob *job)
 {
 	GpuAggDevScan *ds = job->ds;
 	const GpuextScanProgram *p = (const GpuextScanProgram *) ds->prog->ptr;
-	char	   *dev = ds->device->ptr;
-	char	   *outs = dev + ds->outs_off;
+	char	   *outs = ds->device->ptr + ds->outs_off;
 
 	if (job->upload)
-		Upload(ds);
+		GpuAggDevScanUpload(ds);
 	if (ds->map_hi > ds->map_lo)
 		GpuextCheck(gpuext_cuda_copy_to_device(outs + p->map_offset + sizeof(uint32) * ds->map_lo,
 											   (const char *) (SlotGroups(ds, p) + ds->map_lo),
 											   sizeof(uint32) * (ds->map_hi - ds->map_lo)), "copy to device");
 	ds->map_lo = p->table_cap;
 	ds->map_hi = 0;
-	GpuextCheck(gpuext_scan_heap(p, dev, (const uint16_t *) (dev + ds->vis_off), ds->npages,
-								 (uint64_t *) (dev + ds->counts_off), outs, ds->outs_bytes), "device scan");
-	GpuextCheck(gpuext_cuda_copy_to_host(ds->back->ptr, dev + ds->counts_off, sizeof(uint64) * GPUEXT_SCAN_COUNTERS),
-				"copy to host");
+	GpuAggDevScanEnqueue(ds, p);
 	for (int c = 0; c < p->ncounters && job->ngroups > 0; c++)
 		GpuextCheck(gpuext_cuda_copy_to_host((char *) (GroupCounts(ds, p) + (size_t) c * p->table_cap),
 											 outs + p->counts_offset + sizeof(uint64) * (size_t) c * p->table_cap,
 											 sizeof(uint64) * job->ngroups), "copy to host");
-	GpuextCheck(gpuext_cuda_mark(DEVGROUPS_EVENT), "event record");
-	GpuextWait(DEVGROUPS_EVENT);
+	GpuAggDevScanWait();
 	return true;
 }
 

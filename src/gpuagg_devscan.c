@@ -32,9 +32,6 @@
 #include "gpuagg.h"
 #include "service.h"
 
-/* The event slot marking the end of a batch's device work (0 to 2 are the staging halves' and the reducers'). */
-#define DEVSCAN_EVENT 3
-
 /* Pages a batch holds: in the backend, and through the GPU service (its arena is shared). */
 #define DEVSCAN_BATCH_PAGES 2048
 #define DEVSCAN_SERVICE_BATCH_PAGES 512
@@ -263,7 +260,7 @@ DevScanStart(GpuAggState *st)
 	ds->device = GpuextDeviceAlloc(ds->scratch_off + ds->scratch_bytes, gpuext_device_mode == GPUEXT_DEVICE_AUTO);
 	ds->host = ds->device ? GpuextPinnedAllocShort(ds->vis_off + vis_bytes) : NULL;
 	ds->back = ds->host ? GpuextPinnedAllocShort(back_bytes) : NULL;
-	ds->prog = ds->back ? GpuextPinnedAllocShort(sizeof(GpuextScanProgram) * 2) : NULL;
+	ds->prog = ds->back ? GpuextPinnedAllocShort(sizeof(GpuextScanProgram) * (p->nkeys > 0 ? 2 : 1)) : NULL;
 	if (ds->prog != NULL && p->nkeys > 0)
 	{
 		ds->gback = GpuextPinnedAllocShort(((size_t) sizeof(GpuextScanNewGroup) + sizeof(uint32) +
@@ -290,8 +287,13 @@ DevScanStart(GpuAggState *st)
 	/* GROUP BY: the values pass, then the keys pass */
 	p->pass = GPUEXT_SCAN_PASS_VALUES;
 	memcpy(ds->prog->ptr, p, sizeof(GpuextScanProgram));
-	((GpuextScanProgram *) ds->prog->ptr + 1)[0] = *p;
-	((GpuextScanProgram *) ds->prog->ptr + 1)->pass = GPUEXT_SCAN_PASS_KEYS;
+	if (p->nkeys > 0)
+	{
+		GpuextScanProgram *keys = (GpuextScanProgram *) ds->prog->ptr + 1;
+
+		*keys = *p;
+		keys->pass = GPUEXT_SCAN_PASS_KEYS;
+	}
 	return ds;
 }
 
@@ -309,6 +311,39 @@ OutResult(GpuAggDevScan *ds, int o)
 	return (GpuextReduceResult *) (ds->back->ptr + sizeof(uint64) * GPUEXT_SCAN_COUNTERS) + o;
 }
 
+/* The batch's pages and visible items up to the device. */
+void
+GpuAggDevScanUpload(GpuAggDevScan *ds)
+{
+	char	   *dev = ds->device->ptr;
+
+	GpuextCheck(gpuext_cuda_copy_to_device(dev, ds->host->ptr, (size_t) ds->npages * BLCKSZ), "copy to device");
+	GpuextCheck(gpuext_cuda_copy_to_device(dev + ds->vis_off, ds->host->ptr + ds->vis_off,
+										   (size_t) ds->npages * GPUEXT_SCAN_VIS_SLOTS * sizeof(uint16)),
+				"copy to device");
+}
+
+/* The batch's scan by program p (pinned), and its counters back into ds->back, enqueued. */
+void
+GpuAggDevScanEnqueue(GpuAggDevScan *ds, const GpuextScanProgram *p)
+{
+	char	   *dev = ds->device->ptr;
+
+	GpuextCheck(gpuext_scan_heap(p, dev, (const uint16_t *) (dev + ds->vis_off), ds->npages,
+								 (uint64_t *) (dev + ds->counts_off), dev + ds->outs_off, ds->outs_bytes),
+				"device scan");
+	GpuextCheck(gpuext_cuda_copy_to_host(ds->back->ptr, dev + ds->counts_off, sizeof(uint64) * GPUEXT_SCAN_COUNTERS),
+				"copy to host");
+}
+
+/* Wait for the device scan's work enqueued so far. */
+void
+GpuAggDevScanWait(void)
+{
+	GpuextCheck(gpuext_cuda_mark(GPUAGG_DEVSCAN_EVENT), "event record");
+	GpuextWait(GPUAGG_DEVSCAN_EVENT);
+}
+
 typedef struct DevScanJob
 {
 	GpuAggState *st;
@@ -324,17 +359,9 @@ DevScanBatch(DevScanJob *job)
 	const GpuextScanProgram *p = (const GpuextScanProgram *) ds->prog->ptr;
 	char	   *dev = ds->device->ptr;
 
-	GpuextCheck(gpuext_cuda_copy_to_device(dev, ds->host->ptr, (size_t) ds->npages * BLCKSZ), "copy to device");
-	GpuextCheck(gpuext_cuda_copy_to_device(dev + ds->vis_off, ds->host->ptr + ds->vis_off,
-										   (size_t) ds->npages * GPUEXT_SCAN_VIS_SLOTS * sizeof(uint16)),
-				"copy to device");
-	GpuextCheck(gpuext_scan_heap(p, dev, (const uint16_t *) (dev + ds->vis_off), ds->npages,
-								 (uint64_t *) (dev + ds->counts_off), dev + ds->outs_off, ds->outs_bytes),
-				"device scan");
-	GpuextCheck(gpuext_cuda_copy_to_host(ds->back->ptr, dev + ds->counts_off, sizeof(uint64) * GPUEXT_SCAN_COUNTERS),
-				"copy to host");
-	GpuextCheck(gpuext_cuda_mark(DEVSCAN_EVENT), "event record");
-	GpuextWait(DEVSCAN_EVENT);
+	GpuAggDevScanUpload(ds);
+	GpuAggDevScanEnqueue(ds, p);
+	GpuAggDevScanWait();
 	/* the CPU reads a batch with an undecodable tuple, or raises the arithmetic's error in row order */
 	ds->bad = Counts(ds)[GPUEXT_SCAN_BAD] > 0 || Counts(ds)[GPUEXT_SCAN_ERRORS] > 0;
 	if (ds->bad)
@@ -352,8 +379,7 @@ DevScanBatch(DevScanJob *job)
 								  dev + ds->outs_off + p->outs[o].offset, n, dev + ds->scratch_off,
 								  ds->scratch_bytes, OutResult(ds, o)), "reduction");
 	}
-	GpuextCheck(gpuext_cuda_mark(DEVSCAN_EVENT), "event record");
-	GpuextWait(DEVSCAN_EVENT);
+	GpuAggDevScanWait();
 	return true;
 }
 

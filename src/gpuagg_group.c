@@ -200,13 +200,14 @@ SinkUseHalf(GpuAggSink *sink)
 	sink->groups = (uint32 *) (sink->host[sink->cur]->ptr + GroupsOffset(sink));
 }
 
-/* Send the batch up and add it to the states, then go on filling the other half; false if memory is short. */
+/*
+ * Make the device states ready for n more values: every group covered, and
+ * normalised where the additions since would pass GPUEXT_GROUP_ADD_MAX;
+ * false if memory is short.
+ */
 static bool
-SinkSend(GpuAggSink *sink)
+StatesRoom(GpuAggSink *sink, size_t n)
 {
-	size_t		n = sink->nbatch;
-	char	   *dev = sink->batch->ptr;
-
 	if (!DeviceStatesCover(sink, sink->st->groups.ngroups))
 		return false;
 	if (sink->added + n > GPUEXT_GROUP_ADD_MAX)
@@ -215,14 +216,33 @@ SinkSend(GpuAggSink *sink)
 			return false;
 		sink->added = 0;
 	}
+	return true;
+}
+
+/* Add n values in device memory, each with its group number there, to the device states (StatesRoom first). */
+static void
+StatesAdd(GpuAggSink *sink, const char *values, const uint32 *groups, size_t n)
+{
+	GpuextCheck(gpuext_groups_add(sink->value_bytes, sink->is_float, values, groups, n, sink->states->ptr,
+								  sink->ncleared), "grouped reduction");
+	sink->added += n;
+}
+
+/* Send the batch up and add it to the states, then go on filling the other half; false if memory is short. */
+static bool
+SinkSend(GpuAggSink *sink)
+{
+	size_t		n = sink->nbatch;
+	char	   *dev = sink->batch->ptr;
+
+	if (!StatesRoom(sink, n))
+		return false;
 	GpuextCheck(gpuext_cuda_copy_to_device(dev, sink->values, n * sink->value_bytes), "copy to device");
 	GpuextCheck(gpuext_cuda_copy_to_device(dev + GroupsOffset(sink), (const char *) sink->groups,
 										   n * sizeof(uint32)), "copy to device");
-	GpuextCheck(gpuext_groups_add(sink->value_bytes, sink->is_float, dev, (const uint32 *) (dev + GroupsOffset(sink)),
-								  n, sink->states->ptr, sink->ncleared), "grouped reduction");
+	StatesAdd(sink, dev, (const uint32 *) (dev + GroupsOffset(sink)), n);
 	GpuextCheck(gpuext_cuda_mark(HALF_EVENT + sink->cur), "event record");
 	sink->inflight[sink->cur] = true;
-	sink->added += n;
 	sink->nbatch = 0;
 	sink->cur ^= 1;
 	SinkUseHalf(sink);
@@ -320,23 +340,13 @@ typedef struct DeviceAddJob
 	size_t		n;
 } DeviceAddJob;
 
-/* Add n values already in device memory, each with its group number there, to the sink's device states. */
+/* The device scan's values and group numbers (device memory) added to the sink's device states. */
 static bool
 DeviceAdd(DeviceAddJob *job)
 {
-	GpuAggSink *sink = job->sink;
-
-	if (!DeviceStatesCover(sink, sink->st->groups.ngroups))
+	if (!StatesRoom(job->sink, job->n))
 		return false;
-	if (sink->added + job->n > GPUEXT_GROUP_ADD_MAX)
-	{
-		if (!DeviceResults(sink, sink->ncleared, NULL))
-			return false;
-		sink->added = 0;
-	}
-	GpuextCheck(gpuext_groups_add(sink->value_bytes, sink->is_float, job->values, job->groups, job->n,
-								  sink->states->ptr, sink->ncleared), "grouped reduction");
-	sink->added += job->n;
+	StatesAdd(job->sink, job->values, job->groups, job->n);
 	return true;
 }
 
