@@ -151,8 +151,7 @@ TextMeets(const RowCmp *c, const char *p)
 
 	/* char(n) compares without its trailing blanks (bpchareq) */
 	if (c->coltype == BPCHAROID)
-		while (len > 0 && s[len - 1] == ' ')
-			len--;
+		len = bpchartruelen(unconstify(char *, s), len);
 	if (c->strategy == ROWCMP_PREFIX)
 		r = len >= c->tlen && memcmp(s, c->tbytes, c->tlen) == 0;
 	else
@@ -602,8 +601,7 @@ CompileText(CustomScan *cscan, Node *node, RowCmp *c)
 	s = VARDATA_ANY(k);
 	len = VARSIZE_ANY_EXHDR(k);
 	if (bpchar)
-		while (len > 0 && s[len - 1] == ' ')
-			len--;
+		len = bpchartruelen(unconstify(char *, s), len);
 	if (c->strategy == ROWCMP_PREFIX)
 	{
 		if (len == 0 || s[len - 1] != '%')
