@@ -32,25 +32,6 @@ __global__ void scan_clear_kernel(unsigned long long *counts)
 		counts[threadIdx.x] = 0;
 }
 
-/* Zero n 32-bit words. */
-__global__ void scan_zero_kernel(uint32_t *w, size_t n)
-{
-	for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n; i += (size_t) gridDim.x * blockDim.x)
-		w[i] = 0;
-}
-
-/* Enqueue the zeroing of n 32-bit words. */
-GpuextStatus zero_words(void *w, size_t n)
-{
-	size_t		blocks = (n + SCAN_THREADS - 1) / SCAN_THREADS;
-
-	if (n == 0)
-		return GPUEXT_OK;
-	scan_zero_kernel<<<blocks < MAX_SCAN_BLOCKS ? (unsigned) blocks : MAX_SCAN_BLOCKS, SCAN_THREADS, 0,
-		device_stream()>>>(static_cast<uint32_t *>(w), n);
-	return check_launch("scan_zero_kernel");
-}
-
 /*
  * The keys pass on the device: image put in the table (by one lane of the
  * lanes of a warp holding it), listed if new; 0 where the table is full.  A
@@ -241,9 +222,14 @@ GpuextStatus gpuext_scan_heap(const GpuextScanProgram *program, const char *page
 	gpuext::scan_clear_kernel<<<1, gpuext::SCAN_THREADS, 0, gpuext::device_stream()>>>(
 		reinterpret_cast<unsigned long long *>(counts));
 	if (program->nkeys > 0 && program->pass == GPUEXT_SCAN_PASS_KEYS && program->clear_table)
-		status = gpuext::zero_words(outs + program->table_offset, program->table_cap);
+		status = gpuext::check_cuda(cudaMemsetAsync(outs + program->table_offset, 0,
+													sizeof(uint32_t) * program->table_cap, gpuext::device_stream()),
+									"cudaMemsetAsync of the table of groups");
 	if (status == GPUEXT_OK && program->nkeys > 0 && program->pass == GPUEXT_SCAN_PASS_VALUES)
-		status = gpuext::zero_words(outs + program->counts_offset, (size_t) program->ncounters * program->table_cap * 2);
+		status = gpuext::check_cuda(cudaMemsetAsync(outs + program->counts_offset, 0,
+													sizeof(uint64_t) * program->ncounters * program->table_cap,
+													gpuext::device_stream()),
+									"cudaMemsetAsync of the per-group counts");
 	if (status != GPUEXT_OK)
 		return status;
 	if (npages == 0)
