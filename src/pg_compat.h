@@ -105,17 +105,14 @@
 
 /* n tuples returned by a scan of rel, for its statistics (pgstat_count_heap_getnext n times). */
 #if PG_VERSION_NUM >= 160000
-#define GpuextCountHeapGetNext(rel, n) \
-	do { \
-		if (pgstat_should_count_relation(rel)) \
-			(rel)->pgstat_info->counts.tuples_returned += (n); \
-	} while (0)
+#define GpuextTuplesReturned(rel) ((rel)->pgstat_info->counts.tuples_returned)
 #else
+#define GpuextTuplesReturned(rel) ((rel)->pgstat_info->t_counts.t_tuples_returned)
+#endif
 #define GpuextCountHeapGetNext(rel, n) \
 	do { \
 		if (pgstat_should_count_relation(rel)) \
-			(rel)->pgstat_info->t_counts.t_tuples_returned += (n); \
+			GpuextTuplesReturned(rel) += (n); \
 	} while (0)
-#endif
 
 #endif							/* GPUEXT_PG_COMPAT_H */
