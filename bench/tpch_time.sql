@@ -1,8 +1,10 @@
 -- bench/tpch_time.sql: one query of bench/tpch.sh timed with gpuext.enable_agg on and off in turn in
 -- this one session (a warm-up pair, then :pairs pairs), each run's Planning plus Execution Time from
--- EXPLAIN (ANALYZE, TIMING OFF); then one EXPLAIN (ANALYZE, VERBOSE) with GpuAgg allowed, for its
--- Stage Timing, Device Scan and GPU Fallback lines.  Prints one tab-separated line: the plan's top
--- nodes and the median in ms with GpuAgg allowed, the same with it off, and those lines.
+-- EXPLAIN (ANALYZE, TIMING OFF); then :pairs runs of GpuAgg with gpuext.device_scan_in_place off (the
+-- device scan's pages copied by the CPU rather than read in place from shared buffers); then one
+-- EXPLAIN (ANALYZE, VERBOSE) with GpuAgg allowed, for its Stage Timing, Device Scan, Heap Blocks and
+-- GPU Fallback lines.  Prints one tab-separated line: the plan's top nodes and the median in ms with
+-- GpuAgg allowed, the same with it off, and those lines after the median with pages copied.
 -- Usage: psql -At -F '<tab>' -v q=QUERY -v workers=N -v pairs=N -v device=gpu -f bench/tpch_time.sql
 \set ON_ERROR_STOP 1
 SET client_min_messages = warning;
@@ -55,8 +57,15 @@ BEGIN
 		END LOOP;
 	END LOOP;
 	PERFORM set_config('gpuext.enable_agg', 'on', false);
+	PERFORM set_config('gpuext.device_scan_in_place', 'off', false);
+	FOR i IN 1 .. current_setting('tpch.pairs')::int LOOP
+		EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ' || q INTO plan;
+		INSERT INTO tpch_runs VALUES ('copied',
+			(plan->0->>'Planning Time')::float8 + (plan->0->>'Execution Time')::float8, '');
+	END LOOP;
+	PERFORM set_config('gpuext.device_scan_in_place', 'on', false);
 	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, VERBOSE) ' || q LOOP
-		IF line ~ '(Stage Timing|Device Scan|GPU Fallback):' THEN
+		IF line ~ '(Stage Timing|Device Scan|Heap Blocks|GPU Fallback):' THEN
 			INSERT INTO tpch_notes VALUES ((SELECT count(*) FROM tpch_notes), btrim(line));
 		END IF;
 	END LOOP;
@@ -66,5 +75,6 @@ WITH m AS (SELECT side, string_agg(DISTINCT plan, ' or ') AS plan,
 		percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS ms
 	FROM tpch_runs GROUP BY side)
 SELECT a.plan, round(a.ms::numeric, 2), b.plan, round(b.ms::numeric, 2),
-	coalesce((SELECT string_agg(note, '; ' ORDER BY n) FROM tpch_notes), '')
-FROM m a, m b WHERE a.side = 'on' AND b.side = 'off';
+	concat_ws('; ', 'GpuAgg with pages copied: ' || round(c.ms::numeric, 2) || ' ms',
+		(SELECT string_agg(note, '; ' ORDER BY n) FROM tpch_notes))
+FROM m a, m b, m c WHERE a.side = 'on' AND b.side = 'off' AND c.side = 'copied';

@@ -215,6 +215,12 @@ int gpuext_cuda_built(void)
 	return 1;
 }
 
+/* Kernels read host memory only where it is registered. */
+int gpuext_cuda_reads_host_in_place(void)
+{
+	return 0;
+}
+
 /* Message for the last failure. */
 const char *gpuext_cuda_error_message(void)
 {
@@ -387,7 +393,25 @@ GpuextStatus gpuext_cuda_pool_keep(size_t bytes)
 /* Pin host memory another process mapped (the GPU service's arena) for every device. */
 GpuextStatus gpuext_cuda_host_register(void *ptr, size_t bytes)
 {
-	return gpuext::check_cuda(cudaHostRegister(ptr, bytes, cudaHostRegisterPortable), "cudaHostRegister");
+	return gpuext::check_cuda(cudaHostRegister(ptr, bytes, cudaHostRegisterPortable | cudaHostRegisterMapped),
+							  "cudaHostRegister");
+}
+
+/* Register host memory read in place by kernels, never written: its address for the devices. */
+GpuextStatus gpuext_cuda_host_register_read_only(const void *ptr, size_t bytes, const char **device_view)
+{
+	void	   *view = nullptr;
+	GpuextStatus st;
+
+	st = gpuext::check_cuda(cudaHostRegister(const_cast<void *>(ptr), bytes,
+											 cudaHostRegisterPortable | cudaHostRegisterMapped |
+											 cudaHostRegisterReadOnly),
+							"cudaHostRegister of shared buffers");
+	if (st == GPUEXT_OK)
+		st = gpuext::check_cuda(cudaHostGetDevicePointer(&view, const_cast<void *>(ptr), 0),
+								"cudaHostGetDevicePointer");
+	*device_view = static_cast<const char *>(view);
+	return st;
 }
 
 /* Free and total device memory now. */

@@ -56,6 +56,13 @@ gpuext_cuda_built(void)
 	return 1;
 }
 
+/* The fake device's "kernels" read any of the process's memory where it is. */
+int
+gpuext_cuda_reads_host_in_place(void)
+{
+	return 1;
+}
+
 /* Message for the last failed call. */
 const char *
 gpuext_cuda_error_message(void)
@@ -126,6 +133,15 @@ gpuext_cuda_host_register(void *ptr, size_t bytes)
 {
 	(void) ptr;
 	(void) bytes;
+	return GPUEXT_OK;
+}
+
+/* Host memory is read where it is. */
+GpuextStatus
+gpuext_cuda_host_register_read_only(const void *ptr, size_t bytes, const char **device_view)
+{
+	(void) bytes;
+	*device_view = (const char *) ptr;
 	return GPUEXT_OK;
 }
 
@@ -815,6 +831,17 @@ gpuext_gather_rows(const char *rows, size_t rows_bytes, const uint64_t *offsets,
 		header.bytes = at + len;
 	}
 	memcpy(out, &header, sizeof(header));
+	return GPUEXT_OK;
+}
+
+/* The batch's pages put together in host memory. */
+GpuextStatus
+gpuext_scan_gather_pages(char *pages, const char *copies, const uint32_t *refs, const char *pool,
+						 uint32_t pool_blocks, uint32_t npages)
+{
+	if (npages > 0 && (pages == NULL || copies == NULL || refs == NULL))
+		return Fail(GPUEXT_INVALID, "invalid page gathering buffers");
+	gpuext_scan_gather_pages_host(pages, copies, refs, pool, pool_blocks, npages);
 	return GPUEXT_OK;
 }
 

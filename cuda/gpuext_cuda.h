@@ -64,6 +64,9 @@ typedef int (*GpuextPollFn) (void *arg);
 /* 1 when this build holds device code, 0 for the CPU-only build. */
 extern int	gpuext_cuda_built(void);
 
+/* 1 where kernels read the process's host memory where it is, unregistered (the fake device). */
+extern int	gpuext_cuda_reads_host_in_place(void);
+
 /* Message for the last failed call in this process (never NULL). */
 extern const char *gpuext_cuda_error_message(void);
 
@@ -86,6 +89,14 @@ extern GpuextStatus gpuext_cuda_pool_keep(size_t bytes);
 
 /* Pin host memory mapped by other processes too (the service's shared arena) for every device. */
 extern GpuextStatus gpuext_cuda_host_register(void *ptr, size_t bytes);
+
+/*
+ * Register host memory that the process may only read (PostgreSQL's shared
+ * buffers, as the GPU service maps them) for every device's kernels to read
+ * in place: *device_view is its address there.  The fake device reads it
+ * where it is.
+ */
+extern GpuextStatus gpuext_cuda_host_register_read_only(const void *ptr, size_t bytes, const char **device_view);
 
 /*
  * Drop the process's device session after GPUEXT_DEVICE_LOST: every device

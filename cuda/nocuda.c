@@ -15,6 +15,13 @@ gpuext_cuda_built(void)
 	return 0;
 }
 
+/* No kernels to read anything. */
+int
+gpuext_cuda_reads_host_in_place(void)
+{
+	return 0;
+}
+
 /* The only failure this build has. */
 const char *
 gpuext_cuda_error_message(void)
@@ -341,6 +348,16 @@ gpuext_cuda_host_register(void *ptr, size_t bytes)
 	return GPUEXT_NOT_BUILT;
 }
 
+/* Nothing to read in place for. */
+GpuextStatus
+gpuext_cuda_host_register_read_only(const void *ptr, size_t bytes, const char **device_view)
+{
+	(void) ptr;
+	(void) bytes;
+	*device_view = NULL;
+	return GPUEXT_NOT_BUILT;
+}
+
 /* No device gather, so no scratch. */
 GpuextStatus
 gpuext_gather_rows_scratch_bytes(size_t n, size_t *bytes)
@@ -367,6 +384,20 @@ gpuext_gather_rows(const char *rows, size_t rows_bytes, const uint64_t *offsets,
 	(void) out_bytes;
 	(void) scratch;
 	(void) scratch_bytes;
+	return GPUEXT_NOT_BUILT;
+}
+
+/* No device gathering of pages. */
+GpuextStatus
+gpuext_scan_gather_pages(char *pages, const char *copies, const uint32_t *refs, const char *pool,
+						 uint32_t pool_blocks, uint32_t npages)
+{
+	(void) pages;
+	(void) copies;
+	(void) refs;
+	(void) pool;
+	(void) pool_blocks;
+	(void) npages;
 	return GPUEXT_NOT_BUILT;
 }
 

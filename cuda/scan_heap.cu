@@ -24,6 +24,7 @@ namespace
 constexpr unsigned SCAN_THREADS = 128;
 constexpr unsigned FULL_MASK = 0xFFFFFFFFu;
 constexpr uint32_t MAX_SCAN_BLOCKS = 65535;
+constexpr unsigned GATHER_THREADS = 256;
 
 /* Zero the batch's counters. */
 __global__ void scan_clear_kernel(unsigned long long *counts)
@@ -202,9 +203,89 @@ scan_pages_kernel(GpuextScanProgram program, const char *pages, const uint16_t *
 	}
 }
 
+/*
+ * One block a page (grid-stride): each thread moves 16-byte pieces, read
+ * over the bus from the pinned copy or the buffer pool, loads first.
+ */
+__global__ void gather_pages_kernel(uint4 *pages, const uint4 *copies, const uint32_t *refs, const uint4 *pool,
+									uint32_t pool_blocks, uint32_t npages)
+{
+	constexpr unsigned PIECES = GPUEXT_SCAN_PAGE_BYTES / sizeof(uint4);
+	constexpr unsigned PER_THREAD = PIECES / GATHER_THREADS;
+
+	for (uint32_t pg = blockIdx.x; pg < npages; pg += gridDim.x)
+	{
+		const uint4 *copy = copies + (size_t) pg * PIECES;
+		uint4	   *dst = pages + (size_t) pg * PIECES;
+		uint32_t	ref = refs[pg];
+		const uint4 *live = ref != GPUEXT_SCAN_COPIED && pool != nullptr && ref < pool_blocks ?
+			pool + (size_t) ref * PIECES : nullptr;
+		unsigned	lower = ref == GPUEXT_SCAN_COPIED ? GPUEXT_SCAN_PAGE_BYTES :
+			gpuext_scan_copy_lower(reinterpret_cast<const char *>(copy));
+		uint4		v[PER_THREAD];
+
+		for (unsigned k = 0; k < PER_THREAD; k++)
+		{
+			unsigned	at = threadIdx.x + k * GATHER_THREADS;
+			unsigned	from = at * sizeof(uint4);
+
+			if (ref != GPUEXT_SCAN_COPIED && live == nullptr)
+				v[k] = make_uint4(0, 0, 0, 0);
+			else if (from + sizeof(uint4) <= lower)
+				v[k] = copy[at];
+			else if (from >= lower)
+				v[k] = live[at];
+			else
+			{
+				/* the piece holding pd_lower: its bytes below from the copy */
+				uint4		a = copy[at],
+							b = live[at];
+				unsigned char *va = reinterpret_cast<unsigned char *>(&a);
+				const unsigned char *vb = reinterpret_cast<const unsigned char *>(&b);
+
+				for (unsigned j = lower - from; j < sizeof(uint4); j++)
+					va[j] = vb[j];
+				v[k] = a;
+			}
+		}
+		for (unsigned k = 0; k < PER_THREAD; k++)
+			dst[threadIdx.x + k * GATHER_THREADS] = v[k];
+	}
+}
+
 }								/* namespace */
 
 }								/* namespace gpuext */
+
+/* Enqueue the gathering of a batch's pages from its pinned copies and the buffer pool. */
+GpuextStatus gpuext_scan_gather_pages(char *pages, const char *copies, const uint32_t *refs, const char *pool,
+									  uint32_t pool_blocks, uint32_t npages)
+{
+	void	   *copies_view = nullptr;
+	void	   *refs_view = nullptr;
+	GpuextStatus st;
+
+	if (!gpuext::device_is_open())
+		return gpuext::set_error(GPUEXT_NO_DEVICE, "the GPU device has not been opened");
+	if (npages == 0)
+		return GPUEXT_OK;
+	if (pages == nullptr || copies == nullptr || refs == nullptr)
+		return gpuext::set_error(GPUEXT_INVALID, "invalid page gathering buffers");
+	st = gpuext::check_cuda(cudaHostGetDevicePointer(&copies_view, const_cast<char *>(copies), 0),
+							"cudaHostGetDevicePointer of the batch's copies");
+	if (st == GPUEXT_OK)
+		st = gpuext::check_cuda(cudaHostGetDevicePointer(&refs_view, const_cast<uint32_t *>(refs), 0),
+								"cudaHostGetDevicePointer of the batch's buffer indexes");
+	if (st != GPUEXT_OK)
+		return st;
+	gpuext::gather_pages_kernel<<<npages < gpuext::MAX_SCAN_BLOCKS ? npages : gpuext::MAX_SCAN_BLOCKS,
+		gpuext::GATHER_THREADS, 0, gpuext::device_stream()>>>(reinterpret_cast<uint4 *>(pages),
+															   static_cast<const uint4 *>(copies_view),
+															   static_cast<const uint32_t *>(refs_view),
+															   reinterpret_cast<const uint4 *>(pool), pool_blocks,
+															   npages);
+	return gpuext::check_launch("gather_pages_kernel");
+}
 
 /* Check the program, then enqueue the clearing of the counters and the scan. */
 GpuextStatus gpuext_scan_heap(const GpuextScanProgram *program, const char *pages, const uint16_t *vis,

@@ -688,7 +688,63 @@ gpuext_scan_heap_host(const GpuextScanProgram *p, const char *pages, const uint1
 	}
 }
 
+/* A batch page read in place from the buffer pool, not copied: refs[i] is its buffer's index. */
+#define GPUEXT_SCAN_COPIED 0xFFFFFFFFu
+
 /*
+ * Where a page taken from the pool gets its bytes: below its copy's pd_lower
+ * (the header and line pointers, as the CPU saw them under the buffer's
+ * content lock) from the copy, the rest from the pool.  Under the buffer's
+ * pin the items those line pointers name cannot move; rows added later are
+ * only reached through line pointers the copy does not have.
+ */
+static inline GPUEXT_HD unsigned
+gpuext_scan_copy_lower(const char *copy)
+{
+	unsigned	lower = (unsigned char) copy[12] | ((unsigned) (unsigned char) copy[13] << 8);
+
+	return lower < 24 ? 24 : lower > GPUEXT_SCAN_PAGE_BYTES ? GPUEXT_SCAN_PAGE_BYTES : lower;
+}
+
+/*
+ * The batch's pages put together on the host (the fake device): each copied
+ * page as it is, each page of the pool from its copy's header and line
+ * pointers and the pool's bytes; a buffer index past the pool gives an
+ * empty page.
+ */
+static inline void
+gpuext_scan_gather_pages_host(char *pages, const char *copies, const uint32_t *refs, const char *pool,
+							  uint32_t pool_blocks, uint32_t npages)
+{
+	for (uint32_t i = 0; i < npages; i++)
+	{
+		char	   *dst = pages + (size_t) i * GPUEXT_SCAN_PAGE_BYTES;
+		const char *copy = copies + (size_t) i * GPUEXT_SCAN_PAGE_BYTES;
+		unsigned	lower;
+
+		if (refs[i] == GPUEXT_SCAN_COPIED)
+		{
+			if (dst != copy)
+				memcpy(dst, copy, GPUEXT_SCAN_PAGE_BYTES);
+			continue;
+		}
+		if (pool == NULL || refs[i] >= pool_blocks)
+		{
+			memset(dst, 0, GPUEXT_SCAN_PAGE_BYTES);
+			continue;
+		}
+		lower = gpuext_scan_copy_lower(copy);
+		memmove(dst, copy, lower);
+		memcpy(dst + lower, pool + (size_t) refs[i] * GPUEXT_SCAN_PAGE_BYTES + lower, GPUEXT_SCAN_PAGE_BYTES - lower);
+	}
+}
+
+/*
+ * Enqueue the gathering of a batch's npages pages into pages (device
+ * memory): copies (npages pages) and refs (npages buffer indexes, or
+ * GPUEXT_SCAN_COPIED) are pinned host memory the device reads in place, as
+ * it reads pool, the buffer pool's device view (pool_blocks pages).
+ *
  * Enqueue the scan of npages pages (device memory, one after another) whose
  * visible items are in vis (npages * GPUEXT_SCAN_VIS_SLOTS): counts (device,
  * GPUEXT_SCAN_COUNTERS words) set to this batch's, outputs' values into outs
@@ -700,6 +756,8 @@ gpuext_scan_heap_host(const GpuextScanProgram *p, const char *pages, const uint1
 extern "C"
 {
 #endif
+extern GpuextStatus gpuext_scan_gather_pages(char *pages, const char *copies, const uint32_t *refs, const char *pool,
+											 uint32_t pool_blocks, uint32_t npages);
 extern GpuextStatus gpuext_scan_heap(const GpuextScanProgram *program, const char *pages, const uint16_t *vis,
 									 uint32_t npages, uint64_t *counts, char *outs, size_t outs_bytes);
 #ifdef __cplusplus

@@ -122,6 +122,40 @@ INSERT INTO ds (i4) SELECT generate_series(1, 500);
 ROLLBACK;
 SELECT check_scan('SELECT count(*), sum(i2), sum(i4), sum(i8), min(i8), max(i4), avg(i4) FROM ds');
 SELECT check_scan($q$SELECT count(*), sum(f8), max(ts) FROM ds WHERE d <= date '1998-12-01' - interval '90 day'$q$);
+-- Pages in shared buffers read by the device in place, where the device layer reads shared buffers
+-- (the GPU service pins them for its devices; the fake device reads host memory where it is): the
+-- CPU copies each page's header and line pointers and keeps the buffer pinned.  Pages not
+-- all-visible among them, batches with pages both copied and read in place (a backend pins only
+-- its share of shared buffers at once), GROUP BY on the device; and none read in place when
+-- gpuext.device_scan_in_place is off.
+CREATE FUNCTION check_in_place(q text, want boolean DEFAULT true) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  reads boolean := (SELECT gpu_kernels AND device_state <> 'unavailable' AND
+                           (device_name LIKE 'gpuext fake device%' OR
+                            (current_setting('shared_preload_libraries') ~ 'gpuext' AND
+                             current_setting('gpuext.service') = 'on'))
+                    FROM gpuext_info());
+  plan jsonb;
+  node jsonb;
+  res text := check_scan(q);
+BEGIN
+  IF res <> 'ok' OR NOT reads THEN
+    RETURN res;
+  END IF;
+  EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
+  node := jsonb_path_query_first(plan, '$.** ? (@."Custom Plan Provider" == "GpuAgg")');
+  IF ((node->>'Heap Blocks Read In Place')::bigint > 0) <> want THEN
+    RETURN format('%s of %s blocks read in place', node->>'Heap Blocks Read In Place', node->>'Device Scan Blocks');
+  END IF;
+  RETURN 'ok';
+END $$;
+SELECT check_in_place('SELECT count(*), sum(i2), sum(i4), sum(i8), min(f8), max(ts) FROM ds');
+SELECT check_in_place($q$SELECT count(*), sum(f8) FROM ds WHERE d <= date '1998-12-01' - interval '90 day'$q$);
+SELECT check_in_place('SELECT array_agg(g::text ORDER BY g::text) FROM (SELECT b, count(*), sum(i4), max(f8) FROM ds GROUP BY b) g');
+SET gpuext.device_scan_in_place = off;
+SELECT check_in_place('SELECT count(*), sum(i2), sum(i4), sum(i8), min(f8), max(ts) FROM ds', false);
+RESET gpuext.device_scan_in_place;
+
 -- In a transaction that deleted rows itself, and a cursor (no parallel mode).
 BEGIN;
 DELETE FROM ds WHERE i4 % 13 = 0;
@@ -176,8 +210,11 @@ SET gpuext.debug_fail_device_calls = 'kernel:1';
 SELECT check_scan('SELECT count(*), sum(a), min(c) FROM dsm', true, 4000);
 SET gpuext.debug_fail_device_calls = 'kernel:1:1';
 SELECT check_scan('SELECT count(*), sum(a), min(c) FROM dsm', true, 4000);
+-- The batch's pages gathered (a copy): the CPU reads the batch, from the buffers it kept pinned.
+SET gpuext.debug_fail_device_calls = 'copy:1';
+SELECT check_scan('SELECT count(*), sum(a), min(c) FROM dsm', true, 4000);
 RESET gpuext.debug_fail_device_calls;
 RESET client_min_messages;
 RESET gpuext.device;
 DROP TABLE ds, dsf, dsm;
-DROP FUNCTION check_scan;
+DROP FUNCTION check_in_place, check_scan;

@@ -15,6 +15,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "portability/instr_time.h"
+#include "storage/bufmgr.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
@@ -22,6 +23,21 @@
 #include "gpuext.h"
 #include "pg_compat.h"
 #include "service.h"
+
+/* A backend's own device reads shared buffers only where it reads host memory in place (the fake). */
+static bool
+LocalReadsBuffers(void)
+{
+	return gpuext_cuda_reads_host_in_place() != 0;
+}
+
+/* The batch's pages from its copies and, where read in place, this process's shared buffers. */
+static GpuextStatus
+LocalGatherPages(char *pages, const char *copies, const uint32_t *refs, uint32_t npages)
+{
+	return gpuext_scan_gather_pages(pages, copies, refs, LocalReadsBuffers() ? BufferBlocks : NULL,
+									(uint32_t) NBuffers, npages);
+}
 
 /* gpuext_cuda.h in this process, for backends that do not reach the GPU service. */
 const GpuextDeviceOps gpuext_local_ops = {
@@ -49,6 +65,8 @@ const GpuextDeviceOps gpuext_local_ops = {
 	.groups_add = gpuext_groups_add,
 	.groups_result = gpuext_groups_result,
 	.scan_heap = gpuext_scan_heap,
+	.reads_buffers = LocalReadsBuffers,
+	.gather_pages = LocalGatherPages,
 	.matmul = gpuext_matmul,
 	.error_message = gpuext_cuda_error_message,
 };

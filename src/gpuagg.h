@@ -60,12 +60,14 @@
 #define GPUEXT_AGG_MIN_ROWS_DEFAULT 20000
 #define GPUEXT_READ_TABLE_FILES_DEFAULT true
 #define GPUEXT_ENABLE_DEVICE_SCAN_DEFAULT true
+#define GPUEXT_DEVICE_SCAN_IN_PLACE_DEFAULT true
 
 extern bool gpuext_enable_agg;
 extern bool gpuext_debug_agg_without_gain;
 extern int	gpuext_agg_min_rows;
 extern bool gpuext_read_table_files;
 extern bool gpuext_enable_device_scan;
+extern bool gpuext_device_scan_in_place;
 
 /* The arithmetic compiled in double precision and numeric arguments (gpuagg_inplace.c, gpuagg_numeric.c). */
 typedef enum GpuAggRowOp
@@ -170,6 +172,8 @@ typedef struct GpuAggPages
 	Buffer		vmbuf;			/* the visibility map's page last looked at, pinned */
 	char	   *copy_to;		/* where set, each page is copied here as read (under its content lock) ... */
 	bool		all_visible;	/* ... and whether all its normal items are visible (then offsets are not found) */
+	bool		in_place_ok;	/* ... or, where set, only its header and line pointers, the buffer kept pinned */
+	Buffer		in_place;		/* the page's buffer where so (the caller releases it), else InvalidBuffer */
 	/* the current page */
 	Page		page;
 	BlockNumber blkno;
@@ -177,6 +181,7 @@ typedef struct GpuAggPages
 	OffsetNumber offsets[MaxHeapTuplesPerPage];
 	int64		pages_from_files;
 	int64		pages_from_buffers;
+	int64		pages_in_place;	/* ... of which the device read in place */
 } GpuAggPages;
 
 extern void GpuAggPagesBegin(GpuAggPages *pg, TableScanDesc scan);
@@ -192,6 +197,7 @@ typedef struct GpuAggStats
 	int64		rows_in_place;	/* rows read from their bytes in the page, not through a slot */
 	int64		pages_from_files;	/* heap pages read from the table's files */
 	int64		pages_from_buffers; /* ... through shared buffers */
+	int64		pages_in_place;	/* ... of which the device read in place */
 	int64		device_batches;
 	int64		cpu_batches;
 	int64		groups;			/* GROUP BY: groups formed */
@@ -289,6 +295,12 @@ typedef struct GpuAggDevScan
 	size_t		scratch_bytes;
 	BlockNumber *blknos;		/* each page's block in the batch */
 	uint32		npages;
+	/* pages the device reads in place from shared buffers (the host batch holds their headers) */
+	bool		in_place;		/* the device layer reads shared buffers */
+	uint32		max_in_place;	/* buffers a batch may keep pinned */
+	size_t		refs_off;		/* host: each page's buffer index, or GPUEXT_SCAN_COPIED */
+	Buffer	   *pins;			/* each page's pinned buffer, or InvalidBuffer */
+	uint32		npins;
 	bool		bad;			/* the batch has a tuple the device could not decode */
 	/* GROUP BY */
 	GpuextBuffer *gback;		/* pinned: the new key images, the per-group counts, the slots' group numbers */

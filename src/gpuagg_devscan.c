@@ -13,7 +13,11 @@
  * compiled for rows read in place (without FILTER).  The CPU copies each page
  * (through shared buffers under its content lock, or from the table's
  * files, gpuagg_pages.c) and lists the visible items of a page that is not
- * all-visible; it does nothing per row of an all-visible page.  A batch
+ * all-visible; it does nothing per row of an all-visible page.  Where the
+ * device layer reads shared buffers (the GPU service pins them for its
+ * devices), a page in shared buffers stays pinned until its batch is done
+ * and the CPU copies only its header and line pointers: the device reads
+ * the rest over the bus, in place (gpuext_scan_gather_pages).  A batch
  * with a tuple the device could not decode, or the batch at hand when the
  * device fails under auto, is read on the CPU from its copies, row by row,
  * as the node reads rows elsewhere; so is the rest of that run.
@@ -26,8 +30,11 @@
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "pgstat.h"
+#include "storage/bufmgr.h"
 #include "storage/bufpage.h"
+#include "storage/proc.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
 
 #include "gpuagg.h"
 #include "service.h"
@@ -37,6 +44,7 @@
 #define DEVSCAN_SERVICE_BATCH_PAGES 512
 
 bool		gpuext_enable_device_scan = GPUEXT_ENABLE_DEVICE_SCAN_DEFAULT;
+bool		gpuext_device_scan_in_place = GPUEXT_DEVICE_SCAN_IN_PLACE_DEFAULT;
 
 StaticAssertDecl(MaxHeapTuplesPerPage <= GPUEXT_SCAN_MAX_TUPLES, "a page's items fit the device scan's list");
 
@@ -235,6 +243,7 @@ DevScanStart(GpuAggState *st)
 	ds->batch_pages = gpuext_service != NULL ? DEVSCAN_SERVICE_BATCH_PAGES : DEVSCAN_BATCH_PAGES;
 	vis_bytes = TYPEALIGN(256, (size_t) ds->batch_pages * GPUEXT_SCAN_VIS_SLOTS * sizeof(uint16));
 	ds->vis_off = (size_t) ds->batch_pages * BLCKSZ;
+	ds->refs_off = ds->vis_off + vis_bytes;
 	ds->counts_off = ds->vis_off + vis_bytes;
 	ds->outs_off = ds->counts_off + TYPEALIGN(256, sizeof(uint64) * GPUEXT_SCAN_COUNTERS);
 	p->out_cap = (uint64) ds->batch_pages * MaxHeapTuplesPerPage;
@@ -257,8 +266,9 @@ DevScanStart(GpuAggState *st)
 	ds->outs_bytes = Max(outs, 8);
 	ds->scratch_off = ds->outs_off + ds->outs_bytes;
 	ds->blknos = palloc(sizeof(BlockNumber) * ds->batch_pages);
+	ds->pins = palloc(sizeof(Buffer) * ds->batch_pages);
 	ds->device = GpuextDeviceAlloc(ds->scratch_off + ds->scratch_bytes, gpuext_device_mode == GPUEXT_DEVICE_AUTO);
-	ds->host = ds->device ? GpuextPinnedAllocShort(ds->vis_off + vis_bytes) : NULL;
+	ds->host = ds->device ? GpuextPinnedAllocShort(ds->refs_off + sizeof(uint32) * ds->batch_pages) : NULL;
 	ds->back = ds->host ? GpuextPinnedAllocShort(back_bytes) : NULL;
 	ds->prog = ds->back ? GpuextPinnedAllocShort(sizeof(GpuextScanProgram) * (p->nkeys > 0 ? 2 : 1)) : NULL;
 	if (ds->prog != NULL && p->nkeys > 0)
@@ -281,6 +291,7 @@ DevScanStart(GpuAggState *st)
 		if (ds->device)
 			GpuextBufferFree(ds->device);
 		pfree(ds->blknos);
+		pfree(ds->pins);
 		pfree(ds);
 		return NULL;
 	}
@@ -311,16 +322,39 @@ OutResult(GpuAggDevScan *ds, int o)
 	return (GpuextReduceResult *) (ds->back->ptr + sizeof(uint64) * GPUEXT_SCAN_COUNTERS) + o;
 }
 
-/* The batch's pages and visible items up to the device. */
+/*
+ * The batch's pages and visible items up to the device: the pages copied
+ * sent, or, where some are in shared buffers, all of them gathered by the
+ * device from the copies and the buffers.
+ */
 void
 GpuAggDevScanUpload(GpuAggDevScan *ds)
 {
 	char	   *dev = ds->device->ptr;
 
-	GpuextCheck(gpuext_cuda_copy_to_device(dev, ds->host->ptr, (size_t) ds->npages * BLCKSZ), "copy to device");
+	if (ds->npins > 0)
+		GpuextCheck(gpuext_gather_pages(dev, ds->host->ptr, (const uint32_t *) (ds->host->ptr + ds->refs_off),
+										ds->npages), "gathering of pages");
+	else
+		GpuextCheck(gpuext_cuda_copy_to_device(dev, ds->host->ptr, (size_t) ds->npages * BLCKSZ),
+					"copy to device");
 	GpuextCheck(gpuext_cuda_copy_to_device(dev + ds->vis_off, ds->host->ptr + ds->vis_off,
 										   (size_t) ds->npages * GPUEXT_SCAN_VIS_SLOTS * sizeof(uint16)),
 				"copy to device");
+}
+
+/* Let go of the batch's pages read in place, once the device and the CPU are done with them. */
+static void
+ReleasePins(GpuAggDevScan *ds)
+{
+	for (uint32 i = 0; i < ds->npages && ds->npins > 0; i++)
+		if (BufferIsValid(ds->pins[i]))
+		{
+			ReleaseBuffer(ds->pins[i]);
+			ds->pins[i] = InvalidBuffer;
+			ds->npins--;
+		}
+	ds->npins = 0;
 }
 
 /* The batch's scan by program p (pinned), and its counters back into ds->back, enqueued. */
@@ -397,6 +431,8 @@ GpuAggDevScanCpuBatch(GpuAggState *st, GpuAggDevScan *ds)
 	for (uint32 i = 0; i < ds->npages; i++)
 	{
 		Page		page = (Page) (ds->host->ptr + (Size) i * BLCKSZ);
+		/* a page read in place: its items in the buffer, named by the copy's line pointers */
+		Page		items = BufferIsValid(ds->pins[i]) ? BufferGetPage(ds->pins[i]) : page;
 		const uint16 *v = vis + (Size) i * GPUEXT_SCAN_VIS_SLOTS;
 		bool		all = v[0] == GPUEXT_SCAN_ALL_VISIBLE;
 		int			n = all ? PageGetMaxOffsetNumber(page) : v[0];
@@ -409,7 +445,7 @@ GpuAggDevScanCpuBatch(GpuAggState *st, GpuAggDevScan *ds)
 
 			if (!ItemIdIsNormal(lp))
 				continue;
-			tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
+			tuple.t_data = (HeapTupleHeader) PageGetItem(items, lp);
 			tuple.t_len = ItemIdGetLength(lp);
 			ItemPointerSet(&tuple.t_self, ds->blknos[i], off);
 			pgstat_count_heap_getnext(rel);
@@ -473,6 +509,7 @@ GpuAggDevScanRun(GpuAggState *st, GpuAggPages *pg)
 {
 	GpuAggDevScan *ds = st->dev.buffers;
 	uint16	   *vis;
+	uint32	   *refs;
 	bool		lost = false;
 	bool		more = true;
 
@@ -484,6 +521,10 @@ GpuAggDevScanRun(GpuAggState *st, GpuAggPages *pg)
 		return false;
 	}
 	vis = (uint16 *) (ds->host->ptr + ds->vis_off);
+	refs = (uint32 *) (ds->host->ptr + ds->refs_off);
+	/* pages in shared buffers read in place, as many pinned at once as PostgreSQL lets a backend pin */
+	ds->in_place = gpuext_device_scan_in_place && gpuext_dev->reads_buffers() && !RelationUsesLocalBuffers(pg->rel);
+	ds->max_in_place = Min(ds->batch_pages, (uint32) (NBuffers / (MaxBackends + NUM_AUXILIARY_PROCS)));
 	if (st->groups.nkeys > 0)
 		GpuAggDevGroupsBegin(ds);
 	while (more && !st->device_lost)
@@ -495,8 +536,12 @@ GpuAggDevScanRun(GpuAggState *st, GpuAggPages *pg)
 
 			CHECK_FOR_INTERRUPTS();
 			pg->copy_to = ds->host->ptr + (Size) ds->npages * BLCKSZ;
+			pg->in_place_ok = ds->in_place && ds->npins < ds->max_in_place;
 			if (!(more = GpuAggPagesNext(pg)))
 				break;
+			ds->pins[ds->npages] = pg->in_place;
+			refs[ds->npages] = BufferIsValid(pg->in_place) ? (uint32) (pg->in_place - 1) : GPUEXT_SCAN_COPIED;
+			ds->npins += BufferIsValid(pg->in_place);
 			if (pg->all_visible && pg->ntuples == 0)
 				v[0] = GPUEXT_SCAN_ALL_VISIBLE;
 			else
@@ -507,10 +552,12 @@ GpuAggDevScanRun(GpuAggState *st, GpuAggPages *pg)
 			ds->blknos[ds->npages++] = pg->blkno;
 		}
 		pg->copy_to = NULL;
+		pg->in_place_ok = false;
 		if (ds->npages > 0 && st->groups.nkeys > 0)
 			GpuAggDevGroupsBatch(st, ds);
 		else if (ds->npages > 0)
 			RunBatch(st, ds, &lost);
+		ReleasePins(ds);
 	}
 	return true;
 }

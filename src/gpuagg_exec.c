@@ -623,6 +623,7 @@ ScanTable(GpuAggState *st)
 		}
 		st->stats.pages_from_files += pg->pages_from_files;
 		st->stats.pages_from_buffers += pg->pages_from_buffers;
+		st->stats.pages_in_place += pg->pages_in_place;
 		GpuAggPagesEnd(pg);
 		pfree(pg);
 	}
@@ -653,6 +654,7 @@ RunGroups(GpuAggState *st, bool device)
 	int64		in_place_before = st->stats.rows_in_place;
 	int64		files_before = st->stats.pages_from_files;
 	int64		buffers_before = st->stats.pages_from_buffers;
+	int64		in_place_pages_before = st->stats.pages_in_place;
 
 	GpuAggGroupsStart(st, device && st->workers.pcxt == NULL);
 	ScanTable(st);
@@ -670,6 +672,7 @@ RunGroups(GpuAggState *st, bool device)
 	st->stats.rows_in_place = in_place_before;
 	st->stats.pages_from_files = files_before;
 	st->stats.pages_from_buffers = buffers_before;
+	st->stats.pages_in_place = in_place_pages_before;
 	MemoryContextReset(st->runcxt);
 	GpuAggStartInputs(st, false);
 	GpuAggGroupsStart(st, false);

@@ -113,8 +113,12 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (es->verbose && st->stats.pages_from_files + st->stats.pages_from_buffers > 0)
 		{
 			GpuextExplainIndent(es);
-			appendStringInfo(es->str, "Heap Blocks: files=" INT64_FORMAT " buffers=" INT64_FORMAT "\n",
+			appendStringInfo(es->str, "Heap Blocks: files=" INT64_FORMAT " buffers=" INT64_FORMAT,
 							 st->stats.pages_from_files, st->stats.pages_from_buffers);
+			if (st->stats.pages_in_place > 0)
+				appendStringInfo(es->str, " (" INT64_FORMAT " read by the device in place)",
+								 st->stats.pages_in_place);
+			appendStringInfoChar(es->str, '\n');
 		}
 	}
 	else
@@ -134,6 +138,7 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 		{
 			ExplainPropertyInteger("Heap Blocks From Files", NULL, st->stats.pages_from_files, es);
 			ExplainPropertyInteger("Heap Blocks Through Buffers", NULL, st->stats.pages_from_buffers, es);
+			ExplainPropertyInteger("Heap Blocks Read In Place", NULL, st->stats.pages_in_place, es);
 		}
 		if (st->stats.device_blocks + st->stats.device_cpu_tuples > 0)
 		{

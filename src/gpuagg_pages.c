@@ -69,6 +69,7 @@ GpuAggPagesBegin(GpuAggPages *pg, TableScanDesc scan)
 	pg->fd = -1;
 	pg->buf = InvalidBuffer;
 	pg->vmbuf = InvalidBuffer;
+	pg->in_place = InvalidBuffer;
 	if (pg->files)
 		pg->chunk = palloc((Size) GPUAGG_CHUNK_BLOCKS * BLCKSZ);
 }
@@ -348,13 +349,26 @@ TakeBufferPage(GpuAggPages *pg, BlockNumber blkno)
 		if (visible)
 			pg->offsets[n++] = off;
 	}
-	if (pg->copy_to != NULL)
+	if (pg->copy_to != NULL && pg->in_place_ok)
+	{
+		/*
+		 * The header and line pointers as the items were found; under the
+		 * pin kept, no item they name can move (pruning needs the buffer
+		 * alone), and items added later have line pointers the copy lacks.
+		 */
+		memcpy(pg->copy_to, page, Max(SizeOfPageHeaderData, Min(((PageHeader) page)->pd_lower, BLCKSZ)));
+		page = pg->copy_to;
+		pg->in_place = pg->buf;
+		pg->buf = InvalidBuffer;
+		pg->pages_in_place++;
+	}
+	else if (pg->copy_to != NULL)
 	{
 		/* under the content lock: the items found are the copy's */
 		memcpy(pg->copy_to, page, BLCKSZ);
 		page = pg->copy_to;
 	}
-	LockBuffer(pg->buf, BUFFER_LOCK_UNLOCK);
+	LockBuffer(BufferIsValid(pg->in_place) ? pg->in_place : pg->buf, BUFFER_LOCK_UNLOCK);
 	pg->page = page;
 	pg->ntuples = n;
 	pg->pages_from_buffers++;
@@ -370,6 +384,7 @@ GpuAggPagesNext(GpuAggPages *pg)
 {
 	int			i;
 
+	pg->in_place = InvalidBuffer;
 	if (pg->chunk_n == 0 || pg->chunk_next == pg->chunk_n)
 	{
 		if (!NextChunk(pg))

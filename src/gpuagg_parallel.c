@@ -72,6 +72,7 @@ typedef struct WorkerTotals
 	int64		rows_in_place;
 	int64		pages_from_files;
 	int64		pages_from_buffers;
+	int64		pages_in_place;
 	int64		device_batches;
 	int64		cpu_batches;
 	char		fallback[96];
@@ -198,6 +199,7 @@ MergeTotals(GpuAggState *st, const char *p, const char *end)
 	st->stats.rows_in_place += t->rows_in_place;
 	st->stats.pages_from_files += t->pages_from_files;
 	st->stats.pages_from_buffers += t->pages_from_buffers;
+	st->stats.pages_in_place += t->pages_in_place;
 	st->stats.device_batches += t->device_batches;
 	st->stats.cpu_batches += t->cpu_batches;
 	if (t->fallback[0] != '\0' && st->stats.fallback == NULL)
@@ -352,6 +354,7 @@ SendTotals(GpuAggState *st, shm_mq_handle *mqh, StringInfo buf)
 	t.rows_in_place = st->stats.rows_in_place;
 	t.pages_from_files = st->stats.pages_from_files;
 	t.pages_from_buffers = st->stats.pages_from_buffers;
+	t.pages_in_place = st->stats.pages_in_place;
 	t.device_batches = st->stats.device_batches;
 	t.cpu_batches = st->stats.cpu_batches;
 	if (st->stats.fallback)

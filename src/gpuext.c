@@ -146,6 +146,14 @@ _PG_init(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuext.device_scan_in_place",
+							 "Lets the device scan read pages that are in shared buffers in place, over the bus.",
+							 "Off copies each page into the GPU's transfer memory first.",
+							 &gpuext_device_scan_in_place,
+							 GPUEXT_DEVICE_SCAN_IN_PLACE_DEFAULT,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
 	/* Superuser-only: it reads the table's files outside the buffer manager (doc/design.md) */
 	DefineCustomBoolVariable("gpuext.read_table_files",
 							 "Lets GpuAgg read all-visible pages that are not in shared buffers straight from the table's files.",

@@ -99,6 +99,9 @@ typedef struct GpuextDeviceOps
 								   GpuextGroupResult *results);
 	GpuextStatus (*scan_heap) (const GpuextScanProgram *program, const char *pages, const uint16_t *vis,
 							   uint32_t npages, uint64_t *counts, char *outs, size_t outs_bytes);
+	/* the buffer pool's pages read in place (gpuext_scan_gather_pages), where reads_buffers says so */
+	bool		(*reads_buffers) (void);
+	GpuextStatus (*gather_pages) (char *pages, const char *copies, const uint32_t *refs, uint32_t npages);
 	GpuextStatus (*matmul) (GpuextMatmulAlgo algo, int elem_bytes, const void *a, const void *b, void *c,
 							size_t m, size_t k, size_t n);
 	const char *(*error_message) (void);
@@ -140,6 +143,8 @@ extern const GpuextDeviceOps *gpuext_dev;
 	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_dev->groups_result(__VA_ARGS__))
 #define gpuext_scan_heap(...) \
 	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_dev->scan_heap(__VA_ARGS__))
+#define gpuext_gather_pages(...) \
+	GPUEXT_FAULT_CALL(GPUEXT_FAULT_COPY, GPUEXT_CUDA_ERROR, gpuext_dev->gather_pages(__VA_ARGS__))
 #define gpuext_matmul(...) \
 	GPUEXT_FAULT_CALL(GPUEXT_FAULT_KERNEL, GPUEXT_CUDA_ERROR, gpuext_dev->matmul(__VA_ARGS__))
 #define gpuext_cuda_reset() gpuext_dev->reset()

@@ -68,7 +68,8 @@ typedef enum ServiceOp
 	SOP_GROUPS_CLEAR,
 	SOP_GROUPS_ADD,
 	SOP_GROUPS_RESULT,
-	SOP_SCAN_HEAP
+	SOP_SCAN_HEAP,
+	SOP_GATHER_PAGES
 } ServiceOp;
 
 typedef enum SlotState
@@ -130,6 +131,7 @@ typedef struct ServiceHeader
 	int64		stats_reset;
 	pg_atomic_uint64 restarts;
 	pg_atomic_uint32 no_device;	/* the last service found no usable GPU: none is started until a reload */
+	pg_atomic_uint32 pool_generation;	/* 1 + the generation whose service reads shared buffers */
 	char		last_exit[SERVICE_MESSAGE];
 	char		start_error[SERVICE_MESSAGE];
 	/* settings, published by the supervisor */
@@ -168,6 +170,7 @@ ServiceDeviceLimit(const ServiceHeader *hdr, int d)
 extern ServiceHeader *gpuext_service;
 extern bool gpuext_service_enabled;
 extern int	gpuext_service_arena_mb;
+extern bool gpuext_service_reads_buffers;
 extern int	gpuext_service_wait_ms;
 extern int	gpuext_device_memory_limit;
 extern int	gpuext_device_clients;
@@ -194,6 +197,17 @@ extern bool GpuextSpinFor(pg_atomic_uint32 *word, uint32 want, int max_us);
  */
 #define SERVICE_ANSWER_SPIN_US 50
 #define SERVICE_REQUEST_SPIN_US 20
+
+/* Whether the running service's devices read shared buffers in place. */
+static inline bool
+ServiceReadsBuffers(ServiceHeader *hdr)
+{
+	return pg_atomic_read_u32(&hdr->pool_generation) == pg_atomic_read_u32(&hdr->generation) + 1;
+}
+
+/* service_process.c: shared buffers as the service maps them (read-only), NULL for none */
+extern const char *gpuext_service_pool;
+extern uint32 gpuext_service_pool_blocks;
 
 /* service_supervisor.c: the background worker */
 extern PGDLLEXPORT void GpuextServiceSupervisorMain(Datum arg);

@@ -539,6 +539,26 @@ SvcScanHeap(const GpuextScanProgram *program, const char *pages, const uint16_t 
 	return Call(SOP_SCAN_HEAP, 7, args);
 }
 
+/* Whether the running service's devices read shared buffers in place. */
+static bool
+SvcReadsBuffers(void)
+{
+	return ServiceReadsBuffers(gpuext_service);
+}
+
+/* A batch's pages gathered in the service from its arena copies and shared buffers. */
+static GpuextStatus
+SvcGatherPages(char *pages, const char *copies, const uint32_t *refs, uint32_t npages)
+{
+	uint64		args[4] = {(uint64) (uintptr_t) pages, (uint64) (uintptr_t) copies, (uint64) (uintptr_t) refs,
+		npages};
+
+	if (!GpuextInArena(copies, (size_t) npages * GPUEXT_SCAN_PAGE_BYTES) ||
+		!GpuextInArena(refs, sizeof(uint32_t) * npages))
+		return ClientFail(GPUEXT_INVALID, "page gathering outside the GPU service's arena");
+	return Call(SOP_GATHER_PAGES, 4, args);
+}
+
 /* A matrix product in the service. */
 static GpuextStatus
 SvcMatmul(GpuextMatmulAlgo algo, int elem_bytes, const void *a, const void *b, void *c, size_t m, size_t k,
@@ -582,6 +602,8 @@ const GpuextDeviceOps gpuext_service_ops = {
 	.groups_add = SvcGroupsAdd,
 	.groups_result = SvcGroupsResult,
 	.scan_heap = SvcScanHeap,
+	.reads_buffers = SvcReadsBuffers,
+	.gather_pages = SvcGatherPages,
 	.matmul = SvcMatmul,
 	.error_message = GpuextServiceErrorMessage,
 };

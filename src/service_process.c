@@ -41,8 +41,12 @@ typedef struct Client
 	size_t		held;
 } Client;
 
+const char *gpuext_service_pool = NULL;
+uint32		gpuext_service_pool_blocks = 0;
+
 static ServiceHeader *hdr;
 static uint32 my_generation;
+static const char *pool_view = NULL;	/* the devices' address of gpuext_service_pool, once registered */
 static int	notify_fd;
 static Client *clients;
 static pthread_mutex_t admit_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -468,6 +472,17 @@ Execute(Client *c)
 				return gpuext_scan_heap(&program, (const char *) (uintptr_t) a[1], (const uint16_t *) (uintptr_t) a[2],
 										(uint32_t) a[3], (uint64_t *) (uintptr_t) a[4], (char *) (uintptr_t) a[5], a[6]);
 			}
+		case SOP_GATHER_PAGES:
+			/* the device checks each buffer index against the pool */
+			if (a[3] > UINT32_MAX || !Holds(c, a[0], Mul(a[3], GPUEXT_SCAN_PAGE_BYTES)) ||
+				!GpuextInArena((const void *) (uintptr_t) a[1], Mul(a[3], GPUEXT_SCAN_PAGE_BYTES)) ||
+				!GpuextInArena((const void *) (uintptr_t) a[2], Mul(a[3], sizeof(uint32_t))))
+				return Fail(c, GPUEXT_INVALID, "page gathering outside the client's buffers");
+			if (pool_view == NULL)
+				return Fail(c, GPUEXT_INVALID, "the GPU service does not read shared buffers");
+			return gpuext_scan_gather_pages((char *) (uintptr_t) a[0], (const char *) (uintptr_t) a[1],
+											(const uint32_t *) (uintptr_t) a[2], pool_view,
+											gpuext_service_pool_blocks, (uint32_t) a[3]);
 		case SOP_GROUPS_RESULT:
 			if (a[3] > UINT32_MAX || !Holds(c, a[2], Mul(a[3], GPUEXT_GROUP_STATE_BYTES(a[1] != 0))) ||
 				!Holds(c, a[4], Mul(a[3], sizeof(GpuextGroupResult))))
@@ -593,6 +608,32 @@ OpenDevices(void)
 }
 
 /*
+ * Pin shared buffers (the read-only mapping the supervisor's child kept) for
+ * the devices to read pages in place; backends copy pages while this runs,
+ * and for good where it fails.
+ */
+static void
+RegisterBufferPool(void)
+{
+	uint64		start = NowNs();
+	size_t		bytes = (size_t) gpuext_service_pool_blocks * GPUEXT_SCAN_PAGE_BYTES;
+	const char *view = NULL;
+
+	if (gpuext_service_pool == NULL)
+		return;
+	if (gpuext_cuda_host_register_read_only(gpuext_service_pool, bytes, &view) != GPUEXT_OK)
+	{
+		Log("the devices do not read shared buffers in place: %s", gpuext_cuda_error_message());
+		return;
+	}
+	pool_view = view;
+	pg_write_barrier();
+	pg_atomic_write_u32(&hdr->pool_generation, my_generation + 1);
+	Log("shared buffers (%zu MB) pinned for the devices to read in %.0f ms", bytes >> 20,
+		(NowNs() - start) / 1e6);
+}
+
+/*
  * The service's main thread: open the devices, pin the arena, then start a
  * thread for each slot that asks and refresh the devices' free memory,
  * until the supervisor goes.  Called in the forked child, detached from
@@ -630,6 +671,7 @@ GpuextServiceProcessMain(ServiceHeader *h, int fd, uint32 generation)
 	hdr->start_error[0] = '\0';
 	pg_write_barrier();
 	pg_atomic_write_u32(&hdr->ready, 1);
+	RegisterBufferPool();
 
 	for (;;)
 	{

@@ -37,6 +37,7 @@
 ServiceHeader *gpuext_service = NULL;
 bool		gpuext_service_enabled = true;
 int			gpuext_service_arena_mb = 256;
+bool		gpuext_service_reads_buffers = true;
 int			gpuext_service_wait_ms = 1000;
 int			gpuext_device_memory_limit = -1;
 int			gpuext_device_clients = 16;
@@ -133,6 +134,7 @@ ServiceShmemStartup(void)
 	pg_atomic_init_u32(&gpuext_service->doorbell, 0);
 	pg_atomic_init_u64(&gpuext_service->restarts, 0);
 	pg_atomic_init_u32(&gpuext_service->no_device, 0);
+	pg_atomic_init_u32(&gpuext_service->pool_generation, 0);
 	pg_atomic_init_u64(&gpuext_service->requests, 0);
 	pg_atomic_init_u64(&gpuext_service->fallbacks, 0);
 	pg_atomic_init_u64(&gpuext_service->cancels, 0);
@@ -219,6 +221,10 @@ GpuextServiceInit(void)
 							 "Runs the GPU service when gpuext is in shared_preload_libraries.",
 							 "Off: each backend opens the device itself, as without preloading.",
 							 &gpuext_service_enabled, true, PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuext.service_reads_buffers",
+							 "Lets the GPU service's devices read table pages in place from shared buffers.",
+							 "The service pins shared buffers for the devices at its start.",
+							 &gpuext_service_reads_buffers, true, PGC_POSTMASTER, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuext.service_arena",
 							"Host memory the GPU service pins for transfers, shared by all backends.",
 							NULL, &gpuext_service_arena_mb, 256, 16, INT_MAX / 2,

@@ -15,6 +15,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,6 +24,7 @@
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
+#include "storage/bufmgr.h"
 #include "storage/dsm.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
@@ -55,6 +57,39 @@ ChildExited(SIGNAL_ARGS)
 	errno = save_errno;
 }
 
+/*
+ * A second mapping of shared buffers' pages, read-only, for the service to
+ * keep when it leaves the rest of PostgreSQL's shared memory: its devices
+ * read table pages there in place.  Rounded out to huge pages where the
+ * segment has them, else to base pages; none where neither maps.
+ */
+static void
+KeepBufferPool(void)
+{
+	const size_t aligns[2] = {2 * 1024 * 1024, (size_t) sysconf(_SC_PAGESIZE)};
+
+	gpuext_service_pool = NULL;
+	if (!gpuext_service_reads_buffers)
+		return;
+	for (int i = 0; i < 2; i++)
+	{
+		uintptr_t	lo = TYPEALIGN_DOWN(aligns[i], (uintptr_t) BufferBlocks);
+		uintptr_t	hi = TYPEALIGN(aligns[i], (uintptr_t) BufferBlocks + (Size) NBuffers * BLCKSZ);
+		void	   *view = mremap((void *) lo, 0, hi - lo, MREMAP_MAYMOVE);
+
+		if (view == MAP_FAILED)
+			continue;
+		if (mprotect(view, hi - lo, PROT_READ) != 0)
+		{
+			munmap(view, hi - lo);
+			return;
+		}
+		gpuext_service_pool = (const char *) view + ((uintptr_t) BufferBlocks - lo);
+		gpuext_service_pool_blocks = (uint32) NBuffers;
+		return;
+	}
+}
+
 /* The child's first steps: PostgreSQL's signal handlers and shared memory left behind. */
 static void
 LeavePostgres(void)
@@ -70,6 +105,7 @@ LeavePostgres(void)
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	KeepBufferPool();
 	dsm_detach_all();
 	PGSharedMemoryDetach();
 }
