@@ -204,6 +204,7 @@ SELECT check_scan('SELECT count(*), sum(i4) FROM ds WHERE i4 % 10 <> 5');
 
 -- Under auto a failing device leaves the batch to the CPU, row by row, with the same result; under
 -- gpu it is an ERROR.
+SELECT count(*) AS ds_rows FROM ds \gset
 SET client_min_messages = error;
 SET gpuext.device = auto;
 SET gpuext.debug_fail_device_calls = 'kernel:1';
@@ -213,6 +214,9 @@ SELECT check_scan('SELECT count(*), sum(a), min(c) FROM dsm', true, 4000);
 -- The batch's pages gathered (a copy): the CPU reads the batch, from the buffers it kept pinned.
 SET gpuext.debug_fail_device_calls = 'copy:1';
 SELECT check_scan('SELECT count(*), sum(a), min(c) FROM dsm', true, 4000);
+-- The batch's second wait, after the next batch was filled during its first: the CPU reads both.
+SET gpuext.debug_fail_device_calls = 'sync:1:2';
+SELECT check_scan('SELECT count(*), sum(i4), sum(f4) FROM ds', true, :ds_rows);
 RESET gpuext.debug_fail_device_calls;
 RESET client_min_messages;
 RESET gpuext.device;

@@ -165,6 +165,7 @@ typedef struct GpuAggPages
 	BlockNumber segno;
 	char	   *chunk;			/* the chunk's pages read from the file */
 	bool		from_file[GPUAGG_CHUNK_BLOCKS]; /* ... which of them were (not in shared buffers) */
+	Buffer		recent[GPUAGG_CHUNK_BLOCKS];	/* ... the buffer that held each other candidate, or InvalidBuffer */
 	BlockNumber chunk_start;
 	int			chunk_n;
 	int			chunk_next;
@@ -280,10 +281,25 @@ typedef struct GpuAggWorkers
 #define GPUAGG_DEVSCAN_EVENT 3
 
 /* The device scan's buffers, kept for the node's runs (gpuagg_devscan.c; GROUP BY, gpuagg_devgroups.c). */
+/* One batch of pages on the host: filled by the CPU while the device works on the other. */
+typedef struct GpuAggDevBatch
+{
+	GpuextBuffer *host;			/* pinned: batch_pages pages (or headers), their visible items, their buffers */
+	BlockNumber *blknos;		/* each page's block */
+	Buffer	   *pins;			/* each page's buffer kept pinned for the device to read in place, or InvalidBuffer */
+	uint32		npages;
+	uint32		npins;
+} GpuAggDevBatch;
+
+/* The filling of the next batch, done while the device works on the current one (at its first wait). */
+typedef struct GpuAggDevFill GpuAggDevFill;
+
 typedef struct GpuAggDevScan
 {
 	GpuextBuffer *prog;			/* pinned: the program, then a GROUP BY's keys pass (the GPU service reads them from its arena) */
-	GpuextBuffer *host;			/* pinned: batch_pages pages, then their visible items */
+	GpuAggDevBatch batches[2];
+	GpuAggDevBatch *b;			/* the batch on the device */
+	GpuAggDevFill *fill;		/* where set, the next batch to fill at the current one's first wait */
 	GpuextBuffer *back;			/* pinned: the counters, then a reduction result per output */
 	GpuextBuffer *device;		/* pages, items, counters, outputs, reduction scratch */
 	uint32		batch_pages;
@@ -293,14 +309,10 @@ typedef struct GpuAggDevScan
 	size_t		outs_bytes;
 	size_t		scratch_off;
 	size_t		scratch_bytes;
-	BlockNumber *blknos;		/* each page's block in the batch */
-	uint32		npages;
 	/* pages the device reads in place from shared buffers (the host batch holds their headers) */
 	bool		in_place;		/* the device layer reads shared buffers */
 	uint32		max_in_place;	/* buffers a batch may keep pinned */
 	size_t		refs_off;		/* host: each page's buffer index, or GPUEXT_SCAN_COPIED */
-	Buffer	   *pins;			/* each page's pinned buffer, or InvalidBuffer */
-	uint32		npins;
 	bool		bad;			/* the batch has a tuple the device could not decode */
 	/* GROUP BY */
 	GpuextBuffer *gback;		/* pinned: the new key images, the per-group counts, the slots' group numbers */
@@ -495,7 +507,7 @@ extern bool GpuAggDevScanRun(GpuAggState *st, GpuAggPages *pg);
 extern void GpuAggDevScanCpuBatch(GpuAggState *st, GpuAggDevScan *ds);
 extern void GpuAggDevScanUpload(GpuAggDevScan *ds);
 extern void GpuAggDevScanEnqueue(GpuAggDevScan *ds, const GpuextScanProgram *p);
-extern void GpuAggDevScanWait(void);
+extern void GpuAggDevScanWait(GpuAggDevScan *ds);
 
 /* gpuagg_devgroups.c */
 extern bool GpuAggDevGroupsKeys(GpuAggState *st, TupleDesc tupdesc, Bitmapset **byteatts, Bitmapset **intatts);

@@ -281,13 +281,13 @@ KeysPass(GroupsJob *job)
 	keys->clear_table = ds->first;
 	GpuAggDevScanEnqueue(ds, keys);
 	ds->first = false;
-	GpuAggDevScanWait();
+	GpuAggDevScanWait(ds);
 	if (counts[GPUEXT_SCAN_NEW_GROUPS] > 0 && counts[GPUEXT_SCAN_NEW_GROUPS] <= keys->table_cap)
 	{
 		GpuextCheck(gpuext_cuda_copy_to_host(ds->gback->ptr, ds->device->ptr + ds->outs_off + keys->new_offset,
 											 sizeof(GpuextScanNewGroup) * counts[GPUEXT_SCAN_NEW_GROUPS]),
 					"copy to host");
-		GpuAggDevScanWait();
+		GpuAggDevScanWait(ds);
 	}
 	return true;
 }
@@ -318,7 +318,7 @@ ValuesPass(GroupsJob *job)
 		GpuextCheck(gpuext_cuda_copy_to_host((char *) (GroupCounts(ds, p) + (size_t) c * p->table_cap),
 											 outs + p->counts_offset + sizeof(uint64) * (size_t) c * p->table_cap,
 											 sizeof(uint64) * job->ngroups), "copy to host");
-	GpuAggDevScanWait();
+	GpuAggDevScanWait(ds);
 	return true;
 }
 
@@ -502,7 +502,7 @@ GpuAggDevGroupsBatch(GpuAggState *st, GpuAggDevScan *ds)
 	st->stats.rows_read += counts[GPUEXT_SCAN_DECODED];
 	st->stats.rows_passed += counts[GPUEXT_SCAN_PASSED];
 	st->stats.device_tuples += counts[GPUEXT_SCAN_DECODED];
-	st->stats.device_blocks += ds->npages;
+	st->stats.device_blocks += ds->b->npages;
 	st->stats.device_batches++;
 	GpuextCountHeapGetNext(st->css.ss.ss_currentRelation, counts[GPUEXT_SCAN_DECODED]);
 }

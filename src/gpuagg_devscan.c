@@ -265,11 +265,17 @@ DevScanStart(GpuAggState *st)
 		outs = GpuAggDevGroupsLayout(st, p, outs);
 	ds->outs_bytes = Max(outs, 8);
 	ds->scratch_off = ds->outs_off + ds->outs_bytes;
-	ds->blknos = palloc(sizeof(BlockNumber) * ds->batch_pages);
-	ds->pins = palloc(sizeof(Buffer) * ds->batch_pages);
+	for (int k = 0; k < 2; k++)
+	{
+		ds->batches[k].blknos = palloc(sizeof(BlockNumber) * ds->batch_pages);
+		ds->batches[k].pins = palloc0(sizeof(Buffer) * ds->batch_pages);
+	}
+	ds->b = &ds->batches[0];
 	ds->device = GpuextDeviceAlloc(ds->scratch_off + ds->scratch_bytes, gpuext_device_mode == GPUEXT_DEVICE_AUTO);
-	ds->host = ds->device ? GpuextPinnedAllocShort(ds->refs_off + sizeof(uint32) * ds->batch_pages) : NULL;
-	ds->back = ds->host ? GpuextPinnedAllocShort(back_bytes) : NULL;
+	for (int k = 0; k < 2; k++)
+		ds->batches[k].host = ds->device && (k == 0 || ds->batches[0].host) ?
+			GpuextPinnedAllocShort(ds->refs_off + sizeof(uint32) * ds->batch_pages) : NULL;
+	ds->back = ds->batches[1].host ? GpuextPinnedAllocShort(back_bytes) : NULL;
 	ds->prog = ds->back ? GpuextPinnedAllocShort(sizeof(GpuextScanProgram) * (p->nkeys > 0 ? 2 : 1)) : NULL;
 	if (ds->prog != NULL && p->nkeys > 0)
 	{
@@ -286,12 +292,15 @@ DevScanStart(GpuAggState *st)
 	{
 		if (ds->back)
 			GpuextBufferFree(ds->back);
-		if (ds->host)
-			GpuextBufferFree(ds->host);
+		for (int k = 0; k < 2; k++)
+		{
+			if (ds->batches[k].host)
+				GpuextBufferFree(ds->batches[k].host);
+			pfree(ds->batches[k].blknos);
+			pfree(ds->batches[k].pins);
+		}
 		if (ds->device)
 			GpuextBufferFree(ds->device);
-		pfree(ds->blknos);
-		pfree(ds->pins);
 		pfree(ds);
 		return NULL;
 	}
@@ -331,30 +340,31 @@ void
 GpuAggDevScanUpload(GpuAggDevScan *ds)
 {
 	char	   *dev = ds->device->ptr;
+	GpuAggDevBatch *b = ds->b;
 
-	if (ds->npins > 0)
-		GpuextCheck(gpuext_gather_pages(dev, ds->host->ptr, (const uint32_t *) (ds->host->ptr + ds->refs_off),
-										ds->npages), "gathering of pages");
+	if (b->npins > 0)
+		GpuextCheck(gpuext_gather_pages(dev, b->host->ptr, (const uint32_t *) (b->host->ptr + ds->refs_off),
+										b->npages), "gathering of pages");
 	else
-		GpuextCheck(gpuext_cuda_copy_to_device(dev, ds->host->ptr, (size_t) ds->npages * BLCKSZ),
+		GpuextCheck(gpuext_cuda_copy_to_device(dev, b->host->ptr, (size_t) b->npages * BLCKSZ),
 					"copy to device");
-	GpuextCheck(gpuext_cuda_copy_to_device(dev + ds->vis_off, ds->host->ptr + ds->vis_off,
-										   (size_t) ds->npages * GPUEXT_SCAN_VIS_SLOTS * sizeof(uint16)),
+	GpuextCheck(gpuext_cuda_copy_to_device(dev + ds->vis_off, b->host->ptr + ds->vis_off,
+										   (size_t) b->npages * GPUEXT_SCAN_VIS_SLOTS * sizeof(uint16)),
 				"copy to device");
 }
 
-/* Let go of the batch's pages read in place, once the device and the CPU are done with them. */
+/* Let go of a batch's pages read in place, once the device and the CPU are done with them. */
 static void
-ReleasePins(GpuAggDevScan *ds)
+ReleasePins(GpuAggDevBatch *b)
 {
-	for (uint32 i = 0; i < ds->npages && ds->npins > 0; i++)
-		if (BufferIsValid(ds->pins[i]))
+	for (uint32 i = 0; i < b->npages && b->npins > 0; i++)
+		if (BufferIsValid(b->pins[i]))
 		{
-			ReleaseBuffer(ds->pins[i]);
-			ds->pins[i] = InvalidBuffer;
-			ds->npins--;
+			ReleaseBuffer(b->pins[i]);
+			b->pins[i] = InvalidBuffer;
+			b->npins--;
 		}
-	ds->npins = 0;
+	b->npins = 0;
 }
 
 /* The batch's scan by program p (pinned), and its counters back into ds->back, enqueued. */
@@ -363,18 +373,82 @@ GpuAggDevScanEnqueue(GpuAggDevScan *ds, const GpuextScanProgram *p)
 {
 	char	   *dev = ds->device->ptr;
 
-	GpuextCheck(gpuext_scan_heap(p, dev, (const uint16_t *) (dev + ds->vis_off), ds->npages,
+	GpuextCheck(gpuext_scan_heap(p, dev, (const uint16_t *) (dev + ds->vis_off), ds->b->npages,
 								 (uint64_t *) (dev + ds->counts_off), dev + ds->outs_off, ds->outs_bytes),
 				"device scan");
 	GpuextCheck(gpuext_cuda_copy_to_host(ds->back->ptr, dev + ds->counts_off, sizeof(uint64) * GPUEXT_SCAN_COUNTERS),
 				"copy to host");
 }
 
-/* Wait for the device scan's work enqueued so far. */
+struct GpuAggDevFill
+{
+	GpuAggState *st;
+	GpuAggPages *pg;
+	GpuAggDevBatch *b;			/* the batch to fill */
+	bool		more;			/* the table has pages after it */
+};
+
+/*
+ * Fill batch f->b with the next pages of this process's share: each copied,
+ * or its header copied and its buffer kept pinned where the device reads it
+ * in place (up to max_in_place a batch).
+ */
+static void
+FillBatch(GpuAggDevScan *ds, GpuAggDevFill *f)
+{
+	GpuAggPages *pg = f->pg;
+	GpuAggDevBatch *b = f->b;
+	uint16	   *vis = (uint16 *) (b->host->ptr + ds->vis_off);
+	uint32	   *refs = (uint32 *) (b->host->ptr + ds->refs_off);
+
+	b->npages = 0;
+	b->npins = 0;
+	while (b->npages < ds->batch_pages)
+	{
+		uint16	   *v = vis + (Size) b->npages * GPUEXT_SCAN_VIS_SLOTS;
+
+		CHECK_FOR_INTERRUPTS();
+		pg->copy_to = b->host->ptr + (Size) b->npages * BLCKSZ;
+		pg->in_place_ok = ds->in_place && b->npins < ds->max_in_place;
+		if (!(f->more = GpuAggPagesNext(pg)))
+			break;
+		b->pins[b->npages] = pg->in_place;
+		refs[b->npages] = BufferIsValid(pg->in_place) ? (uint32) (pg->in_place - 1) : GPUEXT_SCAN_COPIED;
+		b->npins += BufferIsValid(pg->in_place);
+		if (pg->all_visible && pg->ntuples == 0)
+			v[0] = GPUEXT_SCAN_ALL_VISIBLE;
+		else
+		{
+			v[0] = pg->ntuples;
+			memcpy(v + 1, pg->offsets, sizeof(OffsetNumber) * pg->ntuples);
+		}
+		b->blknos[b->npages++] = pg->blkno;
+	}
+	pg->copy_to = NULL;
+	pg->in_place_ok = false;
+}
+
+/*
+ * Wait for the device scan's work enqueued so far; the first wait of a
+ * batch first fills the next batch, while the device works.  Its time is
+ * the scan's, not the device's.
+ */
 void
-GpuAggDevScanWait(void)
+GpuAggDevScanWait(GpuAggDevScan *ds)
 {
 	GpuextCheck(gpuext_cuda_mark(GPUAGG_DEVSCAN_EVENT), "event record");
+	if (ds->fill != NULL)
+	{
+		GpuAggDevFill *f = ds->fill;
+		instr_time	start;
+
+		ds->fill = NULL;
+		if (f->st->timing)
+			INSTR_TIME_SET_CURRENT(start);
+		FillBatch(ds, f);
+		if (f->st->timing)
+			f->st->stats.device_ms -= GpuAggElapsedMs(start);
+	}
 	GpuextWait(GPUAGG_DEVSCAN_EVENT);
 }
 
@@ -395,7 +469,7 @@ DevScanBatch(DevScanJob *job)
 
 	GpuAggDevScanUpload(ds);
 	GpuAggDevScanEnqueue(ds, p);
-	GpuAggDevScanWait();
+	GpuAggDevScanWait(ds);
 	/* the CPU reads a batch with an undecodable tuple, or raises the arithmetic's error in row order */
 	ds->bad = Counts(ds)[GPUEXT_SCAN_BAD] > 0 || Counts(ds)[GPUEXT_SCAN_ERRORS] > 0;
 	if (ds->bad)
@@ -413,7 +487,7 @@ DevScanBatch(DevScanJob *job)
 								  dev + ds->outs_off + p->outs[o].offset, n, dev + ds->scratch_off,
 								  ds->scratch_bytes, OutResult(ds, o)), "reduction");
 	}
-	GpuAggDevScanWait();
+	GpuAggDevScanWait(ds);
 	return true;
 }
 
@@ -424,15 +498,16 @@ void
 GpuAggDevScanCpuBatch(GpuAggState *st, GpuAggDevScan *ds)
 {
 	Relation	rel = st->css.ss.ss_currentRelation;
-	const uint16 *vis = (const uint16 *) (ds->host->ptr + ds->vis_off);
+	GpuAggDevBatch *b = ds->b;
+	const uint16 *vis = (const uint16 *) (b->host->ptr + ds->vis_off);
 	HeapTupleData tuple;
 
 	tuple.t_tableOid = RelationGetRelid(rel);
-	for (uint32 i = 0; i < ds->npages; i++)
+	for (uint32 i = 0; i < b->npages; i++)
 	{
-		Page		page = (Page) (ds->host->ptr + (Size) i * BLCKSZ);
+		Page		page = (Page) (b->host->ptr + (Size) i * BLCKSZ);
 		/* a page read in place: its items in the buffer, named by the copy's line pointers */
-		Page		items = BufferIsValid(ds->pins[i]) ? BufferGetPage(ds->pins[i]) : page;
+		Page		items = BufferIsValid(b->pins[i]) ? BufferGetPage(b->pins[i]) : page;
 		const uint16 *v = vis + (Size) i * GPUEXT_SCAN_VIS_SLOTS;
 		bool		all = v[0] == GPUEXT_SCAN_ALL_VISIBLE;
 		int			n = all ? PageGetMaxOffsetNumber(page) : v[0];
@@ -447,7 +522,7 @@ GpuAggDevScanCpuBatch(GpuAggState *st, GpuAggDevScan *ds)
 				continue;
 			tuple.t_data = (HeapTupleHeader) PageGetItem(items, lp);
 			tuple.t_len = ItemIdGetLength(lp);
-			ItemPointerSet(&tuple.t_self, ds->blknos[i], off);
+			ItemPointerSet(&tuple.t_self, b->blknos[i], off);
 			pgstat_count_heap_getnext(rel);
 			st->stats.device_cpu_tuples++;
 			GpuAggTakeHeapRow(st, &tuple);
@@ -485,7 +560,7 @@ RunBatch(GpuAggState *st, GpuAggDevScan *ds, bool *lost)
 	st->stats.rows_read += Counts(ds)[GPUEXT_SCAN_DECODED];
 	st->stats.rows_passed += Counts(ds)[GPUEXT_SCAN_PASSED];
 	st->stats.device_tuples += Counts(ds)[GPUEXT_SCAN_DECODED];
-	st->stats.device_blocks += ds->npages;
+	st->stats.device_blocks += ds->b->npages;
 	st->stats.device_batches++;
 	for (int o = 0; o < p->nouts; o++)
 	{
@@ -500,18 +575,17 @@ RunBatch(GpuAggState *st, GpuAggDevScan *ds, bool *lost)
 }
 
 /*
- * This process's share of the table through the device: pages copied into
- * the pinned batch as they are read, each full batch scanned there.  False,
- * having read nothing, where the device's buffers cannot be had.
+ * This process's share of the table through the device: pages put in one
+ * pinned batch as they are read while the device works on the other, each
+ * full batch scanned there.  False, having read nothing, where the device's
+ * buffers cannot be had.
  */
 bool
 GpuAggDevScanRun(GpuAggState *st, GpuAggPages *pg)
 {
 	GpuAggDevScan *ds = st->dev.buffers;
-	uint16	   *vis;
-	uint32	   *refs;
+	GpuAggDevFill fill;
 	bool		lost = false;
-	bool		more = true;
 
 	if (ds == NULL)
 		ds = st->dev.buffers = DevScanStart(st);
@@ -520,44 +594,38 @@ GpuAggDevScanRun(GpuAggState *st, GpuAggPages *pg)
 		GpuAggNoteFallback(st, "no device memory for the device scan");
 		return false;
 	}
-	vis = (uint16 *) (ds->host->ptr + ds->vis_off);
-	refs = (uint32 *) (ds->host->ptr + ds->refs_off);
-	/* pages in shared buffers read in place, as many pinned at once as PostgreSQL lets a backend pin */
+	/* pages in shared buffers read in place; both batches pinned at once as PostgreSQL lets a backend pin */
 	ds->in_place = gpuext_device_scan_in_place && gpuext_dev->reads_buffers() && !RelationUsesLocalBuffers(pg->rel);
-	ds->max_in_place = Min(ds->batch_pages, (uint32) (NBuffers / (MaxBackends + NUM_AUXILIARY_PROCS)));
+	ds->max_in_place = Min(ds->batch_pages, (uint32) (NBuffers / (MaxBackends + NUM_AUXILIARY_PROCS) / 2));
 	if (st->groups.nkeys > 0)
 		GpuAggDevGroupsBegin(ds);
-	while (more && !st->device_lost)
+	fill.st = st;
+	fill.pg = pg;
+	fill.b = &ds->batches[0];
+	FillBatch(ds, &fill);
+	ds->b = fill.b;
+	while (ds->b->npages > 0 && !st->device_lost)
 	{
-		ds->npages = 0;
-		while (ds->npages < ds->batch_pages)
-		{
-			uint16	   *v = vis + (Size) ds->npages * GPUEXT_SCAN_VIS_SLOTS;
+		GpuAggDevBatch *next = ds->b == &ds->batches[0] ? &ds->batches[1] : &ds->batches[0];
 
-			CHECK_FOR_INTERRUPTS();
-			pg->copy_to = ds->host->ptr + (Size) ds->npages * BLCKSZ;
-			pg->in_place_ok = ds->in_place && ds->npins < ds->max_in_place;
-			if (!(more = GpuAggPagesNext(pg)))
-				break;
-			ds->pins[ds->npages] = pg->in_place;
-			refs[ds->npages] = BufferIsValid(pg->in_place) ? (uint32) (pg->in_place - 1) : GPUEXT_SCAN_COPIED;
-			ds->npins += BufferIsValid(pg->in_place);
-			if (pg->all_visible && pg->ntuples == 0)
-				v[0] = GPUEXT_SCAN_ALL_VISIBLE;
-			else
-			{
-				v[0] = pg->ntuples;
-				memcpy(v + 1, pg->offsets, sizeof(OffsetNumber) * pg->ntuples);
-			}
-			ds->blknos[ds->npages++] = pg->blkno;
-		}
-		pg->copy_to = NULL;
-		pg->in_place_ok = false;
-		if (ds->npages > 0 && st->groups.nkeys > 0)
+		next->npages = 0;
+		fill.b = next;
+		ds->fill = fill.more ? &fill : NULL;
+		if (st->groups.nkeys > 0)
 			GpuAggDevGroupsBatch(st, ds);
-		else if (ds->npages > 0)
+		else
 			RunBatch(st, ds, &lost);
-		ReleasePins(ds);
+		/* the batch's work did not come to a wait (the CPU read it) */
+		if (ds->fill != NULL)
+		{
+			ds->fill = NULL;
+			FillBatch(ds, &fill);
+		}
+		ReleasePins(ds->b);
+		ds->b = next;
 	}
+	ds->fill = NULL;
+	ReleasePins(&ds->batches[0]);
+	ReleasePins(&ds->batches[1]);
 	return true;
 }

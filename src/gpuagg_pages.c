@@ -192,7 +192,10 @@ ReadGroupLocked(GpuAggPages *pg, const bool *candidate, int first, int last, int
 			LWLockAcquire(BufMappingPartitionLockByIndex(parts[k]), LW_SHARED);
 		for (int i = first; i <= last; i++)
 		{
-			pg->from_file[i] = candidate[i] && BufTableLookup(&tags[i - first], hashes[i - first]) < 0;
+			int			id = candidate[i] ? BufTableLookup(&tags[i - first], hashes[i - first]) : -1;
+
+			pg->from_file[i] = candidate[i] && id < 0;
+			pg->recent[i] = id >= 0 ? BufferDescriptorGetBuffer(GetBufferDescriptor(id)) : InvalidBuffer;
 			if (pg->from_file[i])
 			{
 				if (lo < 0)
@@ -260,6 +263,7 @@ ReadChunkFiles(GpuAggPages *pg)
 		BlockNumber blkno = pg->chunk_start + i;
 
 		pg->from_file[i] = false;
+		pg->recent[i] = InvalidBuffer;
 		candidate[i] = blkno / RELSEG_SIZE == segno && VM_ALL_VISIBLE(pg->rel, blkno, &pg->vmbuf);
 		if (candidate[i])
 		{
@@ -307,9 +311,13 @@ TakeFilePage(GpuAggPages *pg, int i)
 	return true;
 }
 
-/* A page through shared buffers: prune it where due, and find its visible rows as heap_getnext does. */
+/*
+ * A page through shared buffers (pinned from the buffer that held it when
+ * looked up, where it still does): prune it where due, and find its visible
+ * rows as heap_getnext does.
+ */
 static void
-TakeBufferPage(GpuAggPages *pg, BlockNumber blkno)
+TakeBufferPage(GpuAggPages *pg, BlockNumber blkno, Buffer recent)
 {
 	Relation	rel = pg->rel;
 	Page		page;
@@ -319,7 +327,10 @@ TakeBufferPage(GpuAggPages *pg, BlockNumber blkno)
 
 	if (BufferIsValid(pg->buf))
 		ReleaseBuffer(pg->buf);
-	pg->buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, pg->strategy);
+	if (!BufferIsValid(recent) || !GpuextReadRecentBuffer(rel, blkno, recent))
+		pg->buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, pg->strategy);
+	else
+		pg->buf = recent;
 	heap_page_prune_opt(rel, pg->buf);
 	LockBuffer(pg->buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(pg->buf);
@@ -395,7 +406,7 @@ GpuAggPagesNext(GpuAggPages *pg)
 	i = pg->chunk_next++;
 	pg->blkno = pg->chunk_start + i;
 	if (!pg->files || !pg->from_file[i] || !TakeFilePage(pg, i))
-		TakeBufferPage(pg, pg->blkno);
+		TakeBufferPage(pg, pg->blkno, pg->files ? pg->recent[i] : InvalidBuffer);
 	return true;
 }
 

@@ -87,8 +87,10 @@
  */
 #if PG_VERSION_NUM >= 160000
 #define GpuextInitBufferTag(tag, rel, blkno) InitBufferTag((tag), &(rel)->rd_locator, MAIN_FORKNUM, (blkno))
+#define GpuextReadRecentBuffer(rel, blkno, buf) ReadRecentBuffer((rel)->rd_locator, MAIN_FORKNUM, (blkno), (buf))
 #else
 #define GpuextInitBufferTag(tag, rel, blkno) INIT_BUFFERTAG(*(tag), (rel)->rd_node, MAIN_FORKNUM, (blkno))
+#define GpuextReadRecentBuffer(rel, blkno, buf) ReadRecentBuffer((rel)->rd_node, MAIN_FORKNUM, (blkno), (buf))
 #endif
 #if PG_VERSION_NUM >= 180000
 #define GpuextRelFilePath(rel) pstrdup(relpathperm((rel)->rd_locator, MAIN_FORKNUM).str)
