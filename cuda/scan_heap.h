@@ -117,15 +117,23 @@ typedef struct GpuextScanStep
 /*
  * A GROUP BY key, at byte at of the key image: a tag byte (0 NULL, else 1 +
  * its length) then up to width bytes: a column's bytes (kind
- * GPUEXT_SCAN_BYTES), or an integer column (GPUEXT_SCAN_INT) modulo
- * modulus (> 0), as int2mod, int4mod and int8mod give it, in width bytes.
+ * GPUEXT_SCAN_BYTES), an integer column (GPUEXT_SCAN_INT) modulo modulus
+ * (> 0), as int2mod, int4mod and int8mod give it, in width bytes, or a date
+ * column truncated (trunc) to the first day of its month, quarter or year,
+ * the day standing for date_trunc's value (the CPU computes that from it).
  */
+#define GPUEXT_SCAN_TRUNC_NONE 0
+#define GPUEXT_SCAN_TRUNC_DAY 1
+#define GPUEXT_SCAN_TRUNC_MONTH 2
+#define GPUEXT_SCAN_TRUNC_QUARTER 3
+#define GPUEXT_SCAN_TRUNC_YEAR 4
+
 typedef struct GpuextScanKey
 {
 	uint8_t		col;
 	uint8_t		at;
 	uint8_t		width;
-	uint8_t		pad;
+	uint8_t		trunc;
 	uint32_t	pad2;
 	int64_t		modulus;
 } GpuextScanKey;

@@ -34,6 +34,53 @@ gpuext_scan_u64(const unsigned char *b)
 	return (uint64_t) gpuext_scan_u32(b) | ((uint64_t) gpuext_scan_u32(b + 4) << 32);
 }
 
+/*
+ * A date (days from 2000-01-01) truncated to the first day of its month,
+ * quarter or year, in the proleptic Gregorian calendar (H. Hinnant's
+ * civil-from-days), into *day; the infinities as they are.  0 for a date
+ * within a year of the ends of the timestamps' range, whose date_trunc the
+ * CPU must compute (it may raise PostgreSQL's out-of-range error).
+ */
+static inline GPUEXT_HD int
+gpuext_scan_date_trunc(int32_t date, int unit, int32_t *day)
+{
+	const int64_t first = -2451545 + 366;	/* Julian day 0 is 4714-11-24 BC */
+	const int64_t last = 109203528 - 2451545 - 366;	/* 294277-01-01, past the timestamps */
+	int64_t		z = (int64_t) date + 730425;	/* days from 0000-03-01 */
+	int64_t		era,
+				doe,
+				yoe,
+				y,
+				doy,
+				mp,
+				m;
+
+	if (date == INT32_MIN || date == INT32_MAX || unit == GPUEXT_SCAN_TRUNC_DAY)
+	{
+		*day = date;
+		return 1;
+	}
+	if (date < first || date > last)
+		return 0;
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	doe = z - era * 146097;
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	y = yoe + era * 400;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	m = mp < 10 ? mp + 3 : mp - 9;
+	y += m <= 2;
+	m = unit == GPUEXT_SCAN_TRUNC_YEAR ? 1 : unit == GPUEXT_SCAN_TRUNC_QUARTER ? (m - 1) / 3 * 3 + 1 : m;
+	/* back to days: the first of month m of year y */
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	*day = (int32_t) (era * 146097 + doe - 730425);
+	return 1;
+}
+
 /* The row's key image: each key's tag byte and bytes at its place, zeros elsewhere; 0 where a key is too long. */
 static inline GPUEXT_HD int
 gpuext_scan_key_image(const GpuextScanProgram *p, const unsigned char *page, const GpuextScanRow *row,
@@ -52,6 +99,17 @@ gpuext_scan_key_image(const GpuextScanProgram *p, const unsigned char *page, con
 
 		if (row->nulls & (1u << key->col))
 			continue;
+		if (key->trunc != GPUEXT_SCAN_TRUNC_NONE)
+		{
+			int32_t		day;
+
+			if (!gpuext_scan_date_trunc((int32_t) row->vals[key->col], key->trunc, &day))
+				return 0;
+			b[key->at] = 1;
+			for (int i = 0; i < 4; i++)
+				b[key->at + 1 + i] = (unsigned char) ((uint32_t) day >> (8 * i));
+			continue;
+		}
 		if (key->modulus > 0)
 		{
 			uint64_t	r = (uint64_t) (row->vals[key->col] % key->modulus);
@@ -181,8 +239,11 @@ gpuext_scan_groups_valid(const GpuextScanProgram *p, size_t outs_bytes)
 		const GpuextScanKey *key = &p->keys[k];
 
 		if (key->col >= p->ncols || key->at != used || key->at + 1 + key->width > GPUEXT_SCAN_KEY_BYTES ||
-			key->modulus < 0 ||
-			(key->modulus == 0 && p->cols[key->col].kind != GPUEXT_SCAN_BYTES) ||
+			key->modulus < 0 || key->trunc > GPUEXT_SCAN_TRUNC_YEAR ||
+			(key->trunc != GPUEXT_SCAN_TRUNC_NONE &&
+			 (key->modulus != 0 || p->cols[key->col].kind != GPUEXT_SCAN_INT || key->width != 4 ||
+			  p->att_len[p->cols[key->col].att] != 4)) ||
+			(key->modulus == 0 && key->trunc == GPUEXT_SCAN_TRUNC_NONE && p->cols[key->col].kind != GPUEXT_SCAN_BYTES) ||
 			(key->modulus > 0 && (p->cols[key->col].kind != GPUEXT_SCAN_INT ||
 								  key->width != p->att_len[p->cols[key->col].att])))
 			return 0;

@@ -87,6 +87,33 @@ DROP TABLE dgb;
 -- int2 % int4 casts the column first: the key stays on the CPU.
 SELECT check_groups('SELECT k2 % 2, count(*) FROM dg GROUP BY 1', false);
 SELECT check_groups('SELECT i4 % 10, count(*), sum(f8) FROM dg WHERE i4 % 3 <> 0 GROUP BY 1');
+-- date_trunc of a date column by day, month, quarter or year (as timestamptz, PostgreSQL's choice
+-- for a date, or as timestamp): the device groups the first day of each, and the key's value is
+-- computed from that day.  Dates from BC to the far future, leap days, the infinities, NULLs, and a
+-- time zone whose clocks moved at midnight; 'week' stays on the CPU.
+CREATE TABLE dgt (pad text, d date, v int4);
+INSERT INTO dgt
+SELECT repeat('q', i % 30),
+       CASE WHEN i % 97 = 0 THEN NULL WHEN i % 1999 = 0 THEN 'infinity' WHEN i % 2003 = 0 THEN '-infinity'
+            WHEN i % 7 = 0 THEN date '0044-03-15 BC' + i % 900 ELSE date '1599-12-31' + (i * 37) % 200000 END, i
+FROM generate_series(1, 20000) i;
+VACUUM ANALYZE dgt;
+SELECT check_groups($q$SELECT date_trunc('month', d), count(*), sum(v) FROM dgt GROUP BY 1$q$);
+SELECT check_groups($q$SELECT date_trunc('Quarter', d), count(*), min(v) FROM dgt GROUP BY 1$q$);
+SELECT check_groups($q$SELECT date_trunc('year', d), count(*), max(v) FROM dgt WHERE v > 100 GROUP BY 1$q$);
+SELECT check_groups($q$SELECT date_trunc('day', d), count(*) FROM dgt GROUP BY 1$q$);
+SELECT check_groups($q$SELECT date_trunc('month', d::timestamp), v % 3, count(*) FROM dgt GROUP BY 1, 2$q$);
+SELECT check_groups($q$SELECT date_trunc('week', d), count(*) FROM dgt GROUP BY 1$q$, false);
+SET TimeZone = 'America/Sao_Paulo';
+SELECT check_groups($q$SELECT date_trunc('month', d), count(*), sum(v) FROM dgt GROUP BY 1$q$);
+RESET TimeZone;
+-- A date within a year of the end of the timestamps' range: the CPU reads the batch; past it,
+-- PostgreSQL's error.
+INSERT INTO dgt (d, v) VALUES ('294276-12-31', 1);
+SELECT check_groups($q$SELECT date_trunc('month', d), count(*) FROM dgt GROUP BY 1$q$, true, 20001);
+INSERT INTO dgt (d, v) VALUES ('300000-01-01', 1);
+SELECT date_trunc('month', d), count(*) FROM dgt GROUP BY 1;
+DROP TABLE dgt;
 -- FILTERs: compiled conditions on values and counts; a count of a column's non-NULL values.
 SELECT check_groups($q$SELECT c10, count(*) FILTER (WHERE i4 > 0), sum(f8) FILTER (WHERE f8 < 10), count(kt)
   FROM dg WHERE k2 <> 3 GROUP BY c10$q$);

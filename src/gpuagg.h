@@ -327,6 +327,7 @@ typedef struct GpuAggDevice
 {
 	GpuextScanProgram *program; /* where the node's scan can run on the device, else NULL */
 	GpuAggDevScan *buffers;		/* made on the first run that uses it */
+	TupleTableSlot *trunc_row;	/* a row of the table holding one date, for date_trunc keys' values */
 } GpuAggDevice;
 
 /* The node: its aggregates and inputs, a run's state, and each stage's own. */

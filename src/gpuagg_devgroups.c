@@ -11,7 +11,9 @@
  * Where: every key a plain column of a type whose values are equal exactly
  * when their bytes are (GpuAggByteEqualType: the integers, date, times,
  * bool, "char", and text, varchar and char(n) under a deterministic
- * collation) or an integer column modulo a constant, the keys' images
+ * collation), an integer column modulo a constant, or a date column under
+ * date_trunc('day' | 'month' | 'quarter' | 'year') (its image the unit's
+ * first day, from which the key's value is computed here), the keys' images
  * together in 16 bytes (a tag byte and the bytes of each), no key column
  * read for its value elsewhere (its NULLs may be: count(k), k IS NULL), the
  * groups on the device, and no more groups expected than a quarter of the
@@ -26,8 +28,11 @@
 
 #include "catalog/pg_type.h"
 #include "mb/pg_wchar.h"
+#include "nodes/nodeFuncs.h"
 #include "pgstat.h"
 #include "utils/builtins.h"
+#include "utils/date.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
@@ -38,22 +43,59 @@
 #define DEVGROUPS_MAX_SLOTS ((uint32) 1 << 20)
 
 /*
+ * The date column under date_trunc('day' | 'month' | 'quarter' | 'year',
+ * the column as a timestamp or timestamptz), with the unit in *trunc; NULL
+ * for any other expression.  Its value is a function of the first day of
+ * the date's unit, one to one (the session's time zone moves every such day
+ * alike).
+ */
+static Node *
+TruncColumn(Node *node, uint8 *trunc)
+{
+	static const char *const units[] = {"day", "month", "quarter", "year"};
+	FuncExpr   *f = (FuncExpr *) node;
+	FuncExpr   *cast;
+	Const	   *unit;
+
+	*trunc = GPUEXT_SCAN_TRUNC_NONE;
+	if (!IsA(node, FuncExpr) || list_length(f->args) != 2 || !IsA(linitial(f->args), Const) ||
+		!IsA(lsecond(f->args), FuncExpr) ||
+		(f->funcid != F_DATE_TRUNC_TEXT_TIMESTAMPTZ && f->funcid != F_DATE_TRUNC_TEXT_TIMESTAMP))
+		return NULL;
+	unit = linitial(f->args);
+	cast = lsecond(f->args);
+	if (unit->constisnull || unit->consttype != TEXTOID || list_length(cast->args) != 1 ||
+		!IsA(linitial(cast->args), Var) || exprType(linitial(cast->args)) != DATEOID ||
+		cast->funcid != (f->funcid == F_DATE_TRUNC_TEXT_TIMESTAMPTZ ? F_TIMESTAMPTZ_DATE : F_TIMESTAMP_DATE))
+		return NULL;
+	for (int u = 0; u < lengthof(units); u++)
+		if (pg_strcasecmp(TextDatumGetCString(unit->constvalue), units[u]) == 0)
+			*trunc = GPUEXT_SCAN_TRUNC_DAY + u;
+	return *trunc != GPUEXT_SCAN_TRUNC_NONE ? linitial(cast->args) : NULL;
+}
+
+/*
  * Key k's column (from 1) and, where the key is an integer column modulo a
- * positive constant, the modulus (else 0); 0 where the key is neither a
- * column nor such an expression.
+ * positive constant, the modulus (else 0), or where it is a date column
+ * under date_trunc, the unit (else GPUEXT_SCAN_TRUNC_NONE); 0 where the key
+ * is neither a column nor such an expression.
  */
 static AttrNumber
-KeyColumn(GpuAggState *st, int k, int64 *modulus)
+KeyColumn(GpuAggState *st, int k, int64 *modulus, uint8 *trunc)
 {
 	CustomScan *cscan = (CustomScan *) st->css.ss.ps.plan;
+	Node	   *expr;
 	Node	   *var;
 
 	*modulus = 0;
+	*trunc = GPUEXT_SCAN_TRUNC_NONE;
 	if (st->groups.key_exprs[k] == NULL)
 		return st->groups.key_att[k];
-	var = GpuAggModColumn((Node *) list_nth_node(TargetEntry, cscan->custom_scan_tlist, st->naggs + k)->expr,
-						  modulus);
-	if (var == NULL || *modulus <= 0 || ((Var *) var)->varno != cscan->scan.scanrelid || ((Var *) var)->varattno <= 0)
+	expr = (Node *) list_nth_node(TargetEntry, cscan->custom_scan_tlist, st->naggs + k)->expr;
+	var = GpuAggModColumn(expr, modulus);
+	if (var == NULL || *modulus <= 0)
+		var = TruncColumn(expr, trunc);
+	if (var == NULL || ((Var *) var)->varno != cscan->scan.scanrelid || ((Var *) var)->varattno <= 0)
 		return 0;
 	return ((Var *) var)->varattno;
 }
@@ -73,14 +115,15 @@ GpuAggDevGroupsKeys(GpuAggState *st, TupleDesc tupdesc, Bitmapset **byteatts, Bi
 	for (int k = 0; k < st->groups.nkeys; k++)
 	{
 		int64		modulus;
-		AttrNumber	att = KeyColumn(st, k, &modulus);
+		uint8		trunc;
+		AttrNumber	att = KeyColumn(st, k, &modulus, &trunc);
 		Form_pg_attribute attr;
 		int16		len;
 
 		if (att == 0)
 			return false;
 		attr = TupleDescAttr(tupdesc, att - 1);
-		if (modulus > 0)
+		if (modulus > 0 || trunc != GPUEXT_SCAN_TRUNC_NONE)
 		{
 			used += 1 + attr->attlen;
 			*intatts = bms_add_member(*intatts, att);
@@ -117,7 +160,7 @@ GpuAggDevGroupsProgram(GpuAggState *st, GpuextScanProgram *p, const int *col_of_
 	{
 		Form_pg_attribute attr;
 
-		atts[k] = KeyColumn(st, k, &p->keys[k].modulus);
+		atts[k] = KeyColumn(st, k, &p->keys[k].modulus, &p->keys[k].trunc);
 		attr = TupleDescAttr(tupdesc, atts[k] - 1);
 		p->keys[k].width = attr->attlen;
 		fixed += 1 + (attr->attlen > 0 ? attr->attlen : 0);
@@ -182,7 +225,8 @@ ExpectedGroups(GpuAggState *st)
 	for (int k = 0; k < st->groups.nkeys && bound > 0; k++)
 	{
 		int64		modulus;
-		AttrNumber	att = KeyColumn(st, k, &modulus);
+		uint8		trunc;
+		AttrNumber	att = KeyColumn(st, k, &modulus, &trunc);
 
 		if (modulus > 0)
 			bound *= 2.0 * modulus;
@@ -325,6 +369,38 @@ ValuesPass(GroupsJob *job)
 GPUEXT_DEVICE_WORK(ValuesPass, GroupsJob)
 
 /*
+ * A date_trunc key's value for the dates whose first day of the unit is
+ * day: the key's own expression on a row holding that day alone.
+ */
+static Datum
+TruncKeyValue(GpuAggState *st, int k, AttrNumber att, int32 day, bool *isnull)
+{
+	ExprContext *econtext = st->css.ss.ps.ps_ExprContext;
+	TupleTableSlot *saved = econtext->ecxt_scantuple;
+	TupleTableSlot *row = st->dev.trunc_row;
+	Datum		value;
+
+	if (row == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(st->css.ss.ps.state->es_query_cxt);
+
+		row = st->dev.trunc_row = ExecInitExtraTupleSlot(st->css.ss.ps.state,
+														 RelationGetDescr(st->css.ss.ss_currentRelation),
+														 &TTSOpsVirtual);
+		MemoryContextSwitchTo(old);
+	}
+	ExecClearTuple(row);
+	memset(row->tts_isnull, true, sizeof(bool) * row->tts_tupleDescriptor->natts);
+	row->tts_values[att - 1] = DateADTGetDatum(day);
+	row->tts_isnull[att - 1] = false;
+	ExecStoreVirtualTuple(row);
+	econtext->ecxt_scantuple = row;
+	value = ExecEvalExpr(st->groups.key_exprs[k], econtext, isnull);
+	econtext->ecxt_scantuple = saved;
+	return value;
+}
+
+/*
  * The group of each key image the keys pass found new, through the node's
  * own key lookup; false where one would spill or pass the table's counters.
  */
@@ -359,7 +435,14 @@ NumberNewGroups(GpuAggState *st, GpuAggDevScan *ds, uint64 nnew)
 			ks->tts_isnull[k] = b[key->at] == 0;
 			if (ks->tts_isnull[k])
 				continue;
-			if (attr->attlen > 0)
+			if (key->trunc != GPUEXT_SCAN_TRUNC_NONE)
+			{
+				int32		day;
+
+				memcpy(&day, b + key->at + 1, sizeof(day));
+				ks->tts_values[k] = TruncKeyValue(st, k, p->cols[key->col].att + 1, day, &ks->tts_isnull[k]);
+			}
+			else if (attr->attlen > 0)
 			{
 				memcpy(&word, b + key->at + 1, attr->attlen);
 				ks->tts_values[k] = fetch_att(&word, attr->attbyval, attr->attlen);
@@ -413,7 +496,7 @@ KeysAndGroups(GpuAggState *st, GroupsJob *job, bool upload)
 	}
 	else if (counts[GPUEXT_SCAN_BAD] > 0)
 	{
-		GpuAggNoteFallback(st, "a key is too long for the device scan's key image");
+		GpuAggNoteFallback(st, "a key does not fit the device scan's key image");
 		ds->groups_off = true;
 	}
 	return !ds->groups_off;
