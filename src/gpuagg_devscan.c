@@ -229,9 +229,9 @@ GpuAggDevScanUsable(GpuAggState *st, GpuAggPages *pg)
 	return gpuext_device_mode == GPUEXT_DEVICE_GPU || rows >= gpuext_min_gpu_elements;
 }
 
-/* The device scan's buffers, kept for the node's runs; NULL (nothing held) where memory is short. */
+/* The device scan's buffers for batches of batch_pages pages; NULL (nothing held) where memory is short. */
 static GpuAggDevScan *
-DevScanStart(GpuAggState *st)
+DevScanTry(GpuAggState *st, uint32 batch_pages)
 {
 	GpuextScanProgram *p = st->dev.program;
 	MemoryContext old = MemoryContextSwitchTo(st->nodecxt);
@@ -240,7 +240,7 @@ DevScanStart(GpuAggState *st)
 	size_t		outs = 0;
 	size_t		back_bytes = sizeof(uint64) * GPUEXT_SCAN_COUNTERS + sizeof(GpuextReduceResult) * GPUEXT_SCAN_MAX_OUTS;
 
-	ds->batch_pages = gpuext_service != NULL ? DEVSCAN_SERVICE_BATCH_PAGES : DEVSCAN_BATCH_PAGES;
+	ds->batch_pages = batch_pages;
 	vis_bytes = TYPEALIGN(256, (size_t) ds->batch_pages * GPUEXT_SCAN_VIS_SLOTS * sizeof(uint16));
 	ds->vis_off = (size_t) ds->batch_pages * BLCKSZ;
 	ds->refs_off = ds->vis_off + vis_bytes;
@@ -314,6 +314,23 @@ DevScanStart(GpuAggState *st)
 		*keys = *p;
 		keys->pass = GPUEXT_SCAN_PASS_KEYS;
 	}
+	return ds;
+}
+
+/*
+ * The device scan's buffers, kept for the node's runs: through the GPU
+ * service, batches of twice the pages where its shared arena has room for
+ * them; NULL (nothing held) where memory is short.
+ */
+static GpuAggDevScan *
+DevScanStart(GpuAggState *st)
+{
+	GpuAggDevScan *ds = NULL;
+
+	if (gpuext_service != NULL)
+		ds = DevScanTry(st, 2 * DEVSCAN_SERVICE_BATCH_PAGES);
+	if (ds == NULL)
+		ds = DevScanTry(st, gpuext_service != NULL ? DEVSCAN_SERVICE_BATCH_PAGES : DEVSCAN_BATCH_PAGES);
 	return ds;
 }
 
