@@ -330,7 +330,12 @@ TakeBufferPage(GpuAggPages *pg, BlockNumber blkno, Buffer recent)
 	if (!BufferIsValid(recent) || !GpuextReadRecentBuffer(rel, blkno, recent))
 		pg->buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, pg->strategy);
 	else
+	{
+		/* a hit in the table's statistics, as ReadBufferExtended counts one */
+		pgstat_count_buffer_read(rel);
+		pgstat_count_buffer_hit(rel);
 		pg->buf = recent;
+	}
 	heap_page_prune_opt(rel, pg->buf);
 	LockBuffer(pg->buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(pg->buf);
