@@ -280,7 +280,6 @@ typedef struct GpuAggWorkers
 /* The event slot marking the end of the device scan's work (0 to 2 are the staging halves' and the reducers'). */
 #define GPUAGG_DEVSCAN_EVENT 3
 
-/* The device scan's buffers, kept for the node's runs (gpuagg_devscan.c; GROUP BY, gpuagg_devgroups.c). */
 /* One batch of pages on the host: filled by the CPU while the device works on the other. */
 typedef struct GpuAggDevBatch
 {
@@ -294,6 +293,7 @@ typedef struct GpuAggDevBatch
 /* The filling of the next batch, done while the device works on the current one (at its first wait). */
 typedef struct GpuAggDevFill GpuAggDevFill;
 
+/* The device scan's buffers, kept for the node's runs (gpuagg_devscan.c; GROUP BY, gpuagg_devgroups.c). */
 typedef struct GpuAggDevScan
 {
 	GpuextBuffer *prog;			/* pinned: the program, then a GROUP BY's keys pass (the GPU service reads them from its arena) */

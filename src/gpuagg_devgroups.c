@@ -56,6 +56,7 @@ TruncColumn(Node *node, uint8 *trunc)
 	FuncExpr   *f = (FuncExpr *) node;
 	FuncExpr   *cast;
 	Const	   *unit;
+	char	   *name;
 
 	*trunc = GPUEXT_SCAN_TRUNC_NONE;
 	if (!IsA(node, FuncExpr) || list_length(f->args) != 2 || !IsA(linitial(f->args), Const) ||
@@ -68,9 +69,11 @@ TruncColumn(Node *node, uint8 *trunc)
 		!IsA(linitial(cast->args), Var) || exprType(linitial(cast->args)) != DATEOID ||
 		cast->funcid != (f->funcid == F_DATE_TRUNC_TEXT_TIMESTAMPTZ ? F_TIMESTAMPTZ_DATE : F_TIMESTAMP_DATE))
 		return NULL;
+	name = TextDatumGetCString(unit->constvalue);
 	for (int u = 0; u < lengthof(units); u++)
-		if (pg_strcasecmp(TextDatumGetCString(unit->constvalue), units[u]) == 0)
+		if (pg_strcasecmp(name, units[u]) == 0)
 			*trunc = GPUEXT_SCAN_TRUNC_DAY + u;
+	pfree(name);
 	return *trunc != GPUEXT_SCAN_TRUNC_NONE ? linitial(cast->args) : NULL;
 }
 

@@ -229,9 +229,13 @@ GpuAggDevScanUsable(GpuAggState *st, GpuAggPages *pg)
 	return gpuext_device_mode == GPUEXT_DEVICE_GPU || rows >= gpuext_min_gpu_elements;
 }
 
-/* The device scan's buffers for batches of batch_pages pages; NULL (nothing held) where memory is short. */
+/*
+ * The device scan's buffers for batches of batch_pages pages; NULL (nothing
+ * held) where memory is short, or an ERROR for device memory unless
+ * missing_ok.
+ */
 static GpuAggDevScan *
-DevScanTry(GpuAggState *st, uint32 batch_pages)
+DevScanTry(GpuAggState *st, uint32 batch_pages, bool missing_ok)
 {
 	GpuextScanProgram *p = st->dev.program;
 	MemoryContext old = MemoryContextSwitchTo(st->nodecxt);
@@ -271,7 +275,7 @@ DevScanTry(GpuAggState *st, uint32 batch_pages)
 		ds->batches[k].pins = palloc0(sizeof(Buffer) * ds->batch_pages);
 	}
 	ds->b = &ds->batches[0];
-	ds->device = GpuextDeviceAlloc(ds->scratch_off + ds->scratch_bytes, gpuext_device_mode == GPUEXT_DEVICE_AUTO);
+	ds->device = GpuextDeviceAlloc(ds->scratch_off + ds->scratch_bytes, missing_ok);
 	for (int k = 0; k < 2; k++)
 		ds->batches[k].host = ds->device && (k == 0 || ds->batches[0].host) ?
 			GpuextPinnedAllocShort(ds->refs_off + sizeof(uint32) * ds->batch_pages) : NULL;
@@ -328,9 +332,10 @@ DevScanStart(GpuAggState *st)
 	GpuAggDevScan *ds = NULL;
 
 	if (gpuext_service != NULL)
-		ds = DevScanTry(st, 2 * DEVSCAN_SERVICE_BATCH_PAGES);
+		ds = DevScanTry(st, 2 * DEVSCAN_SERVICE_BATCH_PAGES, true);
 	if (ds == NULL)
-		ds = DevScanTry(st, gpuext_service != NULL ? DEVSCAN_SERVICE_BATCH_PAGES : DEVSCAN_BATCH_PAGES);
+		ds = DevScanTry(st, gpuext_service != NULL ? DEVSCAN_SERVICE_BATCH_PAGES : DEVSCAN_BATCH_PAGES,
+						gpuext_device_mode == GPUEXT_DEVICE_AUTO);
 	return ds;
 }
 

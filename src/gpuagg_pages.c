@@ -324,21 +324,23 @@ TakeBufferPage(GpuAggPages *pg, BlockNumber blkno, Buffer recent)
 	OffsetNumber maxoff;
 	bool		all_visible;
 	int			n = 0;
+	Buffer		buf;
 
 	if (BufferIsValid(pg->buf))
 		ReleaseBuffer(pg->buf);
+	pg->buf = InvalidBuffer;
 	if (!BufferIsValid(recent) || !GpuextReadRecentBuffer(rel, blkno, recent))
-		pg->buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, pg->strategy);
+		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, pg->strategy);
 	else
 	{
 		/* a hit in the table's statistics, as ReadBufferExtended counts one */
 		pgstat_count_buffer_read(rel);
 		pgstat_count_buffer_hit(rel);
-		pg->buf = recent;
+		buf = recent;
 	}
-	heap_page_prune_opt(rel, pg->buf);
-	LockBuffer(pg->buf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(pg->buf);
+	heap_page_prune_opt(rel, buf);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
 #if PG_VERSION_NUM < 170000
 	TestForOldSnapshot(pg->snapshot, rel, page);
 #endif
@@ -359,9 +361,9 @@ TakeBufferPage(GpuAggPages *pg, BlockNumber blkno, Buffer recent)
 		tuple.t_len = ItemIdGetLength(lp);
 		tuple.t_tableOid = RelationGetRelid(rel);
 		ItemPointerSet(&tuple.t_self, blkno, off);
-		visible = all_visible || HeapTupleSatisfiesVisibility(&tuple, pg->snapshot, pg->buf);
+		visible = all_visible || HeapTupleSatisfiesVisibility(&tuple, pg->snapshot, buf);
 		if (pg->check_serializable)
-			HeapCheckForSerializableConflictOut(visible, rel, &tuple, pg->buf, pg->snapshot);
+			HeapCheckForSerializableConflictOut(visible, rel, &tuple, buf, pg->snapshot);
 		if (visible)
 			pg->offsets[n++] = off;
 	}
@@ -374,17 +376,20 @@ TakeBufferPage(GpuAggPages *pg, BlockNumber blkno, Buffer recent)
 		 */
 		memcpy(pg->copy_to, page, Max(SizeOfPageHeaderData, Min(((PageHeader) page)->pd_lower, BLCKSZ)));
 		page = pg->copy_to;
-		pg->in_place = pg->buf;
-		pg->buf = InvalidBuffer;
+		pg->in_place = buf;
 		pg->pages_in_place++;
 	}
-	else if (pg->copy_to != NULL)
+	else
 	{
-		/* under the content lock: the items found are the copy's */
-		memcpy(pg->copy_to, page, BLCKSZ);
-		page = pg->copy_to;
+		if (pg->copy_to != NULL)
+		{
+			/* under the content lock: the items found are the copy's */
+			memcpy(pg->copy_to, page, BLCKSZ);
+			page = pg->copy_to;
+		}
+		pg->buf = buf;
 	}
-	LockBuffer(BufferIsValid(pg->in_place) ? pg->in_place : pg->buf, BUFFER_LOCK_UNLOCK);
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 	pg->page = page;
 	pg->ntuples = n;
 	pg->pages_from_buffers++;
