@@ -162,7 +162,7 @@ scan_pages_kernel(GpuextScanProgram program, const char *pages, const uint16_t *
 				missed = pass && (group = gpuext_scan_group_find(&p, outs, image)) == GPUEXT_SCAN_NO_GROUP;
 				pass = pass && !missed;
 			}
-			err = pass && p.nregs > 0 && gpuext_scan_compute(&p, &row);
+			err = pass && (p.nregs > 0 || p.nnregs > 0 || row.nans != 0) && gpuext_scan_compute(&p, &row);
 			pass = pass && !err;
 			if (p.nkeys > 0)
 				warp_count(&counts[GPUEXT_SCAN_MISSES], missed);

@@ -25,6 +25,7 @@
 #define GPUEXT_SCAN_MAX_CMPS 32
 #define GPUEXT_SCAN_MAX_OUTS 16
 #define GPUEXT_SCAN_MAX_REGS 32		/* double precision registers of the arithmetic */
+#define GPUEXT_SCAN_MAX_NREGS 24	/* numeric registers: 128-bit integers at known scales */
 #define GPUEXT_SCAN_MAX_KEYS 4		/* GROUP BY keys, packed into one key image */
 #define GPUEXT_SCAN_KEY_BYTES 16	/* ... of this many bytes */
 #define GPUEXT_SCAN_MAX_COUNTERS (GPUEXT_SCAN_MAX_OUTS + 1)	/* per-group counts: rows, then counted outputs */
@@ -50,7 +51,8 @@ typedef enum GpuextScanKind
 	GPUEXT_SCAN_INT,			/* a signed integer of 2, 4 or 8 bytes (date, timestamps too) */
 	GPUEXT_SCAN_FLOAT4,
 	GPUEXT_SCAN_FLOAT8,
-	GPUEXT_SCAN_BYTES			/* its bytes (a GROUP BY key): where they start in the page, and how many */
+	GPUEXT_SCAN_BYTES,			/* its bytes (a GROUP BY key): where they start in the page, and how many */
+	GPUEXT_SCAN_NUMERIC			/* a numeric as the bigint at scale (scan_heap_numeric.h) */
 } GpuextScanKind;
 
 /* A column the program reads. */
@@ -59,6 +61,8 @@ typedef struct GpuextScanCol
 	int16_t		att;			/* from 0; the columns in ascending order, each once */
 	uint8_t		kind;			/* GpuextScanKind */
 	uint8_t		missing_null;	/* a tuple with fewer columns: NULL here, else missing */
+	uint8_t		scale;			/* GPUEXT_SCAN_NUMERIC: the scale its values are read at */
+	uint8_t		pad[3];
 	int64_t		missing;		/* ... the column's default (atthasmissing), as read */
 } GpuextScanCol;
 
@@ -74,7 +78,8 @@ typedef struct GpuextScanCmp
 	uint8_t		strategy;		/* btree strategy: 1 <, 2 <=, 3 =, 4 >=, 5 >; 6 <> */
 	uint8_t		is_float;		/* compared as double precision, NaN above all and equal to itself */
 	uint8_t		nulltest;		/* GPUEXT_SCAN_IS_NULL or _IS_NOT_NULL: only the column's NULL counts */
-	int32_t		pad2;
+	uint8_t		num_up;			/* a numeric column: its value * 10^num_up is compared with ival */
+	uint8_t		pad2[3];
 	int64_t		modulus;		/* integers, > 0: the value modulo this is compared */
 	int64_t		ival;
 	double		fval;
@@ -87,13 +92,18 @@ typedef struct GpuextScanOut
 	uint8_t		value_bytes;	/* 2, 4 or 8: the column's own bytes; 0: only counted */
 	uint8_t		filter_first;	/* its FILTER: cmps[filter_first .. + filter_n) */
 	uint8_t		filter_n;
-	uint8_t		from_reg;		/* the value is register reg's (double precision), not the column's */
+	uint8_t		from_reg;		/* the value is register reg's (GPUEXT_SCAN_FROM_*), not the column's */
 	uint8_t		reg;
 	uint8_t		counter;		/* GROUP BY, value_bytes 0: its per-group counts are counter (> 0) */
 	uint8_t		pad;
 	uint64_t	offset;			/* its values start here in the outputs */
 	uint64_t	groups_offset;	/* GROUP BY: each value's group number (uint32) starts here */
 } GpuextScanOut;
+
+/* Where an output's value comes from: the column, a double precision register, a numeric register. */
+#define GPUEXT_SCAN_FROM_COLUMN 0
+#define GPUEXT_SCAN_FROM_DOUBLE 1
+#define GPUEXT_SCAN_FROM_NUMERIC 2
 
 /* The arithmetic's operations, as PostgreSQL's float8 operators (utils/float.h). */
 typedef enum GpuextScanOp
@@ -150,12 +160,24 @@ typedef struct GpuextScanNewGroup
 	uint64_t	image[2];
 } GpuextScanNewGroup;
 
-/* regs[dst] = a column as double precision. */
+/* regs[dst] = a column as double precision; or nregs[dst] = a numeric column at its scale. */
 typedef struct GpuextScanLoad
 {
 	uint8_t		col;
 	uint8_t		dst;
 } GpuextScanLoad;
+
+/* nregs[dst] = nregs[a] * 10^ka op nregs[b] * 10^kb (ka, kb: + and - only), as numeric's exact arithmetic. */
+typedef struct GpuextScanNumStep
+{
+	uint8_t		op;				/* GPUEXT_SCAN_ADD, _SUB, _MUL or _NEG */
+	uint8_t		dst;
+	uint8_t		a;
+	uint8_t		b;
+	uint8_t		ka;
+	uint8_t		kb;
+	uint8_t		pad[2];
+} GpuextScanNumStep;
 
 typedef struct GpuextScanProgram
 {
@@ -179,6 +201,14 @@ typedef struct GpuextScanProgram
 	GpuextScanLoad loads[GPUEXT_SCAN_MAX_REGS];
 	GpuextScanStep steps[GPUEXT_SCAN_MAX_REGS];
 	double		consts[GPUEXT_SCAN_MAX_REGS];	/* the registers' starting values: the constants */
+	/* numeric arithmetic (scan_heap_numeric.h): loads, then steps, on 128-bit integers */
+	uint8_t		nnregs;
+	uint8_t		nnloads;
+	uint8_t		nnsteps;
+	uint8_t		pad3[5];
+	GpuextScanLoad numloads[GPUEXT_SCAN_MAX_NREGS];
+	GpuextScanNumStep numsteps[GPUEXT_SCAN_MAX_NREGS];
+	int64_t		numconsts[GPUEXT_SCAN_MAX_NREGS];	/* the numeric registers' starting values */
 	/*
 	 * GROUP BY (nkeys > 0): a hash table of table_cap (a power of two) key
 	 * images in the outputs (a uint32 state each, then two uint64 words each),
@@ -204,8 +234,11 @@ typedef struct GpuextScanRow
 {
 	int64_t		vals[GPUEXT_SCAN_MAX_COLS];
 	uint32_t	nulls;			/* bit c: column c is NULL */
+	uint32_t	nans;			/* bit c: numeric column c is NaN (its value 0) */
 	uint32_t	reg_nulls;		/* bit r: register r is NULL */
+	uint32_t	nreg_nulls;		/* bit r: numeric register r is NULL */
 	double		regs[GPUEXT_SCAN_MAX_REGS];
+	__int128	numregs[GPUEXT_SCAN_MAX_NREGS];
 } GpuextScanRow;
 
 /* A little-endian 16-bit word. */
@@ -254,6 +287,8 @@ gpuext_scan_varsize(const unsigned char *p, uint32_t avail)
 	size = (gpuext_scan_u32(p) >> 2) & 0x3FFFFFFF;
 	return size < 4 ? 0 : size;
 }
+
+#include "scan_heap_numeric.h"
 
 /* A column's value read at p: integers sign-extended, floats' bits. */
 static inline GPUEXT_HD int64_t
@@ -311,6 +346,7 @@ gpuext_scan_decode(const GpuextScanProgram *p, const unsigned char *page, unsign
 	data = tup + hoff;
 	len = lp_len - hoff;
 	row->nulls = 0;
+	row->nans = 0;
 	for (unsigned a = 0; a < p->walk_atts && c < p->ncols && a < natts; a++)
 	{
 		int			attlen = p->att_len[a];
@@ -350,6 +386,20 @@ gpuext_scan_decode(const GpuextScanProgram *p, const unsigned char *page, unsign
 					skip = (data[off] & 0x01) ? 1 : 4;
 				}
 				row->vals[c] = (int64_t) (((uint64_t) (data + off + skip - page) << 32) | (size - skip));
+			}
+			else if (p->cols[c].kind == GPUEXT_SCAN_NUMERIC)
+			{
+				/* inline, uncompressed, NaN or exact at the scale, else the CPU reads the batch */
+				uint32_t	skip = (data[off] & 0x01) ? 1 : 4;
+				int			got;
+
+				if (attlen != -1 || data[off] == 0x01 || (!(data[off] & 0x01) && (data[off] & 0x02)))
+					return -1;
+				got = gpuext_scan_numeric_read(data + off + skip, size - skip, p->cols[c].scale, &row->vals[c]);
+				if (got == 0)
+					return -1;
+				if (got == GPUEXT_SCAN_NUMERIC_NAN)
+					row->nans |= 1u << c;
 			}
 			else if (p->cols[c].kind != GPUEXT_SCAN_NULLNESS)
 				row->vals[c] = gpuext_scan_read(data + off, attlen);
@@ -409,7 +459,9 @@ gpuext_scan_cmps(const GpuextScanProgram *p, const GpuextScanRow *row, int first
 		}
 		if (row->nulls & (1u << k->col))
 			return 0;
-		if (k->is_float)
+		if (row->nans & (1u << k->col))
+			cmp = 1;			/* numeric NaN: above every number, and no constant is NaN */
+		else if (k->is_float)
 		{
 			double		a = gpuext_scan_double(p, row, k->col);
 			double		b = k->fval;
@@ -420,6 +472,12 @@ gpuext_scan_cmps(const GpuextScanProgram *p, const GpuextScanRow *row, int first
 				cmp = -1;
 			else
 				cmp = a > b ? 1 : a < b ? -1 : 0;
+		}
+		else if (k->num_up > 0)
+		{
+			__int128	w = (__int128) row->vals[k->col] * gpuext_scan_pow10(k->num_up);
+
+			cmp = w < k->ival ? -1 : w > k->ival ? 1 : 0;
 		}
 		else
 		{
@@ -548,7 +606,7 @@ gpuext_scan_compute(const GpuextScanProgram *p, GpuextScanRow *row)
 		}
 		r[s->dst] = v;
 	}
-	return 0;
+	return gpuext_scan_numeric_compute(p, row);
 }
 
 /* Whether output o takes a value from row: its column not NULL and its FILTER passing. */
@@ -557,7 +615,8 @@ gpuext_scan_out_takes(const GpuextScanProgram *p, const GpuextScanRow *row, int 
 {
 	const GpuextScanOut *out = &p->outs[o];
 
-	if (out->from_reg ? (row->reg_nulls & (1u << out->reg)) != 0 :
+	if (out->from_reg == GPUEXT_SCAN_FROM_DOUBLE ? (row->reg_nulls & (1u << out->reg)) != 0 :
+		out->from_reg == GPUEXT_SCAN_FROM_NUMERIC ? (row->nreg_nulls & (1u << out->reg)) != 0 :
 		(out->col >= 0 && (row->nulls & (1u << out->col))))
 		return 0;
 	return gpuext_scan_cmps(p, row, out->filter_first, out->filter_n);
@@ -571,9 +630,15 @@ gpuext_scan_out_put(const GpuextScanProgram *p, const GpuextScanRow *row, int o,
 	char	   *dst = outs + out->offset + i * out->value_bytes;
 	int64_t		v;
 
-	if (out->from_reg)
+	if (out->from_reg == GPUEXT_SCAN_FROM_DOUBLE)
 	{
 		memcpy(dst, &row->regs[out->reg], 8);
+		return;
+	}
+	if (out->from_reg == GPUEXT_SCAN_FROM_NUMERIC)
+	{
+		v = (int64_t) row->numregs[out->reg];	/* within 64 bits, as the arithmetic checked */
+		memcpy(dst, &v, 8);
 		return;
 	}
 	v = row->vals[out->col];
@@ -696,57 +761,6 @@ gpuext_scan_heap_host(const GpuextScanProgram *p, const char *pages, const uint1
 	}
 }
 
-/* A batch page read in place from the buffer pool, not copied: refs[i] is its buffer's index. */
-#define GPUEXT_SCAN_COPIED 0xFFFFFFFFu
-
-/*
- * Where a page taken from the pool gets its bytes: below its copy's pd_lower
- * (the header and line pointers, as the CPU saw them under the buffer's
- * content lock) from the copy, the rest from the pool.  Under the buffer's
- * pin the items those line pointers name cannot move; rows added later are
- * only reached through line pointers the copy does not have.
- */
-static inline GPUEXT_HD unsigned
-gpuext_scan_copy_lower(const char *copy)
-{
-	unsigned	lower = (unsigned char) copy[12] | ((unsigned) (unsigned char) copy[13] << 8);
-
-	return lower < 24 ? 24 : lower > GPUEXT_SCAN_PAGE_BYTES ? GPUEXT_SCAN_PAGE_BYTES : lower;
-}
-
-/*
- * The batch's pages put together on the host (the fake device): each copied
- * page as it is, each page of the pool from its copy's header and line
- * pointers and the pool's bytes; a buffer index past the pool gives an
- * empty page.
- */
-static inline void
-gpuext_scan_gather_pages_host(char *pages, const char *copies, const uint32_t *refs, const char *pool,
-							  uint32_t pool_blocks, uint32_t npages)
-{
-	for (uint32_t i = 0; i < npages; i++)
-	{
-		char	   *dst = pages + (size_t) i * GPUEXT_SCAN_PAGE_BYTES;
-		const char *copy = copies + (size_t) i * GPUEXT_SCAN_PAGE_BYTES;
-		unsigned	lower;
-
-		if (refs[i] == GPUEXT_SCAN_COPIED)
-		{
-			if (dst != copy)
-				memcpy(dst, copy, GPUEXT_SCAN_PAGE_BYTES);
-			continue;
-		}
-		if (pool == NULL || refs[i] >= pool_blocks)
-		{
-			memset(dst, 0, GPUEXT_SCAN_PAGE_BYTES);
-			continue;
-		}
-		lower = gpuext_scan_copy_lower(copy);
-		memmove(dst, copy, lower);
-		memcpy(dst + lower, pool + (size_t) refs[i] * GPUEXT_SCAN_PAGE_BYTES + lower, GPUEXT_SCAN_PAGE_BYTES - lower);
-	}
-}
-
 /*
  * Enqueue the gathering of a batch's npages pages into pages (device
  * memory): copies (npages pages) and refs (npages buffer indexes, or
@@ -772,73 +786,7 @@ extern GpuextStatus gpuext_scan_heap(const GpuextScanProgram *program, const cha
 }
 #endif
 
-/* Whether a program's outputs lie within outs_bytes and its indexes within its arrays (1), else 0. */
-static inline int
-gpuext_scan_program_valid(const GpuextScanProgram *p, size_t outs_bytes)
-{
-	if (p->walk_atts > GPUEXT_SCAN_MAX_ATTS || p->ncols > GPUEXT_SCAN_MAX_COLS || p->ncmps > GPUEXT_SCAN_MAX_CMPS ||
-		p->nquals > p->ncmps || p->nouts > GPUEXT_SCAN_MAX_OUTS)
-		return 0;
-	for (int a = 0; a < p->walk_atts; a++)
-		if ((p->att_len[a] <= 0 && p->att_len[a] != -1) ||
-			(p->att_align[a] != 1 && p->att_align[a] != 2 && p->att_align[a] != 4 && p->att_align[a] != 8))
-			return 0;
-	for (int c = 0; c < p->ncols; c++)
-		if (p->cols[c].att < 0 || p->cols[c].att >= p->walk_atts || (c > 0 && p->cols[c].att <= p->cols[c - 1].att) ||
-			p->cols[c].kind > GPUEXT_SCAN_BYTES ||
-			(p->cols[c].kind != GPUEXT_SCAN_NULLNESS && p->cols[c].kind != GPUEXT_SCAN_BYTES &&
-			 p->att_len[p->cols[c].att] != 2 && p->att_len[p->cols[c].att] != 4 && p->att_len[p->cols[c].att] != 8))
-			return 0;
-	for (int i = 0; i < p->ncmps; i++)
-		if (p->cmps[i].col >= p->ncols || p->cmps[i].nulltest > GPUEXT_SCAN_IS_NOT_NULL ||
-			p->cmps[i].strategy < 1 || p->cmps[i].strategy > GPUEXT_SCAN_NOT_EQUAL ||
-			(!p->cmps[i].nulltest && p->cols[p->cmps[i].col].kind == GPUEXT_SCAN_NULLNESS))
-			return 0;
-	if (p->nregs > GPUEXT_SCAN_MAX_REGS || p->nloads > p->nregs || p->nsteps > p->nregs)
-		return 0;
-	for (int i = 0; i < p->nloads; i++)
-		if (p->loads[i].col >= p->ncols || p->cols[p->loads[i].col].kind == GPUEXT_SCAN_NULLNESS ||
-			p->loads[i].dst >= p->nregs)
-			return 0;
-	for (int i = 0; i < p->nsteps; i++)
-		if (p->steps[i].op > GPUEXT_SCAN_NEG || p->steps[i].dst >= p->nregs || p->steps[i].a >= p->nregs ||
-			p->steps[i].b >= p->nregs)
-			return 0;
-	for (int c = 0; c < p->ncols; c++)
-		if (p->cols[c].kind == GPUEXT_SCAN_BYTES && !p->cols[c].missing_null)
-			return 0;
-	for (int i = 0; i < p->ncmps; i++)
-		if (p->cols[p->cmps[i].col].kind == GPUEXT_SCAN_BYTES && !p->cmps[i].nulltest)
-			return 0;
-	for (int i = 0; i < p->nloads; i++)
-		if (p->cols[p->loads[i].col].kind == GPUEXT_SCAN_BYTES)
-			return 0;
-	if (!gpuext_scan_groups_valid(p, outs_bytes))
-		return 0;
-	for (int o = 0; o < p->nouts; o++)
-	{
-		const GpuextScanOut *out = &p->outs[o];
-
-		if (out->col < -1 || out->col >= p->ncols || out->filter_first + out->filter_n > p->ncmps)
-			return 0;
-		if (out->from_reg && (out->reg >= p->nregs || out->value_bytes != 8))
-			return 0;
-		if (out->value_bytes == 0)
-			continue;
-		if (out->from_reg)
-		{
-			if (out->offset % 8 != 0 || out->offset > outs_bytes || p->out_cap > (outs_bytes - out->offset) / 8)
-				return 0;
-			continue;
-		}
-		if (out->col < 0 || p->cols[out->col].kind == GPUEXT_SCAN_NULLNESS || p->cols[out->col].kind == GPUEXT_SCAN_BYTES ||
-			p->att_len[p->cols[out->col].att] != out->value_bytes ||
-			(out->value_bytes != 2 && out->value_bytes != 4 && out->value_bytes != 8) ||
-			out->offset % 8 != 0 || out->offset > outs_bytes ||
-			p->out_cap > (outs_bytes - out->offset) / out->value_bytes)
-			return 0;
-	}
-	return 1;
-}
+#include "scan_heap_gather.h"
+#include "scan_heap_valid.h"
 
 #endif							/* GPUEXT_SCAN_HEAP_H */

@@ -86,6 +86,7 @@ extern bool GpuextFixedMulPow10(int128 *v, int k);
 extern GpuextNumericRoute GpuextNumericPrepare(GpuextAccum *acc, Datum value, int128 *fixed);
 extern void GpuextNumericAddFixed(GpuextAccum *acc, const int128 *values, size_t n);
 extern void GpuextNumericMergeReduce(GpuextAccum *acc, const GpuextReduceResult *r);
+extern void GpuextNumericMergeScaled(GpuextAccum *acc, int64 count, int128 sum, int scale, int64 min, int64 max);
 extern void GpuextNumericMerge(GpuextAccum *dst, const GpuextAccum *src);
 extern void GpuextNumericCopyDatums(GpuextAccum *acc, MemoryContext cxt);
 extern size_t GpuextNumericSerialSize(const GpuextAccum *acc);

@@ -567,6 +567,46 @@ GpuextNumericMergeReduce(GpuextAccum *acc, const GpuextReduceResult *r)
 		BigAdd(acc, Fixed192ToNumeric(low, r->isum_top, acc->nscale), false);
 }
 
+/* Keep v, a value at display scale scale, as min or max where it wins, making its numeric only then. */
+static void
+MinMaxScaled(GpuextAccum *acc, int64 v, int scale)
+{
+	int128		f = v;
+	bool		ok = acc->nscale >= scale && GpuextFixedMulPow10(&f, acc->nscale - scale);
+	Datum		value;
+
+	if (ok && acc->min_value != (Datum) 0 && acc->min_fixed_ok && f > acc->min_fixed &&
+		acc->max_value != (Datum) 0 && acc->max_fixed_ok && f < acc->max_fixed)
+		return;
+	value = GpuextFixedToNumeric(v, scale);
+	UpdateMinMax(acc, value, scale, ok, f);
+	pfree(DatumGetPointer(value));
+}
+
+/*
+ * Merge the count, exact sum, min and max of count finite values of display
+ * scale scale, each given as the integer value * 10^scale (a device scan's
+ * reduction of them as bigints), as adding each with GpuextNumericAdd would.
+ * Nothing is freed but numerics it made, as GpuextNumericMergeReduce.
+ */
+void
+GpuextNumericMergeScaled(GpuextAccum *acc, int64 count, int128 sum, int scale, int64 min, int64 max)
+{
+	int128		f = sum;
+
+	if (count == 0)
+		return;
+	if (scale > acc->nscale)
+		Rescale(acc, scale);
+	MinMaxScaled(acc, min, scale);
+	MinMaxScaled(acc, max, scale);
+	acc->count += count;
+	if (acc->nscale >= scale && GpuextFixedMulPow10(&f, acc->nscale - scale))
+		FoldFixed(acc, f, false);
+	else
+		BigAdd(acc, GpuextFixedToNumeric(sum, scale), false);
+}
+
 /* The sum as numeric: the big sum, or the fixed-point sum at nscale. */
 static Datum
 SumNumeric(const GpuextAccum *acc)

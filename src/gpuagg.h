@@ -135,6 +135,7 @@ typedef struct GpuAggInput
 	struct GpuAggSink *sink;	/* GROUP BY: the per-group states */
 	int64	   *group_counts;	/* GROUP BY, type NULL: the count per group; numeric_scale >= 0: NaNs */
 	GpuextAccum *group_accs;	/* GROUP BY, numeric: the accumulator per group */
+	int			dev_scale;		/* numeric accumulated, the device scan's: its values bigints at this scale, else -1 */
 } GpuAggInput;
 
 /* Planned bytes per group of a numeric input: its accumulator, its min and max copies. */
@@ -480,6 +481,10 @@ extern void GpuAggAccsGrow(GpuAggInput *in, uint32 cap);
 extern void GpuAggAccNew(GpuAggState *st, GpuAggInput *in, uint32 group);
 extern GpuAggNumExpr *GpuAggCompileNumExpr(CustomScan *cscan, Expr *expr);
 extern int	GpuAggNumExprScale(const GpuAggNumExpr *e);
+extern int	GpuAggNumExprToScan(const GpuAggNumExpr *e, GpuextScanProgram *p, const int *col_of_att);
+extern void GpuAggNumExprColumns(const GpuAggNumExpr *e, Bitmapset **atts);
+extern void GpuAggDevScanMergeNumeric(GpuAggInput *in, GpuextAccum *acc, uint64 count, uint64 sum_lo, int64 sum_hi,
+									  uint64 min_key, uint64 max_key);
 extern bool GpuAggNumExprEval(GpuAggNumExpr *e, GpuAggNumMemo *memo, const char *tp, const int *att_off,
 							  int128 *out);
 

@@ -65,6 +65,7 @@ typedef struct RowCmp
 	float8		fval;
 	int64		modulus;		/* > 0: the column's value % modulus is compared */
 	int			nscale;			/* numeric: the scale both are compared at, */
+	int			colscale;		/* ... the column's (its type's), */
 	int128		nval;			/* ... the constant at it, */
 	Datum		nconst;			/* ... and itself */
 	const char *tbytes;			/* text: the constant's bytes (char(n): without trailing blanks), */
@@ -361,6 +362,7 @@ NumericConst(RowCmp *c, int32 typmod, Const *k)
 		return false;
 	kscale = DatumGetInt32(DirectFunctionCall1(numeric_scale, k->constvalue));
 	c->nscale = Max(scale, kscale);
+	c->colscale = scale;
 	if (precision - scale + c->nscale > 38 || GpuextNumericToFixed(k->constvalue, c->nscale, &c->nval) != 0)
 		return false;
 	c->kind = ROWCMP_NUMERIC;
@@ -718,16 +720,18 @@ GpuAggRowQualToScan(const GpuAggRowQual *q, GpuextScanProgram *p, const int *col
 		const RowCmp *c = &q->cmps[i];
 		GpuextScanCmp *k = &p->cmps[p->ncmps++];
 
-		/* numerics, text, IN lists, OR and NOT are tested on the CPU only */
-		if (c->kind == ROWCMP_NUMERIC || c->kind == ROWCMP_TEXT || c->kind == ROWCMP_BOOL || c->in_n > 0)
+		/* text, IN lists, OR and NOT are tested on the CPU only; numerics as bigints at the column's scale */
+		if (c->kind == ROWCMP_TEXT || c->kind == ROWCMP_BOOL || c->in_n > 0 ||
+			(c->kind == ROWCMP_NUMERIC && (c->nscale - c->colscale > 19 || c->nval != (int64) c->nval)))
 			return false;
+		k->num_up = c->kind == ROWCMP_NUMERIC ? c->nscale - c->colscale : 0;
+		k->ival = c->kind == ROWCMP_NUMERIC ? (int64) c->nval : c->ival;
 		k->col = col_of_att[c->att];
 		k->strategy = c->strategy;
 		k->is_float = c->kind == ROWCMP_FLOAT;
 		k->nulltest = c->kind != ROWCMP_NULLTEST ? 0 : c->strategy == ROWCMP_IS_NULL ? GPUEXT_SCAN_IS_NULL :
 			GPUEXT_SCAN_IS_NOT_NULL;
 		k->modulus = c->modulus;
-		k->ival = c->ival;
 		k->fval = c->fval;
 	}
 	return true;

@@ -91,12 +91,65 @@ ScanColumn(GpuextScanCol *col, TupleDesc tupdesc, AttrNumber att)
 }
 
 /*
- * The node's scan program, where its scan can run on the device
- * (st->dev.program), else none: the conditions compiled, the inputs plain
- * columns of the kinds the device reads, or counts.
+ * A numeric(p, s) column read as the bigint at scale s, where s is one the
+ * device reads at and a tuple without the column has a default it can
+ * hold; else it stays read for its NULLs only, and nothing reads its values.
  */
-void
-GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
+static void
+NumericColumn(GpuextScanCol *col, TupleDesc tupdesc, AttrNumber att)
+{
+	Form_pg_attribute attr = TupleDescAttr(tupdesc, att - 1);
+	int			precision;
+	int			scale = GpuAggTypmodScale(attr->atttypmod, &precision);
+	int128		v = 0;
+
+	if (attr->atttypid != NUMERICOID || scale < 0 || scale > GPUEXT_SCAN_NUMERIC_MAX_UP)
+		return;
+	if (!col->missing_null &&
+		(GpuextNumericToFixed(tupdesc->constr->missing[att - 1].am_value, scale, &v) != 0 || v != (int64) v))
+		return;
+	col->kind = GPUEXT_SCAN_NUMERIC;
+	col->scale = scale;
+	col->missing = (int64) v;
+}
+
+/*
+ * Numeric columns whose values nothing reads are read for their NULLs only
+ * (no NaN sends a batch back); false where the program reads the values of
+ * one the device cannot read.
+ */
+static bool
+NumericColumnsRead(GpuextScanProgram *p, TupleDesc tupdesc)
+{
+	uint32		read = 0;
+
+	for (int i = 0; i < p->ncmps; i++)
+		if (!p->cmps[i].nulltest)
+			read |= 1u << p->cmps[i].col;
+	for (int i = 0; i < p->nnloads; i++)
+		read |= 1u << p->numloads[i].col;
+	for (int o = 0; o < p->nouts; o++)
+		if (p->outs[o].from_reg == GPUEXT_SCAN_FROM_COLUMN && p->outs[o].col >= 0 && p->outs[o].value_bytes > 0)
+			read |= 1u << p->outs[o].col;
+	for (int c = 0; c < p->ncols; c++)
+	{
+		if (p->cols[c].kind == GPUEXT_SCAN_NUMERIC && !(read & (1u << c)))
+			p->cols[c].kind = GPUEXT_SCAN_NULLNESS;
+		if (TupleDescAttr(tupdesc, p->cols[c].att)->atttypid == NUMERICOID && (read & (1u << c)) &&
+			p->cols[c].kind != GPUEXT_SCAN_NUMERIC)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The node's scan program, where its scan can run on the device, else
+ * NULL: the conditions compiled, the inputs plain columns of the kinds the
+ * device reads, counts, or arithmetic compiled (each numeric input's
+ * dev_scale set on the way).
+ */
+static GpuextScanProgram *
+BuildProgram(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 {
 	List	   *args = lsecond(cscan->custom_exprs);
 	List	   *filters = lthird(cscan->custom_exprs);
@@ -109,14 +162,13 @@ GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 	Bitmapset  *keyatts = NULL;
 	Bitmapset  *intatts = NULL;
 
-	st->dev.program = NULL;
 #ifdef WORDS_BIGENDIAN
-	return;
+	return NULL;
 #endif
 
 	if (BLCKSZ != GPUEXT_SCAN_PAGE_BYTES || st->ninputs > GPUEXT_SCAN_MAX_OUTS ||
 		(st->rows.qual != NULL && st->rows.rowqual == NULL))
-		return;
+		return NULL;
 	if (st->rows.rowqual != NULL)
 		GpuAggRowQualColumns(st->rows.rowqual, &atts);
 	rowfilters = palloc0(sizeof(GpuAggRowQual *) * Max(st->ninputs, 1));
@@ -125,45 +177,64 @@ GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 		GpuAggInput *in = &st->inputs[i];
 		Expr	   *arg = list_nth(args, i);
 		uint8		kind;
+		int			precision;
+		int			scale;
 
+		in->dev_scale = -1;
 		if (in->filter != NULL)
 		{
 			rowfilters[i] = GpuAggCompileRowQual(cscan, list_make1(list_nth(filters, i)));
 			if (rowfilters[i] == NULL)
-				return;
+				return NULL;
 			GpuAggRowQualColumns(rowfilters[i], &atts);
+		}
+		if (in->arg != NULL && in->type != NULL && in->numarg != NULL && GpuAggInputIsNumeric(in))
+		{
+			/* numeric arithmetic compiled (gpuagg_numeric.c): its values bigints at its display scale */
+			GpuAggNumExprColumns(in->numarg, &atts);
+			in->dev_scale = GpuAggNumExprScale(in->numarg);
+			continue;
 		}
 		if (in->arg != NULL && in->type != NULL)
 		{
 			/* double precision arithmetic shared by the inputs without FILTER (gpuagg_inplace.c) */
 			if (!st->rows.fixed || st->rows.rowargs == NULL || in->rowarg != NULL || in->rowreg < 0 ||
 				in->filter != NULL || in->type->typid != FLOAT8OID)
-				return;
+				return NULL;
 			continue;
 		}
 		if (in->arg != NULL)
 		{
 			/* count(*) FILTER: a true constant counted */
 			if (!IsA(arg, Const) || ((Const *) arg)->constisnull)
-				return;
+				return NULL;
 			continue;
 		}
-		if (in->type != NULL &&
-			(in->numeric_scale >= 0 || !ScanKind(in->type->typid, &kind) ||
-			 TupleDescAttr(tupdesc, in->argatt - 1)->attlen != in->type->value_bytes))
-			return;
+		if (in->type != NULL && (in->numeric_scale >= 0 || GpuAggInputIsNumeric(in)))
+		{
+			/* a numeric column: its values bigints at its type's scale */
+			scale = GpuAggTypmodScale(TupleDescAttr(tupdesc, in->argatt - 1)->atttypmod, &precision);
+			if (scale < 0 || scale > GPUEXT_SCAN_NUMERIC_MAX_UP ||
+				(in->numeric_scale >= 0 && scale != in->numeric_scale))
+				return NULL;
+			if (GpuAggInputIsNumeric(in))
+				in->dev_scale = scale;
+		}
+		else if (in->type != NULL && (!ScanKind(in->type->typid, &kind) ||
+									  TupleDescAttr(tupdesc, in->argatt - 1)->attlen != in->type->value_bytes))
+			return NULL;
 		atts = bms_add_member(atts, in->argatt);
 	}
 	if (st->rows.fixed && st->rows.rowargs != NULL)
 		GpuAggRowExprColumnsUsed(st->rows.rowargs, &atts);
 	/* GROUP BY: the keys' columns: as bytes (their values read for nothing else), or integers for a modulus */
 	if (st->groups.nkeys > 0 && !GpuAggDevGroupsKeys(st, tupdesc, &keyatts, &intatts))
-		return;
+		return NULL;
 	atts = bms_union(bms_union(atts, keyatts), intatts);
 	while ((a = bms_next_member(atts, a)) >= 0)
 		maxatt = a;
 	if (maxatt > GPUEXT_SCAN_MAX_ATTS || bms_num_members(atts) > GPUEXT_SCAN_MAX_COLS)
-		return;
+		return NULL;
 
 	p = palloc0(sizeof(GpuextScanProgram));
 	p->walk_atts = maxatt;
@@ -172,7 +243,7 @@ GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 		Form_pg_attribute attr = TupleDescAttr(tupdesc, a);
 
 		if (attr->attlen != -1 && attr->attlen <= 0)
-			return;
+			return NULL;
 		p->att_len[a] = attr->attlen;
 		p->att_align[a] = attr->attalign == TYPALIGN_DOUBLE ? ALIGNOF_DOUBLE :
 			attr->attalign == TYPALIGN_INT ? ALIGNOF_INT : attr->attalign == TYPALIGN_SHORT ? ALIGNOF_SHORT : 1;
@@ -184,9 +255,11 @@ GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 		ScanColumn(&p->cols[p->ncols++], tupdesc, a);
 		if (bms_is_member(a, keyatts))
 			p->cols[p->ncols - 1].kind = GPUEXT_SCAN_BYTES;
+		else
+			NumericColumn(&p->cols[p->ncols - 1], tupdesc, a);
 	}
 	if (st->rows.rowqual != NULL && !GpuAggRowQualToScan(st->rows.rowqual, p, col_of_att))
-		return;
+		return NULL;
 	p->nquals = p->ncmps;
 	if (st->rows.fixed && st->rows.rowargs != NULL)
 		GpuAggRowExprToScan(st->rows.rowargs, p, col_of_att);
@@ -196,21 +269,45 @@ GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 		GpuextScanOut *out = &p->outs[p->nouts++];
 
 		out->col = in->arg != NULL ? -1 : col_of_att[in->argatt];
-		out->value_bytes = in->type != NULL ? in->type->value_bytes : 0;
-		out->from_reg = in->arg != NULL && in->type != NULL;
-		out->reg = out->from_reg ? in->rowreg : 0;
+		out->value_bytes = in->type == NULL ? 0 : in->dev_scale >= 0 ? 8 : in->type->value_bytes;
+		out->from_reg = in->arg == NULL || in->type == NULL ? GPUEXT_SCAN_FROM_COLUMN :
+			in->dev_scale >= 0 ? GPUEXT_SCAN_FROM_NUMERIC : GPUEXT_SCAN_FROM_DOUBLE;
+		out->reg = out->from_reg == GPUEXT_SCAN_FROM_DOUBLE ? in->rowreg : 0;
+		if (out->from_reg == GPUEXT_SCAN_FROM_NUMERIC)
+		{
+			int			reg = GpuAggNumExprToScan(in->numarg, p, col_of_att);
+
+			if (reg < 0)
+				return NULL;
+			out->reg = reg;
+		}
+		/* a numeric column's values are read only where they were made readable (scale, default) */
+		if (out->from_reg == GPUEXT_SCAN_FROM_COLUMN && out->value_bytes > 0 &&
+			(in->numeric_scale >= 0 || in->dev_scale >= 0) && p->cols[out->col].kind != GPUEXT_SCAN_NUMERIC)
+			return NULL;
 		out->filter_first = p->ncmps;
 		if (rowfilters[i] != NULL && !GpuAggRowQualToScan(rowfilters[i], p, col_of_att))
-			return;
+			return NULL;
 		out->filter_n = p->ncmps - out->filter_first;
 	}
 	if (st->groups.nkeys > 0)
 	{
 		GpuAggDevGroupsProgram(st, p, col_of_att);
 		if (GpuAggDevGroupsKeyValueRead(p))
-			return;
+			return NULL;
 	}
-	st->dev.program = p;
+	if (!NumericColumnsRead(p, tupdesc))
+		return NULL;
+	return p;
+}
+
+/* The node's scan program (st->dev.program), or none; inputs' dev_scale -1 without one. */
+void
+GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
+{
+	st->dev.program = BuildProgram(st, cscan, tupdesc);
+	for (int i = 0; i < st->ninputs && st->dev.program == NULL; i++)
+		st->inputs[i].dev_scale = -1;
 }
 
 /*
@@ -227,6 +324,13 @@ GpuAggDevScanUsable(GpuAggState *st, GpuAggPages *pg)
 		(st->groups.nkeys > 0 && !GpuAggDevGroupsUsable(st)))
 		return false;
 	return gpuext_device_mode == GPUEXT_DEVICE_GPU || rows >= gpuext_min_gpu_elements;
+}
+
+/* Whether an input's device values are floats (reduced as such). */
+static inline bool
+OutIsFloat(const GpuAggInput *in)
+{
+	return in->dev_scale < 0 && (in->type->typid == FLOAT4OID || in->type->typid == FLOAT8OID);
 }
 
 /*
@@ -260,9 +364,8 @@ DevScanTry(GpuAggState *st, uint32 batch_pages, bool missing_ok)
 			continue;
 		p->outs[o].offset = outs;
 		outs += TYPEALIGN(256, p->out_cap * p->outs[o].value_bytes);
-		GpuextCheck(gpuext_reduce_scratch_bytes(in->type->value_bytes,
-												in->type->typid == FLOAT4OID || in->type->typid == FLOAT8OID,
-												p->out_cap, &scratch), "reduction setup");
+		GpuextCheck(gpuext_reduce_scratch_bytes(p->outs[o].value_bytes, OutIsFloat(in), p->out_cap, &scratch),
+					"reduction setup");
 		ds->scratch_bytes = Max(ds->scratch_bytes, scratch);
 	}
 	if (p->nkeys > 0)
@@ -337,6 +440,20 @@ DevScanStart(GpuAggState *st)
 		ds = DevScanTry(st, gpuext_service != NULL ? DEVSCAN_SERVICE_BATCH_PAGES : DEVSCAN_BATCH_PAGES,
 						gpuext_device_mode == GPUEXT_DEVICE_AUTO);
 	return ds;
+}
+
+/*
+ * Merge a reduction of a numeric input's device values (bigints at its
+ * dev_scale: count, 128-bit sum, min and max as bigint keys) into acc.
+ */
+void
+GpuAggDevScanMergeNumeric(GpuAggInput *in, GpuextAccum *acc, uint64 count, uint64 sum_lo, int64 sum_hi,
+						  uint64 min_key, uint64 max_key)
+{
+	const GpuextSortType *int8type = GpuextSortTypeLookup(INT8OID);
+
+	GpuextNumericMergeScaled(acc, (int64) count, (int128) (((uint128) (uint64) sum_hi << 64) | sum_lo), in->dev_scale,
+							 DatumGetInt64(int8type->key_datum(min_key)), DatumGetInt64(int8type->key_datum(max_key)));
 }
 
 /* The batch's counters, as the device wrote them. */
@@ -505,9 +622,8 @@ DevScanBatch(DevScanJob *job)
 			continue;
 		if (n > p->out_cap)
 			elog(ERROR, "gpuext: device scan output of " UINT64_FORMAT " values past its room", n);
-		GpuextCheck(gpuext_reduce(in->type->value_bytes, in->type->typid == FLOAT4OID || in->type->typid == FLOAT8OID,
-								  dev + ds->outs_off + p->outs[o].offset, n, dev + ds->scratch_off,
-								  ds->scratch_bytes, OutResult(ds, o)), "reduction");
+		GpuextCheck(gpuext_reduce(p->outs[o].value_bytes, OutIsFloat(in), dev + ds->outs_off + p->outs[o].offset, n,
+								  dev + ds->scratch_off, ds->scratch_bytes, OutResult(ds, o)), "reduction");
 	}
 	GpuAggDevScanWait(ds);
 	return true;
@@ -591,6 +707,9 @@ RunBatch(GpuAggState *st, GpuAggDevScan *ds, bool *lost)
 
 		if (in->type == NULL)
 			in->count += n;
+		else if (n > 0 && in->dev_scale >= 0)
+			GpuAggDevScanMergeNumeric(in, in->acc, OutResult(ds, o)->count, OutResult(ds, o)->isum_lo,
+									  OutResult(ds, o)->isum_hi, OutResult(ds, o)->min_key, OutResult(ds, o)->max_key);
 		else if (n > 0)
 			GpuextAccumMergeReduce(in->acc, OutResult(ds, o));
 	}

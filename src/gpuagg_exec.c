@@ -137,6 +137,7 @@ GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
 		in->type = OidIsValid(type) ? GpuextAggTypeLookup(type) : NULL;
 		/* numeric(p <= 18, s) goes to the device as bigint at scale s */
 		in->numeric_scale = type == NUMERICOID ? GpuAggNumericScale((Node *) arg) : -1;
+		in->dev_scale = -1;
 		if (in->numeric_scale >= 0)
 			in->type = GpuextSortTypeLookup(INT8OID);
 		if (in->type)

@@ -433,6 +433,13 @@ GpuAggGroupAddColumn(GpuAggState *st, GpuAggInput *in, const uint32 *groups, con
 	}
 }
 
+/* Whether a numeric input's values come from the device scan as bigints, to its groups' device states. */
+static inline bool
+DeviceNumeric(GpuAggState *st, GpuAggInput *in)
+{
+	return in->dev_scale >= 0 && st->dev.program != NULL;
+}
+
 /* An input's sink, made on first use in the node's memory (kept from run to run). */
 static GpuAggSink *
 InputSink(GpuAggState *st, GpuAggInput *in)
@@ -441,8 +448,9 @@ InputSink(GpuAggState *st, GpuAggInput *in)
 	{
 		in->sink = MemoryContextAllocZero(st->nodecxt, sizeof(GpuAggSink));
 		in->sink->st = st;
-		in->sink->value_bytes = in->type->value_bytes;
-		in->sink->is_float = in->type->typid == FLOAT4OID || in->type->typid == FLOAT8OID;
+		/* a numeric input the device scan reads: its values bigints at a scale */
+		in->sink->value_bytes = in->dev_scale >= 0 ? sizeof(int64) : in->type->value_bytes;
+		in->sink->is_float = in->dev_scale < 0 && (in->type->typid == FLOAT4OID || in->type->typid == FLOAT8OID);
 	}
 	return in->sink;
 }
@@ -462,7 +470,7 @@ GpuAggGroupsStart(GpuAggState *st, bool device)
 		GpuAggInput *in = &st->inputs[i];
 		GpuextDeviceOutcome outcome;
 
-		if (in->type == NULL || GpuAggInputIsNumeric(in))
+		if (in->type == NULL || (GpuAggInputIsNumeric(in) && !DeviceNumeric(st, in)))
 			continue;
 		if ((outcome = TrySinkDeviceStart(InputSink(st, in), "grouped reduction")) != GPUEXT_DEVICE_DONE)
 		{
@@ -486,7 +494,8 @@ GpuAggGroupsStart(GpuAggState *st, bool device)
 		if (GpuAggInputIsNumeric(in))
 		{
 			GpuAggAccsStart(st, in);
-			continue;
+			if (!device || !DeviceNumeric(st, in))
+				continue;
 		}
 		sink = InputSink(st, in);
 		sink->nbatch = 0;
@@ -520,7 +529,8 @@ GpuAggGroupsFinish(GpuAggState *st)
 		GpuextDeviceOutcome outcome;
 		instr_time	start;
 
-		if (st->inputs[i].type == NULL || st->inputs[i].group_accs)
+		if (st->inputs[i].type == NULL ||
+			(st->inputs[i].group_accs && !(st->groups.use_device && DeviceNumeric(st, &st->inputs[i]))))
 			continue;
 		SinkFlush(st, sink);
 		if (st->device_lost)
@@ -538,6 +548,12 @@ GpuAggGroupsFinish(GpuAggState *st)
 			DeviceLost(st, outcome);
 		if (st->timing)
 			st->stats.device_ms += GpuAggElapsedMs(start);
+		/* a numeric input's device values join the values its groups' accumulators took on the CPU */
+		for (uint32 g = 0; g < st->groups.ngroups && st->inputs[i].group_accs && !st->device_lost; g++)
+			if (sink->results[g].count > 0)
+				GpuAggDevScanMergeNumeric(&st->inputs[i], &st->inputs[i].group_accs[g], sink->results[g].count,
+										  sink->results[g].isum_lo, sink->results[g].isum_hi,
+										  sink->results[g].min_key, sink->results[g].max_key);
 	}
 }
 

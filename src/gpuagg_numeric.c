@@ -383,3 +383,60 @@ GpuAggNumExprEval(GpuAggNumExpr *e, GpuAggNumMemo *memo, const char *tp, const i
 	*out = r[e->result];
 	return true;
 }
+
+/*
+ * A compiled numeric argument appended to a device scan program's numeric
+ * arithmetic (col_of_att: each column's index among the program's columns,
+ * read there at their types' scales): the register of its value, or -1
+ * where the program has no room or a constant does not fit a bigint.
+ */
+int
+GpuAggNumExprToScan(const GpuAggNumExpr *e, GpuextScanProgram *p, const int *col_of_att)
+{
+	int			base = p->nnregs;
+
+	StaticAssertStmt((int) ROWOP_ADD == (int) GPUEXT_SCAN_ADD && (int) ROWOP_SUB == (int) GPUEXT_SCAN_SUB &&
+					 (int) ROWOP_MUL == (int) GPUEXT_SCAN_MUL && (int) ROWOP_NEG == (int) GPUEXT_SCAN_NEG,
+					 "the operations are numbered alike");
+	if (base + e->nregs > GPUEXT_SCAN_MAX_NREGS)
+		return -1;
+	for (int i = 0; i < e->nregs; i++)
+	{
+		if (e->regs[i] != (int64) e->regs[i])
+			return -1;
+		p->numconsts[base + i] = (int64) e->regs[i];
+	}
+	for (int i = 0; i < e->nloads; i++)
+	{
+		GpuextScanLoad *l = &p->numloads[p->nnloads++];
+
+		l->col = col_of_att[e->loads[i].att];
+		l->dst = base + e->loads[i].dst;
+		if (p->cols[l->col].kind != GPUEXT_SCAN_NUMERIC || p->cols[l->col].scale != e->load_scale[i])
+			return -1;
+	}
+	for (int i = 0; i < e->nsteps; i++)
+	{
+		const NumStep *s = &e->steps[i];
+		GpuextScanNumStep *d = &p->numsteps[p->nnsteps++];
+
+		if (s->ka < 0 || s->kb < 0 || s->ka > GPUEXT_SCAN_NUMERIC_MAX_UP || s->kb > GPUEXT_SCAN_NUMERIC_MAX_UP)
+			return -1;
+		d->op = (uint8) s->op;
+		d->dst = base + s->dst;
+		d->a = base + s->a;
+		d->b = base + s->b;
+		d->ka = s->ka;
+		d->kb = s->kb;
+	}
+	p->nnregs = base + e->nregs;
+	return base + e->result;
+}
+
+/* The columns (from 1) a compiled numeric argument reads, added to *atts. */
+void
+GpuAggNumExprColumns(const GpuAggNumExpr *e, Bitmapset **atts)
+{
+	for (int i = 0; i < e->nloads; i++)
+		*atts = bms_add_member(*atts, e->loads[i].att);
+}

@@ -1027,7 +1027,7 @@ void check_scan(const ScanSet &s, const char *name, const GpuextScanProgram &pro
 	for (int o = 0; o < ph.nouts; o++)
 		if (ph.outs[o].value_bytes > 0)
 			hv[o] = scan_values(h_outs.data(), ph.outs[o].offset, hc[GPUEXT_SCAN_OUT_COUNT + o],
-								ph.outs[o].value_bytes, ph.outs[o].from_reg);
+								ph.outs[o].value_bytes, ph.outs[o].from_reg == GPUEXT_SCAN_FROM_DOUBLE);
 
 	ensure_pinned(std::max(counts_area, dev_bytes + SCAN_GUARD_BYTES));
 	must(gpuext_cuda_alloc(&d_counts, counts_area), "counter allocation");
@@ -1066,7 +1066,7 @@ void check_scan(const ScanSet &s, const char *name, const GpuextScanProgram &pro
 
 		if (vb == 0)
 			continue;
-		dv = scan_values(d_outs_copy.data(), pd.outs[o].offset, n, vb, pd.outs[o].from_reg);
+		dv = scan_values(d_outs_copy.data(), pd.outs[o].offset, n, vb, pd.outs[o].from_reg == GPUEXT_SCAN_FROM_DOUBLE);
 		std::fill(written.begin() + pd.outs[o].offset, written.begin() + pd.outs[o].offset + n * vb, true);
 		if (n == hv[o].size() ? dv != hv[o] : !std::includes(hv[o].begin(), hv[o].end(), dv.begin(), dv.end()))
 			detail = "output " + std::to_string(o) + ": the values " +

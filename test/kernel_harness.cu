@@ -24,8 +24,9 @@
  * (gpuext_groups_*) against reduce_groups_cpu.c in harness_groups.cuh;
  * the device scan of heap pages (gpuext_scan_heap) against its CPU
  * reference, on pages built there, in harness_scan_heap.cuh, its GROUP BY
- * in harness_scan_groups.cuh and its gathering of pages from copies and a
- * registered pool in harness_scan_gather.cuh.
+ * in harness_scan_groups.cuh, its gathering of pages from copies and a
+ * registered pool in harness_scan_gather.cuh, and numeric columns in
+ * harness_scan_numeric.cuh.
  * --only picks one family (sort includes the pair sorts, pairs is them
  * alone).  The last line is "N passed, M failed".  Every bitonic shape (sort_keys.cuh:
  * tile shapes, the cluster kernel at each cluster size, the pair tiles) is
@@ -1592,6 +1593,7 @@ void check_reduce_arguments()
 #include "harness_scan_heap.cuh"
 #include "harness_scan_groups.cuh"
 #include "harness_scan_gather.cuh"
+#include "harness_scan_numeric.cuh"
 
 /* Reduction correctness over every type, pattern, size and alignment. */
 void run_reduce_checks(bool quick, uint64_t seed)
@@ -1761,6 +1763,7 @@ int main(int argc, char **argv)
 		run_scan_checks(quick);
 		run_scan_group_checks(quick);
 		run_scan_gather_checks(quick);
+		run_scan_numeric_checks(quick);
 	}
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;

@@ -1,0 +1,84 @@
+/*
+ * scan_heap_valid.h
+ *		Checks of a scan program before it runs: every index within its
+ *		arrays, every output within the outputs' memory.
+ */
+#ifndef GPUEXT_SCAN_HEAP_VALID_H
+#define GPUEXT_SCAN_HEAP_VALID_H
+
+/* Whether a program's outputs lie within outs_bytes and its indexes within its arrays (1), else 0. */
+static inline int
+gpuext_scan_program_valid(const GpuextScanProgram *p, size_t outs_bytes)
+{
+	if (p->walk_atts > GPUEXT_SCAN_MAX_ATTS || p->ncols > GPUEXT_SCAN_MAX_COLS || p->ncmps > GPUEXT_SCAN_MAX_CMPS ||
+		p->nquals > p->ncmps || p->nouts > GPUEXT_SCAN_MAX_OUTS)
+		return 0;
+	for (int a = 0; a < p->walk_atts; a++)
+		if ((p->att_len[a] <= 0 && p->att_len[a] != -1) ||
+			(p->att_align[a] != 1 && p->att_align[a] != 2 && p->att_align[a] != 4 && p->att_align[a] != 8))
+			return 0;
+	for (int c = 0; c < p->ncols; c++)
+		if (p->cols[c].att < 0 || p->cols[c].att >= p->walk_atts || (c > 0 && p->cols[c].att <= p->cols[c - 1].att) ||
+			p->cols[c].kind > GPUEXT_SCAN_NUMERIC ||
+			(p->cols[c].kind != GPUEXT_SCAN_NULLNESS && p->cols[c].kind != GPUEXT_SCAN_BYTES &&
+			 p->cols[c].kind != GPUEXT_SCAN_NUMERIC &&
+			 p->att_len[p->cols[c].att] != 2 && p->att_len[p->cols[c].att] != 4 && p->att_len[p->cols[c].att] != 8))
+			return 0;
+	for (int i = 0; i < p->ncmps; i++)
+		if (p->cmps[i].col >= p->ncols || p->cmps[i].nulltest > GPUEXT_SCAN_IS_NOT_NULL ||
+			p->cmps[i].strategy < 1 || p->cmps[i].strategy > GPUEXT_SCAN_NOT_EQUAL ||
+			(!p->cmps[i].nulltest && p->cols[p->cmps[i].col].kind == GPUEXT_SCAN_NULLNESS))
+			return 0;
+	if (p->nregs > GPUEXT_SCAN_MAX_REGS || p->nloads > p->nregs || p->nsteps > p->nregs)
+		return 0;
+	for (int i = 0; i < p->nloads; i++)
+		if (p->loads[i].col >= p->ncols || p->cols[p->loads[i].col].kind == GPUEXT_SCAN_NULLNESS ||
+			p->cols[p->loads[i].col].kind == GPUEXT_SCAN_NUMERIC || p->loads[i].dst >= p->nregs)
+			return 0;
+	for (int i = 0; i < p->nsteps; i++)
+		if (p->steps[i].op > GPUEXT_SCAN_NEG || p->steps[i].dst >= p->nregs || p->steps[i].a >= p->nregs ||
+			p->steps[i].b >= p->nregs)
+			return 0;
+	for (int c = 0; c < p->ncols; c++)
+		if (p->cols[c].kind == GPUEXT_SCAN_BYTES && !p->cols[c].missing_null)
+			return 0;
+	for (int i = 0; i < p->ncmps; i++)
+		if (p->cols[p->cmps[i].col].kind == GPUEXT_SCAN_BYTES && !p->cmps[i].nulltest)
+			return 0;
+	for (int i = 0; i < p->nloads; i++)
+		if (p->cols[p->loads[i].col].kind == GPUEXT_SCAN_BYTES)
+			return 0;
+	for (int i = 0; i < p->ncmps; i++)
+		if (p->cols[p->cmps[i].col].kind == GPUEXT_SCAN_NUMERIC && p->cmps[i].is_float)
+			return 0;
+	if (!gpuext_scan_groups_valid(p, outs_bytes) || !gpuext_scan_numeric_valid(p))
+		return 0;
+	for (int o = 0; o < p->nouts; o++)
+	{
+		const GpuextScanOut *out = &p->outs[o];
+
+		if (out->col < -1 || out->col >= p->ncols || out->filter_first + out->filter_n > p->ncmps)
+			return 0;
+		if (out->from_reg > GPUEXT_SCAN_FROM_NUMERIC ||
+			(out->from_reg == GPUEXT_SCAN_FROM_DOUBLE && (out->reg >= p->nregs || out->value_bytes != 8)))
+			return 0;
+		if (out->value_bytes == 0)
+			continue;
+		if (out->from_reg)
+		{
+			if (out->offset % 8 != 0 || out->offset > outs_bytes || p->out_cap > (outs_bytes - out->offset) / 8)
+				return 0;
+			continue;
+		}
+		if (out->col < 0 || p->cols[out->col].kind == GPUEXT_SCAN_NULLNESS || p->cols[out->col].kind == GPUEXT_SCAN_BYTES ||
+			(p->cols[out->col].kind == GPUEXT_SCAN_NUMERIC ? out->value_bytes != 8 :
+			 p->att_len[p->cols[out->col].att] != out->value_bytes) ||
+			(out->value_bytes != 2 && out->value_bytes != 4 && out->value_bytes != 8) ||
+			out->offset % 8 != 0 || out->offset > outs_bytes ||
+			p->out_cap > (outs_bytes - out->offset) / out->value_bytes)
+			return 0;
+	}
+	return 1;
+}
+
+#endif							/* GPUEXT_SCAN_HEAP_VALID_H */
