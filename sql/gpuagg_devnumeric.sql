@@ -131,6 +131,20 @@ DELETE FROM dn WHERE k % 7 = 3;
 SELECT check_numeric($q$SELECT flag, status, sum(q), sum(p * (1 - disc) * (1 + tax)), avg(disc), count(*)
   FROM dn WHERE d <= date '1998-12-01' - interval '90' day GROUP BY flag, status$q$);
 
+-- Parallel workers, each with its share of the pages: without GROUP BY each reduces its batches,
+-- the leader merges the workers' numeric accumulators; with GROUP BY they group on the CPU.
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT check_numeric($q$SELECT sum(p * disc), avg(p * (1 - disc) * (1 + tax)), min(p * tax), max(w), sum(q), count(*)
+  FROM dn WHERE d >= date '1994-01-01' AND disc BETWEEN 0.05 AND 0.07 AND q < 24$q$, NULL);
+SELECT check_numeric($q$SELECT flag, status, sum(p * (1 - disc)), avg(q), max(p) FROM dn GROUP BY flag, status$q$, NULL);
+RESET max_parallel_workers_per_gather;
+RESET min_parallel_table_scan_size;
+RESET parallel_tuple_cost;
+RESET parallel_setup_cost;
+
 -- Under auto a failing device leaves the batch to the CPU with the same result; under GROUP BY,
 -- failing at its keys pass, its values pass and its grouped additions, the run answers on the CPU.
 SELECT count(*) AS dn_rows FROM dn \gset
