@@ -252,6 +252,7 @@ Fixed192ToNumeric(uint128 low, int64 top, int scale)
 	char		digits[80];
 	int			nd = 0;
 	StringInfoData s;
+	Datum		result;
 
 	if (negative)
 	{
@@ -294,8 +295,10 @@ Fixed192ToNumeric(uint128 low, int64 top, int scale)
 		if (i == scale && scale > 0)
 			appendStringInfoChar(&s, '.');
 	}
-	return DirectFunctionCall3(numeric_in, CStringGetDatum(s.data), ObjectIdGetDatum(InvalidOid),
-							   Int32GetDatum(-1));
+	result = DirectFunctionCall3(numeric_in, CStringGetDatum(s.data), ObjectIdGetDatum(InvalidOid),
+								 Int32GetDatum(-1));
+	pfree(s.data);
+	return result;
 }
 
 /* A 128-bit integer at scale as numeric of that display scale. */
@@ -586,8 +589,8 @@ MinMaxScaled(GpuextAccum *acc, int64 v, int scale)
 /*
  * Merge the count, exact sum, min and max of count finite values of display
  * scale scale, each given as the integer value * 10^scale (a device scan's
- * reduction of them as bigints), as adding each with GpuextNumericAdd would.
- * Nothing is freed but numerics it made, as GpuextNumericMergeReduce.
+ * reduction of them as bigints), as adding each with GpuextNumericAdd would:
+ * a min, max or big sum it replaces is freed, as there.
  */
 void
 GpuextNumericMergeScaled(GpuextAccum *acc, int64 count, int128 sum, int scale, int64 min, int64 max)
@@ -602,9 +605,14 @@ GpuextNumericMergeScaled(GpuextAccum *acc, int64 count, int128 sum, int scale, i
 	MinMaxScaled(acc, max, scale);
 	acc->count += count;
 	if (acc->nscale >= scale && GpuextFixedMulPow10(&f, acc->nscale - scale))
-		FoldFixed(acc, f, false);
+		FoldFixed(acc, f, true);
 	else
-		BigAdd(acc, GpuextFixedToNumeric(sum, scale), false);
+	{
+		Datum		value = GpuextFixedToNumeric(sum, scale);
+
+		BigAdd(acc, value, true);
+		pfree(DatumGetPointer(value));
+	}
 }
 
 /* The sum as numeric: the big sum, or the fixed-point sum at nscale. */

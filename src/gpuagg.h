@@ -315,6 +315,8 @@ typedef struct GpuAggDevScan
 	uint32		max_in_place;	/* buffers a batch may keep pinned */
 	size_t		refs_off;		/* host: each page's buffer index, or GPUEXT_SCAN_COPIED */
 	bool		bad;			/* the batch has a tuple the device could not decode */
+	uint32		tried;			/* this run's batches sent to the device, */
+	uint32		refused;		/* ... and of them those the CPU read again */
 	/* GROUP BY */
 	GpuextBuffer *gback;		/* pinned: the new key images, the per-group counts, the slots' group numbers */
 	bool		first;			/* the run's first batch: its keys pass empties the table */
@@ -483,6 +485,7 @@ extern GpuAggNumExpr *GpuAggCompileNumExpr(CustomScan *cscan, Expr *expr);
 extern int	GpuAggNumExprScale(const GpuAggNumExpr *e);
 extern int	GpuAggNumExprToScan(const GpuAggNumExpr *e, GpuextScanProgram *p, const int *col_of_att);
 extern void GpuAggNumExprColumns(const GpuAggNumExpr *e, Bitmapset **atts);
+extern bool GpuAggDevScanRefused(GpuAggState *st, GpuAggDevScan *ds, bool refused);
 extern void GpuAggDevScanMergeNumeric(GpuAggInput *in, GpuextAccum *acc, uint64 count, uint64 sum_lo, int64 sum_hi,
 									  uint64 min_key, uint64 max_key);
 extern bool GpuAggNumExprEval(GpuAggNumExpr *e, GpuAggNumMemo *memo, const char *tp, const int *att_off,

@@ -722,7 +722,9 @@ GpuAggRowQualToScan(const GpuAggRowQual *q, GpuextScanProgram *p, const int *col
 
 		/* text, IN lists, OR and NOT are tested on the CPU only; numerics as bigints at the column's scale */
 		if (c->kind == ROWCMP_TEXT || c->kind == ROWCMP_BOOL || c->in_n > 0 ||
-			(c->kind == ROWCMP_NUMERIC && (c->nscale - c->colscale > 19 || c->nval != (int64) c->nval)))
+			(c->kind == ROWCMP_NUMERIC &&
+			 (c->nscale - c->colscale > 19 || c->nval != (int64) c->nval ||
+			  p->cols[col_of_att[c->att]].kind != GPUEXT_SCAN_NUMERIC || p->cols[col_of_att[c->att]].scale != c->colscale)))
 			return false;
 		k->num_up = c->kind == ROWCMP_NUMERIC ? c->nscale - c->colscale : 0;
 		k->ival = c->kind == ROWCMP_NUMERIC ? (int64) c->nval : c->ival;

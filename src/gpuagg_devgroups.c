@@ -551,6 +551,8 @@ GpuAggDevGroupsBatch(GpuAggState *st, GpuAggDevScan *ds)
 		if (counts[GPUEXT_SCAN_BAD] > 0 || counts[GPUEXT_SCAN_ERRORS] > 0 ||
 			(counts[GPUEXT_SCAN_MISSES] > 0 && attempt > 0))
 		{
+			if (GpuAggDevScanRefused(st, ds, true))
+				ds->groups_off = true;
 			GpuAggDevScanCpuBatch(st, ds);
 			return;
 		}
@@ -581,6 +583,7 @@ GpuAggDevGroupsBatch(GpuAggState *st, GpuAggDevScan *ds)
 			elog(ERROR, "gpuext: device scan output of " UINT64_FORMAT " values past its room", n);
 		GpuAggGroupAddDevice(st, in, outs + p->outs[o].offset, (const uint32 *) (outs + p->outs[o].groups_offset), n);
 	}
+	GpuAggDevScanRefused(st, ds, false);
 	for (uint32 g = 0; g < job.ngroups; g++)
 		st->groups.group_rows[g] += GroupCounts(ds, p)[g];
 	if (st->timing)

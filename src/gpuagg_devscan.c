@@ -631,6 +631,22 @@ DevScanBatch(DevScanJob *job)
 
 GPUEXT_DEVICE_WORK(DevScanBatch, DevScanJob)
 
+/*
+ * Count a batch the device scanned, refused where the CPU reads it again
+ * (a value the device cannot hold, an arithmetic error): true, noted, where
+ * most of the run's batches were, so that the rest of the run is the CPU's.
+ */
+bool
+GpuAggDevScanRefused(GpuAggState *st, GpuAggDevScan *ds, bool refused)
+{
+	ds->tried++;
+	ds->refused += refused;
+	if (ds->refused < 4 || ds->refused * 2 <= ds->tried)
+		return false;
+	GpuAggNoteFallback(st, "most batches held values the device scan leaves to the CPU");
+	return true;
+}
+
 /* The batch's rows read on the CPU from its copies, row by row. */
 void
 GpuAggDevScanCpuBatch(GpuAggState *st, GpuAggDevScan *ds)
@@ -691,9 +707,12 @@ RunBatch(GpuAggState *st, GpuAggDevScan *ds, bool *lost)
 			GpuAggNoteFallback(st, "the device failed");
 			*lost = true;
 		}
+		else if (!*lost && GpuAggDevScanRefused(st, ds, true))
+			*lost = true;
 		GpuAggDevScanCpuBatch(st, ds);
 		return;
 	}
+	GpuAggDevScanRefused(st, ds, false);
 	GpuextCountHeapGetNext(st->css.ss.ss_currentRelation, Counts(ds)[GPUEXT_SCAN_DECODED]);
 	st->stats.rows_read += Counts(ds)[GPUEXT_SCAN_DECODED];
 	st->stats.rows_passed += Counts(ds)[GPUEXT_SCAN_PASSED];
@@ -740,6 +759,7 @@ GpuAggDevScanRun(GpuAggState *st, GpuAggPages *pg)
 	ds->max_in_place = Min(ds->batch_pages, (uint32) (NBuffers / (MaxBackends + NUM_AUXILIARY_PROCS) / 2));
 	if (st->groups.nkeys > 0)
 		GpuAggDevGroupsBegin(ds);
+	ds->tried = ds->refused = 0;
 	fill.st = st;
 	fill.pg = pg;
 	fill.b = &ds->batches[0];

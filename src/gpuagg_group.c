@@ -49,6 +49,7 @@ typedef struct GpuAggSink
 	uint32		nstates;		/* states allocated */
 	uint32		ncleared;		/* states cleared in this run */
 	size_t		added;			/* values since the digits were normalised */
+	bool		took;			/* the device scan added values in this run */
 	GpuextGroupResult *results; /* per group, once the run is reduced */
 } GpuAggSink;
 
@@ -362,6 +363,7 @@ GpuAggGroupAddDevice(GpuAggState *st, GpuAggInput *in, const char *values, const
 	Assert(st->groups.use_device && in->sink != NULL);
 	if (n == 0 || st->device_lost)
 		return;
+	in->sink->took = true;
 	if ((outcome = TryDeviceAdd(&job, "grouped reduction")) != GPUEXT_DEVICE_DONE)
 		DeviceLost(st, outcome);
 }
@@ -501,6 +503,7 @@ GpuAggGroupsStart(GpuAggState *st, bool device)
 		sink->nbatch = 0;
 		sink->ncleared = 0;
 		sink->added = 0;
+		sink->took = false;
 		sink->results = NULL;
 		sink->host_states = NULL;
 		if (device)
@@ -529,8 +532,10 @@ GpuAggGroupsFinish(GpuAggState *st)
 		GpuextDeviceOutcome outcome;
 		instr_time	start;
 
+		/* a numeric input's device states, where the device scan added to them */
 		if (st->inputs[i].type == NULL ||
-			(st->inputs[i].group_accs && !(st->groups.use_device && DeviceNumeric(st, &st->inputs[i]))))
+			(st->inputs[i].group_accs &&
+			 !(st->groups.use_device && DeviceNumeric(st, &st->inputs[i]) && sink->took)))
 			continue;
 		SinkFlush(st, sink);
 		if (st->device_lost)

@@ -2,10 +2,12 @@
  * harness_scan_numeric.cuh
  *		numeric on the device scan (scan_heap_numeric.h): pages of tuples
  *		holding numeric(p, 2) values of every weight, sign and display scale
- *		up to 2, in short and long form, under 1-byte and 4-byte varlena
- *		headers, NULLs, NaN, values past 64 bits at the scale and bytes that
- *		do not add up; a WHERE clause on them at their scale and past it,
- *		numeric arithmetic, and the column's values sent out.  The device
+ *		up to 2, and numeric(p, 0) values, in short and long form, under
+ *		1-byte and 4-byte varlena headers, NULLs, NaN, values past 64 bits
+ *		at the scale or with more places than it, and bytes that do not add
+ *		up; a WHERE clause on them at their scale and past it, numeric
+ *		arithmetic (+, -, *, unary minus, scales brought together, NULLs
+ *		through it), and the column's values sent out.  The device
  *		must equal the CPU's run of the same program (check_scan), and both
  *		the harness's own arithmetic on the values it wrote.  Included by
  *		kernel_harness.cu after harness_scan_heap.cuh.
@@ -83,6 +85,34 @@ std::vector<uint8_t> num_bytes(const NumValue &n)
 	return b;
 }
 
+/* A value of the numeric(p, 0) column: NULLs, NaN, a tenth (more places than its scale), past 64 bits. */
+NumValue num_random_whole(std::mt19937_64 &rng)
+{
+	NumValue	n;
+	const int	r = (int) (rng() % 100);
+	const int	digits = 1 + (int) (rng() % 20);
+
+	n.long_form = rng() % 7 == 0;
+	n.header4 = rng() % 5 == 0;
+	if (r < 10)
+		return n;
+	if (r < 12)
+	{
+		n.kind = NumValue::NUM_NAN;
+		return n;
+	}
+	n.kind = NumValue::NUM_FINITE;
+	n.dscale = r < 15 ? 1 : 0;
+	for (int i = 0; i < digits; i++)
+		n.v = n.v * 10 + (__int128) (rng() % 10);
+	n.v *= 100;
+	if (n.dscale == 1)
+		n.v += 10 * (1 + (__int128) (rng() % 9));
+	if (rng() % 3 == 0)
+		n.v = -n.v;
+	return n;
+}
+
 /* A random value: magnitudes from 0 to past 64 bits at scale 2, display scales 0 to 2. */
 NumValue num_random(std::mt19937_64 &rng, bool small)
 {
@@ -120,6 +150,12 @@ bool num_fits64(__int128 v)
 	return v >= (__int128) INT64_MIN && v <= (__int128) INT64_MAX;
 }
 
+/* Whether a column's value v (at its scale) is read: its magnitude within a bigint's. */
+bool num_reads(__int128 v)
+{
+	return v >= -(__int128) INT64_MAX && v <= (__int128) INT64_MAX;
+}
+
 /* The bits of |v|: a product is computed where its factors' bits add up to 125 or fewer. */
 int num_bits(__int128 v)
 {
@@ -131,12 +167,13 @@ int num_bits(__int128 v)
 	return bits;
 }
 
-/* A set of pages of tuples (pad text, a numeric(19,2), b numeric(6,2)), each column's values kept. */
+/* A set of pages of tuples (pad text, a numeric(19,2), b numeric(6,2), c numeric(20,0)), each column's values kept. */
 struct NumSet
 {
 	ScanSet		s;
 	std::vector<NumValue> a;
 	std::vector<NumValue> b;
+	std::vector<NumValue> c;
 };
 
 /* Append a varlena of payload at off (aligned to 4 where its header is 4 bytes: zeros before it). */
@@ -178,15 +215,18 @@ NumSet num_make_set(uint32_t npages, std::mt19937_64 &rng)
 		{
 			NumValue	a = num_random(rng, false);
 			NumValue	b = num_random(rng, true);
+			NumValue	c = num_random_whole(rng);
 			std::vector<uint8_t> t(23, 0);
-			bool		hasnull = a.kind == NumValue::NUM_NULL || b.kind == NumValue::NUM_NULL;
+			bool		hasnull = a.kind == NumValue::NUM_NULL || b.kind == NumValue::NUM_NULL ||
+				c.kind == NumValue::NUM_NULL;
 			const int	hoff = 24;	/* MAXALIGN of the header and its one byte of null bitmap */
 			size_t		len;
 
-			t[18] = 3;			/* natts */
+			t[18] = 4;			/* natts */
 			t[20] = hasnull ? 1 : 0;
 			t.push_back(hasnull ? (uint8_t) (1 | (a.kind != NumValue::NUM_NULL ? 2 : 0) |
-											 (b.kind != NumValue::NUM_NULL ? 4 : 0)) : 0);
+											 (b.kind != NumValue::NUM_NULL ? 4 : 0) |
+											 (c.kind != NumValue::NUM_NULL ? 8 : 0)) : 0);
 			t.resize(hoff);
 			t[22] = (uint8_t) hoff;
 			num_put_varlena(t, std::vector<uint8_t>(rng() % 40, 'p'), rng() % 9 == 0);
@@ -194,6 +234,8 @@ NumSet num_make_set(uint32_t npages, std::mt19937_64 &rng)
 				num_put_varlena(t, num_bytes(a), a.header4);
 			if (b.kind != NumValue::NUM_NULL)
 				num_put_varlena(t, num_bytes(b), b.header4);
+			if (c.kind != NumValue::NUM_NULL)
+				num_put_varlena(t, num_bytes(c), c.header4);
 			len = t.size();
 			if (upper < lower + 4 + ((len + 7) & ~(size_t) 7) || (lower - 24) / 4 >= GPUEXT_SCAN_MAX_TUPLES)
 				break;
@@ -203,6 +245,7 @@ NumSet num_make_set(uint32_t npages, std::mt19937_64 &rng)
 			lower += 4;
 			ns.a.push_back(a);
 			ns.b.push_back(b);
+			ns.c.push_back(c);
 		}
 		scan_put16(page + 12, lower);
 		scan_put16(page + 14, upper);
@@ -213,27 +256,28 @@ NumSet num_make_set(uint32_t npages, std::mt19937_64 &rng)
 
 /*
  * The program: WHERE b < 0.07 AND a > 1000.005 (past a's scale); outputs a,
- * a * (1 - b) at scale 4, and a * a * a at scale 6.
+ * a * (1 - b) at scale 4, a * a * a at scale 6, and -(a + c) at scale 2
+ * (c, not compared, NULL or NaN in passing rows).
  */
 GpuextScanProgram num_program()
 {
 	GpuextScanProgram p;
 
 	memset(&p, 0, sizeof(p));
-	p.walk_atts = 3;
-	for (int a = 0; a < 3; a++)
+	p.walk_atts = 4;
+	for (int a = 0; a < 4; a++)
 	{
 		p.att_len[a] = -1;
 		p.att_align[a] = 4;
 	}
-	for (int c = 0; c < 2; c++)
+	for (int c = 0; c < 3; c++)
 	{
 		p.cols[c].att = (int16_t) (c + 1);
 		p.cols[c].kind = GPUEXT_SCAN_NUMERIC;
-		p.cols[c].scale = 2;
+		p.cols[c].scale = c < 2 ? 2 : 0;
 		p.cols[c].missing_null = 1;
 	}
-	p.ncols = 2;
+	p.ncols = 3;
 	p.cmps[0].col = 1;
 	p.cmps[0].strategy = 1;
 	p.cmps[0].ival = 7;
@@ -242,18 +286,24 @@ GpuextScanProgram num_program()
 	p.cmps[1].num_up = 1;
 	p.cmps[1].ival = 1000005;
 	p.ncmps = p.nquals = 2;
-	/* registers: 0 a, 1 b, 2 the constant 1 (scale 0), 3 1 - b, 4 a * (1 - b), 5 a * a, 6 a * a * a */
-	p.nnregs = 7;
+	/*
+	 * registers: 0 a, 1 b, 2 the constant 1 (scale 0), 3 1 - b, 4 a * (1 - b), 5 a * a, 6 a * a * a,
+	 * 7 c, 8 a + c, 9 -(a + c)
+	 */
+	p.nnregs = 10;
 	p.numconsts[2] = 1;
-	p.nnloads = 2;
+	p.nnloads = 3;
 	p.numloads[0] = {0, 0};
 	p.numloads[1] = {1, 1};
-	p.nnsteps = 4;
+	p.numloads[2] = {2, 7};
+	p.nnsteps = 6;
 	p.numsteps[0] = {GPUEXT_SCAN_SUB, 3, 2, 1, 2, 0, {0, 0}};
 	p.numsteps[1] = {GPUEXT_SCAN_MUL, 4, 0, 3, 0, 0, {0, 0}};
 	p.numsteps[2] = {GPUEXT_SCAN_MUL, 5, 0, 0, 0, 0, {0, 0}};
 	p.numsteps[3] = {GPUEXT_SCAN_MUL, 6, 5, 0, 0, 0, {0, 0}};
-	p.nouts = 3;
+	p.numsteps[4] = {GPUEXT_SCAN_ADD, 8, 0, 7, 0, 2, {0, 0}};
+	p.numsteps[5] = {GPUEXT_SCAN_NEG, 9, 8, 0, 0, 0, {0, 0}};
+	p.nouts = 4;
 	p.outs[0].col = 0;
 	p.outs[0].value_bytes = 8;
 	p.outs[1].col = -1;
@@ -264,7 +314,11 @@ GpuextScanProgram num_program()
 	p.outs[2].value_bytes = 8;
 	p.outs[2].from_reg = GPUEXT_SCAN_FROM_NUMERIC;
 	p.outs[2].reg = 6;
-	for (int o = 0; o < 3; o++)
+	p.outs[3].col = -1;
+	p.outs[3].value_bytes = 8;
+	p.outs[3].from_reg = GPUEXT_SCAN_FROM_NUMERIC;
+	p.outs[3].reg = 9;
+	for (int o = 0; o < 4; o++)
 		p.outs[o].filter_first = 2;
 	return p;
 }
@@ -277,16 +331,20 @@ GpuextScanProgram num_program()
 std::string num_reference_differs(const NumSet &ns, const uint64_t *hc, const std::vector<std::vector<uint64_t>> &hv)
 {
 	uint64_t	c[GPUEXT_SCAN_COUNTERS] = {0};
-	std::vector<std::vector<uint64_t>> v(3);
+	std::vector<std::vector<uint64_t>> v(4);
 
 	for (size_t i = 0; i < ns.a.size(); i++)
 	{
 		const NumValue &a = ns.a[i];
 		const NumValue &b = ns.b[i];
+		const NumValue &w = ns.c[i];
+		/* c holds what the device cannot: a place past its scale, or past a bigint */
+		const bool	w_wide = w.kind == NumValue::NUM_FINITE && (w.dscale > 0 || !num_reads(w.v / 100));
 		bool		err = false;
 
-		if (a.kind == NumValue::NUM_BROKEN || b.kind == NumValue::NUM_BROKEN ||
-			(a.kind == NumValue::NUM_FINITE && !num_fits64(a.v)) || (b.kind == NumValue::NUM_FINITE && !num_fits64(b.v)))
+		/* a value a column cannot hold at its scale makes the tuple undecodable */
+		if (a.kind == NumValue::NUM_BROKEN || b.kind == NumValue::NUM_BROKEN || w_wide ||
+			(a.kind == NumValue::NUM_FINITE && !num_reads(a.v)) || (b.kind == NumValue::NUM_FINITE && !num_reads(b.v)))
 		{
 			c[GPUEXT_SCAN_BAD]++;
 			continue;
@@ -296,20 +354,25 @@ std::string num_reference_differs(const NumSet &ns, const uint64_t *hc, const st
 		if (b.kind == NumValue::NUM_NULL || a.kind == NumValue::NUM_NULL || b.kind == NumValue::NUM_NAN ||
 			b.v >= 7 || (a.kind != NumValue::NUM_NAN && a.v * 10 <= 1000005))
 			continue;
-		if (a.kind == NumValue::NUM_NAN || b.kind == NumValue::NUM_NAN)
+		if (a.kind == NumValue::NUM_NAN || w.kind == NumValue::NUM_NAN)
 			err = true;
 		else
 		{
 			__int128	disc = 100 - b.v;	/* 1 - b at scale 2 */
 			__int128	sq = a.v * a.v;
+			/* -(a + c) at scale 2: c's whole value brought up two places */
+			__int128	neg = w.kind == NumValue::NUM_NULL ? 0 : -(a.v + w.v);
 
 			err = num_bits(a.v) + num_bits(disc) > 125 || num_bits(a.v) * 2 > 125 ||
-				num_bits(sq) + num_bits(a.v) > 125 || !num_fits64(a.v * disc) || !num_fits64(sq * a.v);
+				num_bits(sq) + num_bits(a.v) > 125 || !num_fits64(a.v * disc) || !num_fits64(sq * a.v) ||
+				!num_fits64(neg);
 			if (!err)
 			{
 				v[0].push_back((uint64_t) (int64_t) a.v);
 				v[1].push_back((uint64_t) (int64_t) (a.v * disc));
 				v[2].push_back((uint64_t) (int64_t) (sq * a.v));
+				if (w.kind != NumValue::NUM_NULL)
+					v[3].push_back((uint64_t) (int64_t) neg);
 			}
 		}
 		if (err)
@@ -317,7 +380,7 @@ std::string num_reference_differs(const NumSet &ns, const uint64_t *hc, const st
 		else
 			c[GPUEXT_SCAN_PASSED]++;
 	}
-	for (int o = 0; o < 3; o++)
+	for (int o = 0; o < 4; o++)
 	{
 		c[GPUEXT_SCAN_OUT_COUNT + o] = v[o].size();
 		std::sort(v[o].begin(), v[o].end());
@@ -326,7 +389,7 @@ std::string num_reference_differs(const NumSet &ns, const uint64_t *hc, const st
 		if (c[i] != hc[i])
 			return "counter " + std::to_string(i) + " is " + std::to_string(hc[i]) + ", the harness's " +
 				std::to_string(c[i]);
-	for (int o = 0; o < 3; o++)
+	for (int o = 0; o < 4; o++)
 		if (v[o] != hv[o])
 			return "output " + std::to_string(o) + " differs from the harness's values";
 	return "";
@@ -344,7 +407,7 @@ void run_scan_numeric_checks(bool quick)
 		GpuextScanProgram p = num_program();
 		GpuextScanProgram ph = p;
 		std::vector<char> h_outs;
-		std::vector<std::vector<uint64_t>> hv(3);
+		std::vector<std::vector<uint64_t>> hv(4);
 		uint64_t	hc[GPUEXT_SCAN_COUNTERS] = {0};
 		void	   *d_pages = nullptr,
 				   *d_vis = nullptr;
@@ -356,7 +419,7 @@ void run_scan_numeric_checks(bool quick)
 		h_outs.assign(scan_layout(ph, (uint64_t) npages * GPUEXT_SCAN_MAX_TUPLES), (char) POISON);
 		report(gpuext_scan_program_valid(&ph, h_outs.size()) == 1, "scan " + ns.s.name + ": the program is valid", "");
 		gpuext_scan_heap_host(&ph, ns.s.pages.data(), ns.s.vis.data(), npages, hc, h_outs.data());
-		for (int o = 0; o < 3; o++)
+		for (int o = 0; o < 4; o++)
 			hv[o] = scan_values(h_outs.data(), ph.outs[o].offset, hc[GPUEXT_SCAN_OUT_COUNT + o], 8, false);
 		detail = num_reference_differs(ns, hc, hv);
 		if (detail.empty() && (hc[GPUEXT_SCAN_PASSED] == 0 || hc[GPUEXT_SCAN_ERRORS] == 0 ||
