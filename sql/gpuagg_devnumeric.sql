@@ -140,10 +140,34 @@ SET max_parallel_workers_per_gather = 2;
 SELECT check_numeric($q$SELECT sum(p * disc), avg(p * (1 - disc) * (1 + tax)), min(p * tax), max(w), sum(q), count(*)
   FROM dn WHERE d >= date '1994-01-01' AND disc BETWEEN 0.05 AND 0.07 AND q < 24$q$, NULL);
 SELECT check_numeric($q$SELECT flag, status, sum(p * (1 - disc)), avg(q), max(p) FROM dn GROUP BY flag, status$q$, NULL);
-RESET max_parallel_workers_per_gather;
+SET max_parallel_workers_per_gather = 0;
 RESET min_parallel_table_scan_size;
 RESET parallel_tuple_cost;
 RESET parallel_setup_cost;
+
+-- A table where every batch holds a NaN that a passing row adds: once four batches, and most of the
+-- run's, were read again on the CPU, the rest of the run is read there, and EXPLAIN says why.
+CREATE TABLE dnr (a numeric(15,2), b int4) WITH (fillfactor = 10);
+INSERT INTO dnr SELECT CASE WHEN i % 1000 = 0 THEN 'NaN' ELSE i / 100.0 END, i % 7
+FROM generate_series(1, 240000) i;
+VACUUM ANALYZE dnr;
+SELECT pg_relation_size('dnr') / current_setting('block_size')::int > 5 * 2048 AS five_batches;
+SELECT check_numeric('SELECT sum(a), count(*), max(b) FROM dnr', NULL);
+SELECT check_numeric('SELECT b, sum(a), count(*) FROM dnr GROUP BY b', NULL);
+CREATE FUNCTION dnr_fallback(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  plan jsonb;
+BEGIN
+  IF NOT (SELECT gpu_kernels AND device_state <> 'unavailable' FROM gpuext_info()) THEN
+    RETURN 'most batches held values the device scan leaves to the CPU';
+  END IF;
+  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
+  RETURN jsonb_path_query_first(plan, '$.** ? (@."Custom Plan Provider" == "GpuAgg")')->>'GPU Fallback';
+END $$;
+SELECT dnr_fallback('SELECT sum(a), count(*), max(b) FROM dnr');
+SELECT dnr_fallback('SELECT b, sum(a), count(*) FROM dnr GROUP BY b');
+DROP FUNCTION dnr_fallback;
+DROP TABLE dnr;
 
 -- Under auto a failing device leaves the batch to the CPU with the same result; under GROUP BY,
 -- failing at its keys pass, its values pass and its grouped additions, the run answers on the CPU.
