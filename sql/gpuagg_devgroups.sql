@@ -158,12 +158,52 @@ SELECT check_groups('SELECT k % 2000 + k, count(*) FROM dgm GROUP BY 1', NULL);
 SELECT check_groups('SELECT k, count(*), sum(v) FROM dgm GROUP BY k', NULL);
 RESET work_mem;
 
--- Parallel workers, each with its share of the pages.
+-- Parallel workers, each with its share of the pages on the device: between them the leader
+-- and its workers send every block of the table and decode every row there ('ok' also where
+-- there is no device); a device that fails in each of them answers on the CPU (auto).
+CREATE FUNCTION par_devscan(q text, tab regclass) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  offloads boolean := (SELECT gpu_kernels AND device_state <> 'unavailable' FROM gpuext_info());
+  plan jsonb;
+  node jsonb;
+  blocks bigint := pg_relation_size(tab) / current_setting('block_size')::int;
+  nrows bigint;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
+  EXECUTE format('SELECT count(*) FROM %s', tab) INTO nrows;
+  node := jsonb_path_query_first(plan, '$.** ? (@."Custom Plan Provider" == "GpuAgg")');
+  IF NOT offloads THEN
+    RETURN 'ok';
+  ELSIF node IS NULL OR coalesce((node->>'Workers Launched')::int, 0) = 0 THEN
+    RETURN 'no workers';
+  ELSIF node->>'GPU Fallback' IS NOT NULL THEN
+    RETURN 'CPU: ' || (node->>'GPU Fallback');
+  ELSIF (node->>'Device Scan Blocks')::bigint IS DISTINCT FROM blocks
+        OR (node->>'Tuples Decoded On Device')::bigint IS DISTINCT FROM nrows
+        OR (node->>'Tuples Decoded On CPU')::bigint IS DISTINCT FROM 0::bigint THEN
+    RETURN format('%s blocks of %s, %s tuples of %s on the device, %s on the CPU', node->>'Device Scan Blocks',
+                  blocks, node->>'Tuples Decoded On Device', nrows, node->>'Tuples Decoded On CPU');
+  END IF;
+  RETURN 'ok';
+END $$;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
+SELECT check_groups('SELECT c1, kb, count(*), sum(f8), avg(i4) FROM dg GROUP BY c1, kb');
+SELECT par_devscan('SELECT c1, kb, count(*), sum(f8), avg(i4) FROM dg GROUP BY c1, kb', 'dg');
+SELECT check_groups('SELECT k4, kt, count(*), min(kd), max(f4), sum(i4) FROM dg GROUP BY k4, kt');
+SELECT par_devscan('SELECT k4, kt, count(*), min(kd), max(f4), sum(i4) FROM dg GROUP BY k4, kt', 'dg');
+SET gpuext.device = auto;
+SET client_min_messages = error;
+SET gpuext.debug_fail_device_calls = 'kernel:1';
 SELECT check_groups('SELECT c1, kb, count(*), sum(f8), avg(i4) FROM dg GROUP BY c1, kb', NULL);
+SELECT par_devscan('SELECT c1, kb, count(*), sum(f8), avg(i4) FROM dg GROUP BY c1, kb', 'dg');
+SET gpuext.debug_fail_device_calls = 'kernel:3';
+SELECT check_groups('SELECT c1, kb, count(*), sum(f8), avg(i4) FROM dg GROUP BY c1, kb', NULL);
+SET gpuext.debug_fail_device_calls = '';
+RESET client_min_messages;
+RESET gpuext.device;
 RESET max_parallel_workers_per_gather;
 RESET min_parallel_table_scan_size;
 RESET parallel_tuple_cost;

@@ -448,6 +448,7 @@ extern void GpuAggGroupAdd(GpuAggState *st, GpuAggInput *in, uint32 group, Datum
 extern void GpuAggGroupAddColumn(GpuAggState *st, GpuAggInput *in, const uint32 *groups, const char *const *ptrs,
 								 int n);
 extern void GpuAggGroupsFinish(GpuAggState *st);
+extern void GpuAggGroupsToHost(GpuAggState *st);
 extern bool GpuAggGroupNext(GpuAggState *st);
 extern void GpuAggGroupsSettle(GpuAggState *st);
 extern const GpuextGroupState *GpuAggGroupState(GpuAggInput *in, uint32 group, size_t *bytes);

@@ -657,10 +657,14 @@ RunGroups(GpuAggState *st, bool device)
 	int64		buffers_before = st->stats.pages_from_buffers;
 	int64		in_place_pages_before = st->stats.pages_in_place;
 
-	GpuAggGroupsStart(st, device && st->workers.pcxt == NULL);
+	GpuAggGroupsStart(st, device);
 	ScanTable(st);
 	if (st->workers.pcxt != NULL)
+	{
+		/* the workers' states merge into the leader's in host memory */
+		GpuAggGroupsToHost(st);
 		GpuAggParallelFinish(st);
+	}
 	GpuAggGroupsFinish(st);
 	if (!st->device_lost)
 	{
@@ -749,19 +753,23 @@ Run(GpuAggState *st)
 
 /*
  * A parallel worker's share of a run: its blocks of the table into its own
- * accumulators, or groups on the CPU, with the device only through the GPU
- * service (or where gpuext.device = gpu asks for it), so that workers do
- * not each open it.
+ * accumulators or groups, with the device only through the GPU service (or
+ * where gpuext.device = gpu asks for it), so that workers do not each open
+ * it.  Groups end in host memory, to be sent; where the device was lost
+ * (auto) the leader runs the query again on the CPU.
  */
 void
 GpuAggWorkerScan(GpuAggState *st)
 {
-	GpuAggStartInputs(st, gpuext_device_mode == GPUEXT_DEVICE_GPU || GpuextServiceAvailable());
+	bool		device = GpuAggStartInputs(st, gpuext_device_mode == GPUEXT_DEVICE_GPU || GpuextServiceAvailable());
+
 	if (st->groups.nkeys > 0)
 	{
-		GpuAggGroupsStart(st, false);
+		GpuAggGroupsStart(st, device);
 		ScanTable(st);
-		GpuAggGroupsSettle(st);
+		GpuAggGroupsToHost(st);
+		if (!st->device_lost)
+			GpuAggGroupsSettle(st);
 		return;
 	}
 	ScanTable(st);

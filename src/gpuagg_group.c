@@ -508,6 +508,9 @@ GpuAggGroupsStart(GpuAggState *st, bool device)
 		sink->host_states = NULL;
 		if (device)
 		{
+			/* the states' device buffer goes where a run's states went to host memory */
+			if (sink->states == NULL)
+				sink->nstates = 0;
 			sink->inflight[0] = sink->inflight[1] = false;
 			sink->cur = 0;
 			SinkUseHalf(sink);
@@ -522,44 +525,130 @@ GpuAggGroupsStart(GpuAggState *st, bool device)
 	}
 }
 
+/*
+ * Add what is left in an input's batch and read every group's result; a
+ * numeric input's device values join the values its groups' accumulators
+ * took on the CPU.
+ */
+static void
+InputResults(GpuAggState *st, GpuAggInput *in)
+{
+	GpuAggSink *sink = in->sink;
+	GpuextDeviceOutcome outcome;
+	instr_time	start;
+
+	SinkFlush(st, sink);
+	if (st->device_lost)
+		return;
+	sink->results = MemoryContextAllocHuge(st->runcxt, sizeof(GpuextGroupResult) * Max(st->groups.ngroups, 1));
+	if (st->timing)
+		INSTR_TIME_SET_CURRENT(start);
+	if (!st->groups.use_device)
+	{
+		CpuStatesCover(sink, st->groups.ngroups);
+		gpuext_groups_result_cpu(sink->value_bytes, sink->is_float, sink->host_states, st->groups.ngroups,
+								 sink->results);
+	}
+	else if ((outcome = TrySinkDeviceResults(sink, "grouped reduction")) != GPUEXT_DEVICE_DONE)
+		DeviceLost(st, outcome);
+	if (st->timing)
+		st->stats.device_ms += GpuAggElapsedMs(start);
+	for (uint32 g = 0; g < st->groups.ngroups && in->group_accs && !st->device_lost; g++)
+		if (sink->results[g].count > 0)
+			GpuAggDevScanMergeNumeric(in, &in->group_accs[g], sink->results[g].count,
+									  sink->results[g].isum_lo, sink->results[g].isum_hi,
+									  sink->results[g].min_key, sink->results[g].max_key);
+}
+
+/* Whether a numeric input's device states took values in this run (they join its accumulators at the end). */
+static inline bool
+NumericTook(GpuAggState *st, GpuAggInput *in)
+{
+	return st->groups.use_device && DeviceNumeric(st, in) && in->sink->took;
+}
+
 /* Add what is left in the batches and read every group's results (unless the device was lost). */
 void
 GpuAggGroupsFinish(GpuAggState *st)
 {
 	for (int i = 0; i < st->ninputs && !st->device_lost; i++)
 	{
-		GpuAggSink *sink = st->inputs[i].sink;
+		GpuAggInput *in = &st->inputs[i];
+
+		if (in->type == NULL || (in->group_accs && !NumericTook(st, in)))
+			continue;
+		InputResults(st, in);
+	}
+}
+
+/*
+ * The device states of groups 0 .. ngroups - 1, normalised, into host memory
+ * as the CPU's states; the device's buffer for them goes (the next run makes
+ * another).
+ */
+static bool
+SinkStatesToHost(GpuAggSink *sink)
+{
+	uint32		n = sink->st->groups.ngroups;
+	uint32		cap = Max(n, GPUAGG_GROUPS_START);
+	char	   *staging;
+
+	if (!DeviceStatesCover(sink, n) || !DeviceResults(sink, n, NULL))
+		return false;
+	sink->host_states = MemoryContextAllocHuge(sink->st->runcxt, StatesBytes(sink, cap));
+	if (n > 0)
+	{
+		staging = GpuextStagingBegin();
+		GpuextDownload(sink->states->ptr, StatesBytes(sink, n), StatesBytes(sink, 1), staging, CopyOut,
+					   sink->host_states);
+		GpuextStagingEnd();
+	}
+	if (sink->states != NULL)
+		GpuextBufferFree(sink->states);
+	sink->states = NULL;
+	gpuext_groups_clear_cpu(sink->is_float, sink->host_states, n, cap - n);
+	sink->nstates = sink->ncleared = cap;
+	return true;
+}
+
+GPUEXT_DEVICE_WORK(SinkStatesToHost, GpuAggSink)
+
+/*
+ * A run's groups from the device to host memory, as if the run had kept
+ * them on the CPU: a parallel worker sends them, the leader merges its
+ * workers' into them.  Numeric inputs' device values join their groups'
+ * accumulators.  Under auto the device may be lost on the way.
+ */
+void
+GpuAggGroupsToHost(GpuAggState *st)
+{
+	if (!st->groups.use_device)
+		return;
+	for (int i = 0; i < st->ninputs && !st->device_lost; i++)
+	{
+		GpuAggInput *in = &st->inputs[i];
 		GpuextDeviceOutcome outcome;
 		instr_time	start;
 
-		/* a numeric input's device states, where the device scan added to them */
-		if (st->inputs[i].type == NULL ||
-			(st->inputs[i].group_accs &&
-			 !(st->groups.use_device && DeviceNumeric(st, &st->inputs[i]) && sink->took)))
+		if (in->type == NULL || (in->group_accs && !NumericTook(st, in)))
 			continue;
-		SinkFlush(st, sink);
+		if (in->group_accs)
+		{
+			InputResults(st, in);
+			continue;
+		}
+		SinkFlush(st, in->sink);
 		if (st->device_lost)
 			break;
-		sink->results = MemoryContextAllocHuge(st->runcxt, sizeof(GpuextGroupResult) * Max(st->groups.ngroups, 1));
 		if (st->timing)
 			INSTR_TIME_SET_CURRENT(start);
-		if (!st->groups.use_device)
-		{
-			CpuStatesCover(sink, st->groups.ngroups);
-			gpuext_groups_result_cpu(sink->value_bytes, sink->is_float, sink->host_states, st->groups.ngroups,
-									 sink->results);
-		}
-		else if ((outcome = TrySinkDeviceResults(sink, "grouped reduction")) != GPUEXT_DEVICE_DONE)
+		if ((outcome = TrySinkStatesToHost(in->sink, "grouped reduction")) != GPUEXT_DEVICE_DONE)
 			DeviceLost(st, outcome);
 		if (st->timing)
 			st->stats.device_ms += GpuAggElapsedMs(start);
-		/* a numeric input's device values join the values its groups' accumulators took on the CPU */
-		for (uint32 g = 0; g < st->groups.ngroups && st->inputs[i].group_accs && !st->device_lost; g++)
-			if (sink->results[g].count > 0)
-				GpuAggDevScanMergeNumeric(&st->inputs[i], &st->inputs[i].group_accs[g], sink->results[g].count,
-										  sink->results[g].isum_lo, sink->results[g].isum_hi,
-										  sink->results[g].min_key, sink->results[g].max_key);
 	}
+	if (!st->device_lost)
+		st->groups.use_device = false;
 }
 
 /* The next group's aggregates and keys in the scan tuple; false after the last. */

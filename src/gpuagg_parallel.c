@@ -7,14 +7,16 @@
  *
  * The plan travels as a string; a worker builds the node's state from it
  * over an executor state of its own and reduces its rows as the node does:
- * without GROUP BY into its accumulators (on the device only through the
- * GPU service), with GROUP BY into groups on the CPU.  It sends, through
- * its own message queue, chunks of groups (each group's rows, per input
- * its count or settled state, then its keys), then its totals and, without
- * GROUP BY, its accumulators.  Sums are exact, so the merged results have
- * the bits one process would get, whatever the number of workers.  A
+ * without GROUP BY into its accumulators, with GROUP BY into groups (on
+ * the device only through the GPU service), which end in host memory.  It
+ * sends, through its own message queue, chunks of groups (each group's
+ * rows, per input its count or settled state, then its keys), then its
+ * totals and, without GROUP BY, its accumulators.  Sums are exact, so the
+ * merged results have the bits one process would get, whatever the number
+ * of workers.  A
  * worker's ERROR is raised in the leader as Gather raises it; on an ERROR
- * the context goes with the transaction.
+ * the context goes with the transaction.  A worker that lost the device
+ * (auto) sends no groups, and the leader runs the query again on the CPU.
  */
 #include "postgres.h"
 
@@ -75,6 +77,10 @@ typedef struct WorkerTotals
 	int64		pages_in_place;
 	int64		device_batches;
 	int64		cpu_batches;
+	int64		device_blocks;
+	int64		device_tuples;
+	int64		device_cpu_tuples;
+	bool		device_lost;	/* the worker's groups were lost with the device: no groups sent */
 	char		fallback[96];
 } WorkerTotals;
 
@@ -202,6 +208,11 @@ MergeTotals(GpuAggState *st, const char *p, const char *end)
 	st->stats.pages_in_place += t->pages_in_place;
 	st->stats.device_batches += t->device_batches;
 	st->stats.cpu_batches += t->cpu_batches;
+	st->stats.device_blocks += t->device_blocks;
+	st->stats.device_tuples += t->device_tuples;
+	st->stats.device_cpu_tuples += t->device_cpu_tuples;
+	if (t->device_lost)
+		st->device_lost = true;
 	if (t->fallback[0] != '\0' && st->stats.fallback == NULL)
 		st->stats.fallback = MemoryContextStrdup(st->nodecxt, t->fallback);
 	p += MAXALIGN(sizeof(WorkerTotals));
@@ -237,6 +248,9 @@ GpuAggParallelFinish(GpuAggState *st)
 				break;
 			if (nbytes < sizeof(int64))
 				elog(ERROR, "gpuext: short message from a GpuAgg worker");
+			/* once the device is lost the run starts again on the CPU: groups are only drained */
+			if (*(int64 *) data == MSG_GROUPS && st->device_lost)
+				continue;
 			if (*(int64 *) data == MSG_GROUPS)
 				MergeGroups(st, (char *) data + sizeof(int64), (char *) data + nbytes);
 			else
@@ -357,6 +371,10 @@ SendTotals(GpuAggState *st, shm_mq_handle *mqh, StringInfo buf)
 	t.pages_in_place = st->stats.pages_in_place;
 	t.device_batches = st->stats.device_batches;
 	t.cpu_batches = st->stats.cpu_batches;
+	t.device_blocks = st->stats.device_blocks;
+	t.device_tuples = st->stats.device_tuples;
+	t.device_cpu_tuples = st->stats.device_cpu_tuples;
+	t.device_lost = st->device_lost;
 	if (st->stats.fallback)
 		strlcpy(t.fallback, st->stats.fallback, sizeof(t.fallback));
 	appendBinaryStringInfo(buf, (const char *) &t, sizeof(t));
@@ -409,7 +427,7 @@ GpuAggWorkerMain(dsm_segment *seg, shm_toc *toc)
 	old = MemoryContextSwitchTo(st->runcxt);
 	GpuAggWorkerScan(st);
 	initStringInfo(&buf);
-	if (st->groups.nkeys > 0)
+	if (st->groups.nkeys > 0 && !st->device_lost)
 		SendGroups(st, mqh, &buf);
 	SendTotals(st, mqh, &buf);
 	MemoryContextSwitchTo(old);
