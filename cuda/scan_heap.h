@@ -79,7 +79,8 @@ typedef struct GpuextScanCmp
 	uint8_t		is_float;		/* compared as double precision, NaN above all and equal to itself */
 	uint8_t		nulltest;		/* GPUEXT_SCAN_IS_NULL or _IS_NOT_NULL: only the column's NULL counts */
 	uint8_t		num_up;			/* a numeric column: its value * 10^num_up is compared with ival */
-	uint8_t		pad2[3];
+	uint8_t		or_next;		/* this and the next comparison are in one OR group */
+	uint8_t		pad2[2];
 	int64_t		modulus;		/* integers, > 0: the value modulo this is compared */
 	int64_t		ival;
 	double		fval;
@@ -442,78 +443,80 @@ gpuext_scan_double(const GpuextScanProgram *p, const GpuextScanRow *row, int c)
 	return (double) v;
 }
 
-/* Whether the comparisons cmps[first .. first + n) all hold for row (float8_cmp_internal for floats). */
+/* Whether comparison k holds for row (float8_cmp_internal for floats); a NULL column fails it. */
+static inline GPUEXT_HD int
+gpuext_scan_cmp(const GpuextScanProgram *p, const GpuextScanRow *row, const GpuextScanCmp *k)
+{
+	int			cmp;
+
+	if (k->nulltest)
+		return ((row->nulls >> k->col) & 1) == (k->nulltest == GPUEXT_SCAN_IS_NULL);
+	if (row->nulls & (1u << k->col))
+		return 0;
+	if (row->nans & (1u << k->col))
+		cmp = 1;				/* numeric NaN: above every number, and no constant is NaN */
+	else if (k->is_float)
+	{
+		double		a = gpuext_scan_double(p, row, k->col);
+		double		b = k->fval;
+
+		if (a != a)
+			cmp = b != b ? 0 : 1;
+		else if (b != b)
+			cmp = -1;
+		else
+			cmp = a > b ? 1 : a < b ? -1 : 0;
+	}
+	else if (k->num_up > 0)
+	{
+		__int128	w = (__int128) row->vals[k->col] * gpuext_scan_pow10(k->num_up);
+
+		cmp = w < k->ival ? -1 : w > k->ival ? 1 : 0;
+	}
+	else
+	{
+		int64_t		v = row->vals[k->col];
+
+		if (k->modulus > 0)
+			v %= k->modulus;
+		cmp = v < k->ival ? -1 : v > k->ival ? 1 : 0;
+	}
+	switch (k->strategy)
+	{
+		case 1:
+			return cmp < 0;
+		case 2:
+			return cmp <= 0;
+		case 3:
+			return cmp == 0;
+		case 4:
+			return cmp >= 0;
+		case GPUEXT_SCAN_NOT_EQUAL:
+			return cmp != 0;
+		default:
+			return cmp > 0;
+	}
+}
+
+/*
+ * Whether the comparisons cmps[first .. first + n) hold for row: each run of
+ * comparisons joined by or_next is one OR group, and every group must hold.
+ * The conditions come with NOT pushed down to the comparisons, so a NULL
+ * (failing its comparison) decides as SQL's NULL does where only true passes.
+ */
 static inline GPUEXT_HD int
 gpuext_scan_cmps(const GpuextScanProgram *p, const GpuextScanRow *row, int first, int n)
 {
+	int			group = 0;
+
 	for (int i = first; i < first + n; i++)
 	{
-		const GpuextScanCmp *k = &p->cmps[i];
-		int			cmp;
-
-		if (k->nulltest)
-		{
-			if (((row->nulls >> k->col) & 1) != (k->nulltest == GPUEXT_SCAN_IS_NULL))
-				return 0;
+		group = group || gpuext_scan_cmp(p, row, &p->cmps[i]);
+		if (p->cmps[i].or_next)
 			continue;
-		}
-		if (row->nulls & (1u << k->col))
+		if (!group)
 			return 0;
-		if (row->nans & (1u << k->col))
-			cmp = 1;			/* numeric NaN: above every number, and no constant is NaN */
-		else if (k->is_float)
-		{
-			double		a = gpuext_scan_double(p, row, k->col);
-			double		b = k->fval;
-
-			if (a != a)
-				cmp = b != b ? 0 : 1;
-			else if (b != b)
-				cmp = -1;
-			else
-				cmp = a > b ? 1 : a < b ? -1 : 0;
-		}
-		else if (k->num_up > 0)
-		{
-			__int128	w = (__int128) row->vals[k->col] * gpuext_scan_pow10(k->num_up);
-
-			cmp = w < k->ival ? -1 : w > k->ival ? 1 : 0;
-		}
-		else
-		{
-			int64_t		v = row->vals[k->col];
-
-			if (k->modulus > 0)
-				v %= k->modulus;
-			cmp = v < k->ival ? -1 : v > k->ival ? 1 : 0;
-		}
-		switch (k->strategy)
-		{
-			case 1:
-				if (cmp >= 0)
-					return 0;
-				break;
-			case 2:
-				if (cmp > 0)
-					return 0;
-				break;
-			case 3:
-				if (cmp != 0)
-					return 0;
-				break;
-			case 4:
-				if (cmp < 0)
-					return 0;
-				break;
-			case GPUEXT_SCAN_NOT_EQUAL:
-				if (cmp == 0)
-					return 0;
-				break;
-			default:
-				if (cmp <= 0)
-					return 0;
-				break;
-		}
+		group = 0;
 	}
 	return 1;
 }

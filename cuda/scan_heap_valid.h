@@ -26,9 +26,12 @@ gpuext_scan_program_valid(const GpuextScanProgram *p, size_t outs_bytes)
 			return 0;
 	for (int i = 0; i < p->ncmps; i++)
 		if (p->cmps[i].col >= p->ncols || p->cmps[i].nulltest > GPUEXT_SCAN_IS_NOT_NULL ||
-			p->cmps[i].strategy < 1 || p->cmps[i].strategy > GPUEXT_SCAN_NOT_EQUAL ||
+			p->cmps[i].strategy < 1 || p->cmps[i].strategy > GPUEXT_SCAN_NOT_EQUAL || p->cmps[i].or_next > 1 ||
 			(!p->cmps[i].nulltest && p->cols[p->cmps[i].col].kind == GPUEXT_SCAN_NULLNESS))
 			return 0;
+	/* an OR group ends within the WHERE clause or the FILTER it starts in */
+	if (p->nquals > 0 && p->cmps[p->nquals - 1].or_next)
+		return 0;
 	if (p->nregs > GPUEXT_SCAN_MAX_REGS || p->nloads > p->nregs || p->nsteps > p->nregs)
 		return 0;
 	for (int i = 0; i < p->nloads; i++)
@@ -57,7 +60,8 @@ gpuext_scan_program_valid(const GpuextScanProgram *p, size_t outs_bytes)
 	{
 		const GpuextScanOut *out = &p->outs[o];
 
-		if (out->col < -1 || out->col >= p->ncols || out->filter_first + out->filter_n > p->ncmps)
+		if (out->col < -1 || out->col >= p->ncols || out->filter_first + out->filter_n > p->ncmps ||
+			(out->filter_n > 0 && p->cmps[out->filter_first + out->filter_n - 1].or_next))
 			return 0;
 		if (out->from_reg > GPUEXT_SCAN_FROM_NUMERIC ||
 			(out->from_reg == GPUEXT_SCAN_FROM_DOUBLE && (out->reg >= p->nregs || out->value_bytes != 8)))

@@ -74,6 +74,7 @@ typedef struct RowCmp
 	int			nsubs;
 	bool		negate;			/* NOT */
 	int			in_n;			/* > 0: column IN (a list): its non-NULL values, */
+	bool		in_nulls;		/* ... whether it held NULLs too, */
 	int64	   *in_ivals;		/* ... integers sorted */
 	float8	   *in_fvals;		/* ... or floats */
 } RowCmp;
@@ -471,6 +472,19 @@ CompileCmp(CustomScan *cscan, Node *node, RowCmp *c)
 	return true;
 }
 
+/* Whether a type is one of the integers, or one of the floats. */
+static inline bool
+IntegerType(Oid type)
+{
+	return type == INT2OID || type == INT4OID || type == INT8OID;
+}
+
+static inline bool
+FloatType(Oid type)
+{
+	return type == FLOAT4OID || type == FLOAT8OID;
+}
+
 /* Ascending int64s, for qsort. */
 static int
 CmpInt64(const void *a, const void *b)
@@ -503,7 +517,8 @@ CompileIn(CustomScan *cscan, ScalarArrayOpExpr *sa, RowCmp *c)
 	bool		byval;
 	char		align;
 	Oid			lefttype,
-				righttype;
+				righttype,
+				elemtype;
 
 	memset(c, 0, sizeof(RowCmp));
 	if (!sa->useOr || list_length(sa->args) != 2 || !IsA(left, Var) || !IsA(right, Const) ||
@@ -514,22 +529,29 @@ CompileIn(CustomScan *cscan, ScalarArrayOpExpr *sa, RowCmp *c)
 	if (c->att == 0 || !CmpKind(c->coltype, &c->kind))
 		return false;
 	arr = DatumGetArrayTypeP(((Const *) right)->constvalue);
+	elemtype = ARR_ELEMTYPE(arr);
 	tc = lookup_type_cache(c->coltype, TYPECACHE_BTREE_OPFAMILY);
-	if (ARR_ELEMTYPE(arr) != c->coltype || !OidIsValid(tc->btree_opf) || !op_in_opfamily(sa->opno, tc->btree_opf))
+	/* the list of the column's type, or of another width of integer or float (int24eq, float48eq) */
+	if ((elemtype != c->coltype && !(IntegerType(elemtype) && IntegerType(c->coltype)) &&
+		 !(FloatType(elemtype) && FloatType(c->coltype))) ||
+		!OidIsValid(tc->btree_opf) || !op_in_opfamily(sa->opno, tc->btree_opf))
 		return false;
 	get_op_opfamily_properties(sa->opno, tc->btree_opf, false, &strategy, &lefttype, &righttype);
-	if (strategy != BTEqualStrategyNumber || lefttype != c->coltype || righttype != c->coltype)
+	if (strategy != BTEqualStrategyNumber || lefttype != c->coltype || righttype != elemtype)
 		return false;
-	get_typlenbyvalalign(c->coltype, &typlen, &byval, &align);
-	deconstruct_array(arr, c->coltype, typlen, byval, align, &vals, &nulls, &n);
-	c->len = typlen;
+	c->len = get_typlen(c->coltype);
+	get_typlenbyvalalign(elemtype, &typlen, &byval, &align);
+	deconstruct_array(arr, elemtype, typlen, byval, align, &vals, &nulls, &n);
 	c->strategy = BTEqualStrategyNumber;
 	c->in_ivals = palloc(sizeof(int64) * Max(n, 1));
 	c->in_fvals = palloc(sizeof(float8) * Max(n, 1));
 	for (int i = 0; i < n; i++)
 	{
 		if (nulls[i])
+		{
+			c->in_nulls = true;
 			continue;
+		}
 		if (c->kind == ROWCMP_FLOAT)
 			c->in_fvals[c->in_n++] = typlen == 8 ? DatumGetFloat8(vals[i]) : (float8) DatumGetFloat4(vals[i]);
 		else
@@ -540,6 +562,31 @@ CompileIn(CustomScan *cscan, ScalarArrayOpExpr *sa, RowCmp *c)
 		qsort(c->in_ivals, c->in_n, sizeof(int64), CmpInt64);
 	/* a list of NULLs alone is left to the executor */
 	return c->in_n > 0;
+}
+
+/*
+ * column <> ALL (constants), as NOT IN is planned: the NOT of the IN list of
+ * the operator's negator (=).  A NULL in the list makes it never true, which
+ * is left to the executor.  False where it is not of that form.
+ */
+static bool
+CompileNotIn(CustomScan *cscan, ScalarArrayOpExpr *sa, RowCmp *c)
+{
+	ScalarArrayOpExpr in = *sa;
+	GpuAggRowQual *sub = palloc(offsetof(GpuAggRowQual, cmps) + sizeof(RowCmp));
+
+	memset(c, 0, sizeof(RowCmp));
+	in.opno = get_negator(sa->opno);
+	in.useOr = true;
+	if (!OidIsValid(in.opno) || !CompileIn(cscan, &in, &sub->cmps[0]) || sub->cmps[0].in_nulls)
+		return false;
+	sub->ncmps = 1;
+	c->kind = ROWCMP_BOOL;
+	c->negate = true;
+	c->subs = palloc(sizeof(GpuAggRowQual *));
+	c->subs[0] = sub;
+	c->nsubs = 1;
+	return true;
 }
 
 /*
@@ -620,6 +667,21 @@ CompileText(CustomScan *cscan, Node *node, RowCmp *c)
 	return true;
 }
 
+/* Whether a compiled condition holds an IN list that had NULLs. */
+static bool
+HasNullList(const GpuAggRowQual *q)
+{
+	for (int i = 0; i < q->ncmps; i++)
+	{
+		if (q->cmps[i].in_nulls)
+			return true;
+		for (int j = 0; j < q->cmps[i].nsubs; j++)
+			if (HasNullList(q->cmps[i].subs[j]))
+				return true;
+	}
+	return false;
+}
+
 /* An implicit-AND list of conditions compiled, or NULL where some conjunct is not of the forms compiled. */
 GpuAggRowQual *
 GpuAggCompileRowQual(CustomScan *cscan, List *quals)
@@ -657,6 +719,9 @@ GpuAggCompileRowQual(CustomScan *cscan, List *quals)
 			{
 				if ((c->subs[c->nsubs] = GpuAggCompileRowQual(cscan, list_make1(lfirst(la)))) == NULL)
 					return NULL;
+				/* NOT of an IN list holding NULLs is never true, which the compiled list cannot say */
+				if (c->negate && HasNullList(c->subs[c->nsubs]))
+					return NULL;
 				c->nsubs++;
 			}
 			q->ncmps++;
@@ -674,6 +739,13 @@ GpuAggCompileRowQual(CustomScan *cscan, List *quals)
 			c->strategy = nt->nulltesttype == IS_NULL ? ROWCMP_IS_NULL : ROWCMP_IS_NOT_NULL;
 			c->coltype = ((Var *) nt->arg)->vartype;
 			c->len = 0;
+			q->ncmps++;
+			continue;
+		}
+		if (IsA(node, ScalarArrayOpExpr) && !((ScalarArrayOpExpr *) node)->useOr)
+		{
+			if (!CompileNotIn(cscan, (ScalarArrayOpExpr *) node, &q->cmps[q->ncmps]))
+				return NULL;
 			q->ncmps++;
 			continue;
 		}
@@ -705,37 +777,154 @@ GpuAggRowQualColumns(const GpuAggRowQual *q, Bitmapset **atts)
 	}
 }
 
+/* The device's strategy for NOT column <strategy> constant: its negator (a NULL stays NULL). */
+static const uint8 NegatedStrategy[] = {0, BTGreaterEqualStrategyNumber, BTGreaterStrategyNumber, ROWCMP_NOT_EQUAL,
+	BTLessStrategyNumber, BTLessEqualStrategyNumber, BTEqualStrategyNumber};
+
 /*
- * A compiled condition's comparisons appended to a device scan program
- * (col_of_att: each column's index among the program's columns); false
- * where the program has no room for them.
+ * Append one comparison (value v of an IN list, where it is one) to the
+ * program, in the OR group being built, negated where neg; false where the
+ * device cannot run it.
  */
-bool
-GpuAggRowQualToScan(const GpuAggRowQual *q, GpuextScanProgram *p, const int *col_of_att)
+static bool
+ScanLiteral(const RowCmp *c, int v, bool neg, GpuextScanProgram *p, const int *col_of_att)
 {
-	if (p->ncmps + q->ncmps > GPUEXT_SCAN_MAX_CMPS)
+	GpuextScanCmp *k;
+
+	/* text is tested on the CPU only; numerics as bigints at the column's scale */
+	if (c->kind == ROWCMP_TEXT || p->ncmps >= GPUEXT_SCAN_MAX_CMPS ||
+		(c->kind == ROWCMP_NUMERIC &&
+		 (c->nscale - c->colscale > 19 || c->nval != (int64) c->nval ||
+		  p->cols[col_of_att[c->att]].kind != GPUEXT_SCAN_NUMERIC || p->cols[col_of_att[c->att]].scale != c->colscale)))
+		return false;
+	k = &p->cmps[p->ncmps++];
+	memset(k, 0, sizeof(GpuextScanCmp));
+	k->num_up = c->kind == ROWCMP_NUMERIC ? c->nscale - c->colscale : 0;
+	k->ival = c->kind == ROWCMP_NUMERIC ? (int64) c->nval : c->in_n > 0 ? c->in_ivals[v] : c->ival;
+	k->fval = c->in_n > 0 ? c->in_fvals[v] : c->fval;
+	k->col = col_of_att[c->att];
+	k->is_float = c->kind == ROWCMP_FLOAT;
+	k->modulus = c->modulus;
+	if (c->kind == ROWCMP_NULLTEST)
+		k->nulltest = (c->strategy == ROWCMP_IS_NULL) != neg ? GPUEXT_SCAN_IS_NULL : GPUEXT_SCAN_IS_NOT_NULL;
+	k->strategy = c->kind == ROWCMP_NULLTEST ? c->strategy : neg ? NegatedStrategy[c->strategy] : c->strategy;
+	k->or_next = 1;
+	return true;
+}
+
+/* End the OR group being built with the last comparison appended. */
+static inline void
+ScanCloseGroup(GpuextScanProgram *p)
+{
+	p->cmps[p->ncmps - 1].or_next = 0;
+}
+
+static bool ScanGroups(const GpuAggRowQual *q, bool neg, GpuextScanProgram *p, const int *col_of_att);
+static bool ScanGroupsOf(const RowCmp *c, bool neg, GpuextScanProgram *p, const int *col_of_att);
+
+/* A condition (negated where neg) appended as comparisons of one OR group; false where it is not one. */
+static bool
+ScanOr(const GpuAggRowQual *q, bool neg, GpuextScanProgram *p, const int *col_of_att)
+{
+	if (!neg && q->ncmps != 1)
 		return false;
 	for (int i = 0; i < q->ncmps; i++)
 	{
 		const RowCmp *c = &q->cmps[i];
-		GpuextScanCmp *k = &p->cmps[p->ncmps++];
+		bool		ok = true;
 
-		/* text, IN lists, OR and NOT are tested on the CPU only; numerics as bigints at the column's scale */
-		if (c->kind == ROWCMP_TEXT || c->kind == ROWCMP_BOOL || c->in_n > 0 ||
-			(c->kind == ROWCMP_NUMERIC &&
-			 (c->nscale - c->colscale > 19 || c->nval != (int64) c->nval ||
-			  p->cols[col_of_att[c->att]].kind != GPUEXT_SCAN_NUMERIC || p->cols[col_of_att[c->att]].scale != c->colscale)))
+		if (c->kind == ROWCMP_BOOL && c->negate)
+			ok = ScanOr(c->subs[0], !neg, p, col_of_att);
+		else if (c->kind == ROWCMP_BOOL)
+		{
+			ok = neg ? c->nsubs == 1 && ScanOr(c->subs[0], true, p, col_of_att) : true;
+			for (int j = 0; j < c->nsubs && !neg && ok; j++)
+				ok = ScanOr(c->subs[j], false, p, col_of_att);
+		}
+		else if (c->in_n > 0 && neg)
+			ok = c->in_n == 1 && !c->in_nulls && ScanLiteral(c, 0, true, p, col_of_att);
+		else if (c->in_n > 0)
+			for (int v = 0; v < c->in_n && ok; v++)
+				ok = ScanLiteral(c, v, false, p, col_of_att);
+		else
+			ok = ScanLiteral(c, 0, neg, p, col_of_att);
+		if (!ok)
 			return false;
-		k->num_up = c->kind == ROWCMP_NUMERIC ? c->nscale - c->colscale : 0;
-		k->ival = c->kind == ROWCMP_NUMERIC ? (int64) c->nval : c->ival;
-		k->col = col_of_att[c->att];
-		k->strategy = c->strategy;
-		k->is_float = c->kind == ROWCMP_FLOAT;
-		k->nulltest = c->kind != ROWCMP_NULLTEST ? 0 : c->strategy == ROWCMP_IS_NULL ? GPUEXT_SCAN_IS_NULL :
-			GPUEXT_SCAN_IS_NOT_NULL;
-		k->modulus = c->modulus;
-		k->fval = c->fval;
 	}
 	return true;
 }
 
+/* A condition (negated where neg) appended as OR groups that must all hold; false where the device cannot. */
+static bool
+ScanGroups(const GpuAggRowQual *q, bool neg, GpuextScanProgram *p, const int *col_of_att)
+{
+	if (neg && q->ncmps == 1)
+		return ScanGroupsOf(&q->cmps[0], true, p, col_of_att);
+	if (neg)
+	{
+		/* NOT (a AND b): NOT a OR NOT b */
+		if (!ScanOr(q, true, p, col_of_att))
+			return false;
+		ScanCloseGroup(p);
+		return true;
+	}
+	for (int i = 0; i < q->ncmps; i++)
+		if (!ScanGroupsOf(&q->cmps[i], false, p, col_of_att))
+			return false;
+	return true;
+}
+
+/* One compiled condition (negated where neg) appended as OR groups that must all hold. */
+static bool
+ScanGroupsOf(const RowCmp *c, bool neg, GpuextScanProgram *p, const int *col_of_att)
+{
+	if (c->kind == ROWCMP_BOOL && c->negate)
+		return ScanGroups(c->subs[0], !neg, p, col_of_att);
+	if (c->kind == ROWCMP_BOOL && neg)
+	{
+		/* NOT (a OR b): NOT a AND NOT b */
+		for (int j = 0; j < c->nsubs; j++)
+			if (!ScanGroups(c->subs[j], true, p, col_of_att))
+				return false;
+		return true;
+	}
+	if (c->kind == ROWCMP_BOOL)
+	{
+		for (int j = 0; j < c->nsubs; j++)
+			if (!ScanOr(c->subs[j], false, p, col_of_att))
+				return false;
+		ScanCloseGroup(p);
+		return true;
+	}
+	if (c->in_n > 0 && neg)
+	{
+		/* NOT IN: each value's <>; with a NULL in the list never true, left to the CPU */
+		if (c->in_nulls)
+			return false;
+		for (int v = 0; v < c->in_n; v++)
+		{
+			if (!ScanLiteral(c, v, true, p, col_of_att))
+				return false;
+			ScanCloseGroup(p);
+		}
+		return true;
+	}
+	for (int v = 0; v < Max(c->in_n, 1); v++)
+		if (!ScanLiteral(c, v, neg, p, col_of_att))
+			return false;
+	ScanCloseGroup(p);
+	return true;
+}
+
+/*
+ * A compiled condition appended to a device scan program (col_of_att: each
+ * column's index among the program's columns) with NOT pushed down to the
+ * comparisons, as OR groups that must all hold (an IN list is one group of
+ * its values' =); false where the device cannot run it (text, an OR of
+ * ANDs, no room).
+ */
+bool
+GpuAggRowQualToScan(const GpuAggRowQual *q, GpuextScanProgram *p, const int *col_of_att)
+{
+	return ScanGroups(q, false, p, col_of_att);
+}

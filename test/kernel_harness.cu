@@ -25,8 +25,8 @@
  * the device scan of heap pages (gpuext_scan_heap) against its CPU
  * reference, on pages built there, in harness_scan_heap.cuh, its GROUP BY
  * in harness_scan_groups.cuh, its gathering of pages from copies and a
- * registered pool in harness_scan_gather.cuh, and numeric columns in
- * harness_scan_numeric.cuh.
+ * registered pool in harness_scan_gather.cuh, numeric columns in
+ * harness_scan_numeric.cuh, and OR groups in harness_scan_or.cuh.
  * --only picks one family (sort includes the pair sorts, pairs is them
  * alone).  The last line is "N passed, M failed".  Every bitonic shape (sort_keys.cuh:
  * tile shapes, the cluster kernel at each cluster size, the pair tiles) is
@@ -1594,6 +1594,7 @@ void check_reduce_arguments()
 #include "harness_scan_groups.cuh"
 #include "harness_scan_gather.cuh"
 #include "harness_scan_numeric.cuh"
+#include "harness_scan_or.cuh"
 
 /* Reduction correctness over every type, pattern, size and alignment. */
 void run_reduce_checks(bool quick, uint64_t seed)
@@ -1764,6 +1765,7 @@ int main(int argc, char **argv)
 		run_scan_group_checks(quick);
 		run_scan_gather_checks(quick);
 		run_scan_numeric_checks(quick);
+		run_scan_or_checks(quick);
 	}
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;

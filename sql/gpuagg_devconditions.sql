@@ -1,0 +1,98 @@
+-- Custom Scan (GpuAgg)'s device scan with conditions beyond a list of comparisons: IN lists,
+-- NOT IN, OR, and NOT pushed down to the comparisons, in WHERE clauses and FILTERs, with SQL's
+-- NULL logic (a NULL column, a NULL in the list), NaN and -0.  Every result is checked against
+-- PostgreSQL's own plan in the same test; where there is a device, that the device scan ran
+-- (EXPLAIN ANALYZE's Device Scan line), or that the forms it does not run (an OR of ANDs, a
+-- NOT IN list holding a NULL, more comparisons than a program holds) kept the CPU's path.
+LOAD 'gpuext';
+SET gpuext.agg_min_rows = 0;
+SET gpuext.min_gpu_elements = 0;
+SET max_parallel_workers_per_gather = 0;
+
+-- 'ok' when q's rows with GpuAgg allowed equal its rows with gpuext.enable_agg off and, where
+-- there is a device, the device scan ran exactly when devscan is true; else what differed.
+CREATE FUNCTION check_cond(q text, devscan boolean DEFAULT true)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  offloads boolean := (SELECT gpu_kernels AND device_state <> 'unavailable' FROM gpuext_info());
+  plan jsonb;
+  node jsonb;
+  got text;
+  want text;
+  agg text := 'SELECT count(*) || '' rows: '' || coalesce(string_agg(r, '' '' ORDER BY r), '''') '
+              'FROM (SELECT row(s.*)::text AS r FROM (%s) s) g';
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
+  EXECUTE format(agg, q) INTO got;
+  PERFORM set_config('gpuext.enable_agg', 'off', true);
+  EXECUTE format(agg, q) INTO want;
+  PERFORM set_config('gpuext.enable_agg', 'on', true);
+  IF got IS DISTINCT FROM want THEN
+    RETURN format('got %s, want %s', got, want);
+  END IF;
+  IF NOT offloads THEN
+    RETURN 'ok';
+  END IF;
+  node := jsonb_path_query_first(plan, '$.** ? (@."Custom Plan Provider" == "GpuAgg")');
+  IF node IS NULL THEN
+    RETURN 'GpuAgg not planned';
+  END IF;
+  IF (node ? 'Device Scan Blocks') <> devscan THEN
+    RETURN format('device scan: %s', NOT devscan);
+  END IF;
+  IF devscan AND (node->>'Tuples Decoded On CPU')::bigint <> 0 THEN
+    RETURN format('%s tuples on the CPU', node->>'Tuples Decoded On CPU');
+  END IF;
+  RETURN 'ok';
+END $$;
+
+-- NULLs in every column; NaN, -0 and infinities among the floats.
+CREATE TABLE dcond (i2 int2, i4 int4, i8 int8, f4 float4, f8 float8, d date, ts timestamp,
+                    n numeric(10, 2), t text);
+INSERT INTO dcond
+SELECT CASE WHEN i % 23 = 0 THEN NULL ELSE (i % 11 - 5)::int2 END,
+       CASE WHEN i % 13 = 0 THEN NULL ELSE i % 50 END,
+       CASE WHEN i % 29 = 0 THEN NULL ELSE i::int8 * 1000003 % 2000 - 1000 END,
+       CASE WHEN i % 31 = 0 THEN NULL WHEN i % 37 = 0 THEN 'NaN' ELSE (i % 9 - 4) / 2.0 END,
+       CASE WHEN i % 19 = 0 THEN NULL WHEN i % 17 = 0 THEN 'NaN' WHEN i % 41 = 0 THEN '-0'
+            WHEN i % 43 = 0 THEN '-Infinity' ELSE (i % 40) / 4.0 END,
+       CASE WHEN i % 47 = 0 THEN NULL ELSE date '2000-01-01' + i % 30 END,
+       timestamp '2000-01-01' + (i % 12) * interval '1 hour',
+       CASE WHEN i % 53 = 0 THEN NULL ELSE (i % 300) / 3.0 END,
+       'x' || i % 5
+FROM generate_series(1, 20000) i;
+ANALYZE dcond;
+
+-- IN lists of each compiled type, a NULL in the list, one value, NaN and -0 (equal to 0).
+SELECT check_cond('SELECT count(*), sum(i8), min(f8) FROM dcond WHERE i4 IN (1, 5, 7, 49)');
+SELECT check_cond('SELECT count(*), sum(i4) FROM dcond WHERE i2 IN (-5, 0, 3)');
+SELECT check_cond('SELECT count(*), sum(i4) FROM dcond WHERE i8 IN (-1000, 0, 999, 5)');
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE i4 IN (1, NULL, 7)');
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE i4 IN (3)');
+SELECT check_cond('SELECT count(*), sum(i4) FROM dcond WHERE f8 IN (''NaN'', 0, 2.5, ''-Infinity'')');
+SELECT check_cond('SELECT count(*), sum(i4) FROM dcond WHERE f4 IN (-2, 0.5, ''NaN'')');
+SELECT check_cond('SELECT count(*), sum(i4) FROM dcond WHERE d IN (date ''2000-01-05'', date ''2000-01-07'')');
+SELECT check_cond('SELECT count(*), sum(i4) FROM dcond WHERE ts IN (timestamp ''2000-01-01 03:00'', timestamp ''2000-01-01 11:00'')');
+-- NOT IN: each value's <>; a NULL in the list makes it never true (the CPU's path).
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE i4 NOT IN (1, 5, 7)');
+SELECT check_cond('SELECT count(*), sum(i4) FROM dcond WHERE f8 NOT IN (''NaN'', 0)');
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE i4 NOT IN (1, NULL)', false);
+-- OR of comparisons and null tests, ANDed with others; numeric columns within the groups.
+SELECT check_cond('SELECT count(*), sum(i8), max(f4) FROM dcond WHERE i4 < 5 OR f8 > 9');
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE (i4 < 5 OR i4 > 45) AND f8 IS NOT NULL');
+SELECT check_cond('SELECT count(*), sum(i4) FROM dcond WHERE i4 IS NULL OR f8 IS NULL OR f4 = ''NaN''');
+SELECT check_cond('SELECT count(*), sum(i4) FROM dcond WHERE (n < 10 OR n > 90.5) AND (i2 IN (1, 2) OR d > date ''2000-01-20'')');
+SELECT check_cond('SELECT count(*), sum(i4) FROM dcond WHERE i4 IN (1, 2) OR i8 IN (0, 1) OR f8 = ''-Infinity''');
+-- NOT over OR and AND, as the planner leaves it (pushed down to the operators' negators).
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE NOT (i4 < 5 OR f8 > 9)');
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE NOT (i4 < 25 AND f8 >= 2)');
+-- OR and IN in FILTERs, with and without GROUP BY.
+SELECT check_cond('SELECT count(*) FILTER (WHERE i4 IN (1, 2, 3) OR f8 = ''NaN''), sum(i8) FILTER (WHERE i2 NOT IN (0, 1)), avg(f8) FILTER (WHERE f4 < 0 OR f4 IS NULL) FROM dcond WHERE i8 > -900');
+SELECT check_cond('SELECT d, count(*) FILTER (WHERE i4 IN (1, 2, 3) OR f8 > 8), sum(i8) FROM dcond WHERE i2 IN (1, 2, 3) OR i2 IS NULL GROUP BY d');
+-- Forms the device does not run: an OR of ANDs, text, more comparisons than a program holds.
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE (i4 < 5 AND f8 > 2) OR i8 < 0', false);
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE t IN (''x1'', ''x3'') OR i4 = 2', NULL);
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE i4 IN (' ||
+  (SELECT string_agg(g::text, ', ') FROM generate_series(0, 40) g) || ')', false);
+
+DROP TABLE dcond;
