@@ -66,6 +66,16 @@ typedef struct GpuextScanCol
 	int64_t		missing;		/* ... the column's default (atthasmissing), as read */
 } GpuextScanCol;
 
+/*
+ * Text comparisons (strategy = or <>, for NOT): the column's bytes equal the
+ * constant's, the same without the value's trailing blanks (char(n)), or
+ * start with them (LIKE 'prefix%').
+ */
+#define GPUEXT_SCAN_TEXT_BYTES 16
+#define GPUEXT_SCAN_TEXT_EQUAL 1
+#define GPUEXT_SCAN_TEXT_BPCHAR 2
+#define GPUEXT_SCAN_TEXT_PREFIX 3
+
 /* Strategies past btree's, and the null tests. */
 #define GPUEXT_SCAN_NOT_EQUAL 6
 #define GPUEXT_SCAN_IS_NULL 1
@@ -80,10 +90,12 @@ typedef struct GpuextScanCmp
 	uint8_t		nulltest;		/* GPUEXT_SCAN_IS_NULL or _IS_NOT_NULL: only the column's NULL counts */
 	uint8_t		num_up;			/* a numeric column: its value * 10^num_up is compared with ival */
 	uint8_t		or_next;		/* this and the next comparison are in one OR group */
-	uint8_t		pad2[2];
+	uint8_t		text;			/* GPUEXT_SCAN_TEXT_*: a GPUEXT_SCAN_BYTES column's bytes against tbytes */
+	uint8_t		tlen;			/* ... the constant's length */
 	int64_t		modulus;		/* integers, > 0: the value modulo this is compared */
 	int64_t		ival;
 	double		fval;
+	unsigned char tbytes[GPUEXT_SCAN_TEXT_BYTES];
 } GpuextScanCmp;
 
 /* One output: a column's non-NULL values where its FILTER passes, dense; or only their count. */
@@ -233,6 +245,7 @@ typedef struct GpuextScanProgram
 /* One tuple's columns as the program reads them, and its arithmetic's registers. */
 typedef struct GpuextScanRow
 {
+	const unsigned char *page;	/* where a GPUEXT_SCAN_BYTES column's offset points */
 	int64_t		vals[GPUEXT_SCAN_MAX_COLS];
 	uint32_t	nulls;			/* bit c: column c is NULL */
 	uint32_t	nans;			/* bit c: numeric column c is NaN (its value 0) */
@@ -331,6 +344,7 @@ gpuext_scan_decode(const GpuextScanProgram *p, const unsigned char *page, unsign
 
 	if (lp < 1 || 24 + 4 * lp > lower || lower > GPUEXT_SCAN_PAGE_BYTES)
 		return -1;
+	row->page = page;
 	item = gpuext_scan_u32(page + 24 + 4 * (lp - 1));
 	if (((item >> 15) & 3) != 1)	/* LP_NORMAL */
 		return 0;
@@ -443,83 +457,7 @@ gpuext_scan_double(const GpuextScanProgram *p, const GpuextScanRow *row, int c)
 	return (double) v;
 }
 
-/* Whether comparison k holds for row (float8_cmp_internal for floats); a NULL column fails it. */
-static inline GPUEXT_HD int
-gpuext_scan_cmp(const GpuextScanProgram *p, const GpuextScanRow *row, const GpuextScanCmp *k)
-{
-	int			cmp;
-
-	if (k->nulltest)
-		return ((row->nulls >> k->col) & 1) == (k->nulltest == GPUEXT_SCAN_IS_NULL);
-	if (row->nulls & (1u << k->col))
-		return 0;
-	if (row->nans & (1u << k->col))
-		cmp = 1;				/* numeric NaN: above every number, and no constant is NaN */
-	else if (k->is_float)
-	{
-		double		a = gpuext_scan_double(p, row, k->col);
-		double		b = k->fval;
-
-		if (a != a)
-			cmp = b != b ? 0 : 1;
-		else if (b != b)
-			cmp = -1;
-		else
-			cmp = a > b ? 1 : a < b ? -1 : 0;
-	}
-	else if (k->num_up > 0)
-	{
-		__int128	w = (__int128) row->vals[k->col] * gpuext_scan_pow10(k->num_up);
-
-		cmp = w < k->ival ? -1 : w > k->ival ? 1 : 0;
-	}
-	else
-	{
-		int64_t		v = row->vals[k->col];
-
-		if (k->modulus > 0)
-			v %= k->modulus;
-		cmp = v < k->ival ? -1 : v > k->ival ? 1 : 0;
-	}
-	switch (k->strategy)
-	{
-		case 1:
-			return cmp < 0;
-		case 2:
-			return cmp <= 0;
-		case 3:
-			return cmp == 0;
-		case 4:
-			return cmp >= 0;
-		case GPUEXT_SCAN_NOT_EQUAL:
-			return cmp != 0;
-		default:
-			return cmp > 0;
-	}
-}
-
-/*
- * Whether the comparisons cmps[first .. first + n) hold for row: each run of
- * comparisons joined by or_next is one OR group, and every group must hold.
- * The conditions come with NOT pushed down to the comparisons, so a NULL
- * (failing its comparison) decides as SQL's NULL does where only true passes.
- */
-static inline GPUEXT_HD int
-gpuext_scan_cmps(const GpuextScanProgram *p, const GpuextScanRow *row, int first, int n)
-{
-	int			group = 0;
-
-	for (int i = first; i < first + n; i++)
-	{
-		group = group || gpuext_scan_cmp(p, row, &p->cmps[i]);
-		if (p->cmps[i].or_next)
-			continue;
-		if (!group)
-			return 0;
-		group = 0;
-	}
-	return 1;
-}
+#include "scan_heap_cmps.h"
 
 /* Whether a double is an infinity (either sign). */
 static inline GPUEXT_HD int

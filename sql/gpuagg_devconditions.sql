@@ -1,9 +1,11 @@
 -- Custom Scan (GpuAgg)'s device scan with conditions beyond a list of comparisons: IN lists,
--- NOT IN, OR, and NOT pushed down to the comparisons, in WHERE clauses and FILTERs, with SQL's
+-- NOT IN, OR, NOT pushed down to the comparisons, and text compared as its bytes (=, <>, IN,
+-- LIKE 'prefix%', char(n) without its trailing blanks), in WHERE clauses and FILTERs, with SQL's
 -- NULL logic (a NULL column, a NULL in the list), NaN and -0.  Every result is checked against
 -- PostgreSQL's own plan in the same test; where there is a device, that the device scan ran
 -- (EXPLAIN ANALYZE's Device Scan line), or that the forms it does not run (an OR of ANDs, a
--- NOT IN list holding a NULL, more comparisons than a program holds) kept the CPU's path.
+-- NOT IN list holding a NULL, more comparisons than a program holds, text constants past 16
+-- bytes) kept the CPU's path.
 LOAD 'gpuext';
 SET gpuext.agg_min_rows = 0;
 SET gpuext.min_gpu_elements = 0;
@@ -48,7 +50,7 @@ END $$;
 
 -- NULLs in every column; NaN, -0 and infinities among the floats.
 CREATE TABLE dcond (i2 int2, i4 int4, i8 int8, f4 float4, f8 float8, d date, ts timestamp,
-                    n numeric(10, 2), t text);
+                    n numeric(10, 2), t text, c char(6), v varchar(12));
 INSERT INTO dcond
 SELECT CASE WHEN i % 23 = 0 THEN NULL ELSE (i % 11 - 5)::int2 END,
        CASE WHEN i % 13 = 0 THEN NULL ELSE i % 50 END,
@@ -59,7 +61,9 @@ SELECT CASE WHEN i % 23 = 0 THEN NULL ELSE (i % 11 - 5)::int2 END,
        CASE WHEN i % 47 = 0 THEN NULL ELSE date '2000-01-01' + i % 30 END,
        timestamp '2000-01-01' + (i % 12) * interval '1 hour',
        CASE WHEN i % 53 = 0 THEN NULL ELSE (i % 300) / 3.0 END,
-       'x' || i % 5
+       'x' || i % 5,
+       CASE WHEN i % 59 = 0 THEN NULL ELSE (ARRAY['ab', 'ab c', '', 'abcdef', 'é'])[1 + i % 5] END,
+       CASE WHEN i % 61 = 0 THEN NULL ELSE (ARRAY['MAIL', 'SHIP', 'REG AIR', 'AIR', 'MAIL ', 'ÅÄÖ', ''])[1 + i % 7] END
 FROM generate_series(1, 20000) i;
 ANALYZE dcond;
 
@@ -89,10 +93,30 @@ SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE NOT (i4 < 25 AND f8
 -- OR and IN in FILTERs, with and without GROUP BY.
 SELECT check_cond('SELECT count(*) FILTER (WHERE i4 IN (1, 2, 3) OR f8 = ''NaN''), sum(i8) FILTER (WHERE i2 NOT IN (0, 1)), avg(f8) FILTER (WHERE f4 < 0 OR f4 IS NULL) FROM dcond WHERE i8 > -900');
 SELECT check_cond('SELECT d, count(*) FILTER (WHERE i4 IN (1, 2, 3) OR f8 > 8), sum(i8) FROM dcond WHERE i2 IN (1, 2, 3) OR i2 IS NULL GROUP BY d');
--- Forms the device does not run: an OR of ANDs, text, more comparisons than a program holds.
+-- Text as its bytes: text, varchar (through text's operators) and char(n) (without trailing
+-- blanks, as bpchareq), empty and multibyte strings, IN and NOT IN lists, LIKE 'prefix%'.
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE t = ''x1''');
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE t <> ''x1'' AND v <> ''AIR''');
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE v IN (''MAIL'', ''SHIP'', ''ÅÄÖ'')');
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE v NOT IN (''MAIL'', ''SHIP'', '''')');
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE v IN (''MAIL'', NULL)');
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE v NOT IN (''MAIL'', NULL)', false);
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE v LIKE ''MAI%'' OR v LIKE ''%''');
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE v NOT LIKE ''REG%'' AND t LIKE ''x%''');
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE c = ''ab'' OR c = ''''');
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE c IN (''ab c'', ''é'', ''abcdef'')');
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE c <> ''ab   ''');
+SELECT check_cond('SELECT v, count(*) FILTER (WHERE c = ''ab'' OR t = ''x2''), sum(i4) FILTER (WHERE t <> ''x0'') FROM dcond WHERE v <> '''' GROUP BY v');
+-- Forms the device does not run: an OR of ANDs, a text constant past 16 bytes, a pattern with
+-- more than a trailing %, more comparisons than a program holds.
 SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE (i4 < 5 AND f8 > 2) OR i8 < 0', false);
-SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE t IN (''x1'', ''x3'') OR i4 = 2', NULL);
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE t = ''x1234567890123456''', false);
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE t LIKE ''x_%''', false);
 SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE i4 IN (' ||
   (SELECT string_agg(g::text, ', ') FROM generate_series(0, 40) g) || ')', false);
+
+-- A compressed value in a compared text column: its batch is read on the CPU, exactly.
+INSERT INTO dcond (i4, i8, t, v) VALUES (1, 1, repeat('x1', 3000), 'MAIL');
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE t = ''x1'' OR v = ''MAIL''', NULL);
 
 DROP TABLE dcond;

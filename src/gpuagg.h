@@ -501,6 +501,7 @@ extern int	GpuAggRowExprAdd(GpuAggRowExpr *e, CustomScan *cscan, Expr *expr);
 extern bool GpuAggCompiledType(Oid type, bool *is_float);
 extern Node *GpuAggModColumn(Node *node, int64 *modulus);
 extern void GpuAggRowQualColumns(const GpuAggRowQual *q, Bitmapset **atts);
+extern void GpuAggRowQualTextColumns(const GpuAggRowQual *q, Bitmapset **atts);
 extern bool GpuAggRowQualToScan(const GpuAggRowQual *q, GpuextScanProgram *p, const int *col_of_att);
 extern void GpuAggRowExprColumnsUsed(const GpuAggRowExpr *e, Bitmapset **atts);
 extern void GpuAggRowExprToScan(const GpuAggRowExpr *e, GpuextScanProgram *p, const int *col_of_att);

@@ -10,11 +10,11 @@
  * real and double precision (cross-type within the integers and within the
  * floats, date against timestamp), of numeric(p, s) with numeric constants,
  * of text, varchar and char(n) with a constant (=, <>, and LIKE 'prefix%'
- * of text and varchar) under a deterministic collation, IN lists of a
- * column's own type, and IS [NOT] NULL.  They are evaluated as PostgreSQL's
+ * of text and varchar) under a deterministic collation, IN and NOT IN lists
+ * (of integers, floats, dates, timestamps and text), and IS [NOT] NULL.  They are evaluated as PostgreSQL's
  * operators compare (float8_cmp_internal: NaN above every number and equal
  * to itself), for rows without NULLs, where OR and NOT are two-valued.
- * Numeric, text and IN comparisons, OR and NOT are tested on the CPU only.
+ * gpuagg_devconditions.c puts them into the device scan's program.
  */
 #include "postgres.h"
 
@@ -22,6 +22,7 @@
 #include "access/nbtree.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -35,55 +36,8 @@
 
 #include "agg_accum.h"
 #include "gpuagg.h"
+#include "gpuagg_conditions.h"
 
-/* What a compiled comparison compares: signed integers, or floats as double precision. */
-typedef enum RowCmpKind
-{
-	ROWCMP_INT,
-	ROWCMP_FLOAT,
-	ROWCMP_NUMERIC,				/* numeric(p, s) against a numeric, both at a scale as integers */
-	ROWCMP_TEXT,				/* text, varchar or char(n) against a constant's bytes */
-	ROWCMP_BOOL,				/* an OR of compiled conditions, or a NOT of one */
-	ROWCMP_NULLTEST				/* IS NULL (strategy ROWCMP_IS_NULL) or IS NOT NULL */
-} RowCmpKind;
-
-/* Strategies past btree's: <> (the negator of a btree =), and the null tests. */
-#define ROWCMP_NOT_EQUAL GPUEXT_SCAN_NOT_EQUAL
-#define ROWCMP_IS_NULL 1
-#define ROWCMP_IS_NOT_NULL 2
-#define ROWCMP_PREFIX 7			/* text: LIKE 'prefix%' */
-
-/* One comparison of a column with a constant: column <strategy> constant. */
-typedef struct RowCmp
-{
-	AttrNumber	att;
-	int16		len;
-	Oid			coltype;
-	RowCmpKind	kind;
-	StrategyNumber strategy;
-	int64		ival;
-	float8		fval;
-	int64		modulus;		/* > 0: the column's value % modulus is compared */
-	int			nscale;			/* numeric: the scale both are compared at, */
-	int			colscale;		/* ... the column's (its type's), */
-	int128		nval;			/* ... the constant at it, */
-	Datum		nconst;			/* ... and itself */
-	const char *tbytes;			/* text: the constant's bytes (char(n): without trailing blanks), */
-	int			tlen;			/* ... how many */
-	struct GpuAggRowQual **subs;	/* OR: the conditions, any of which passes; NOT: the one that fails */
-	int			nsubs;
-	bool		negate;			/* NOT */
-	int			in_n;			/* > 0: column IN (a list): its non-NULL values, */
-	bool		in_nulls;		/* ... whether it held NULLs too, */
-	int64	   *in_ivals;		/* ... integers sorted */
-	float8	   *in_fvals;		/* ... or floats */
-} RowCmp;
-
-struct GpuAggRowQual
-{
-	int			ncmps;
-	RowCmp		cmps[FLEXIBLE_ARRAY_MEMBER];
-};
 
 /*
  * A numeric column's value at p against the comparison's constant, as
@@ -485,6 +439,8 @@ FloatType(Oid type)
 	return type == FLOAT4OID || type == FLOAT8OID;
 }
 
+static bool CompileText(CustomScan *cscan, Node *node, RowCmp *c);
+
 /* Ascending int64s, for qsort. */
 static int
 CmpInt64(const void *a, const void *b)
@@ -562,6 +518,71 @@ CompileIn(CustomScan *cscan, ScalarArrayOpExpr *sa, RowCmp *c)
 		qsort(c->in_ivals, c->in_n, sizeof(int64), CmpInt64);
 	/* a list of NULLs alone is left to the executor */
 	return c->in_n > 0;
+}
+
+/*
+ * A text, varchar or char(n) column = ANY (constants), or <> ALL (NOT IN),
+ * under a deterministic collation: an OR of the values' = (compiled as
+ * CompileText compiles one), under a NOT for <> ALL.  A NULL in the list
+ * is left out of the OR, and makes a NOT IN never true, which is left to
+ * the executor.  False where it is not of that form.
+ */
+static bool
+CompileTextIn(CustomScan *cscan, ScalarArrayOpExpr *sa, RowCmp *c)
+{
+	Node	   *right = lsecond(sa->args);
+	Oid			func = get_opcode(sa->opno);
+	bool		bpchar = func == F_BPCHAREQ || func == F_BPCHARNE;
+	ArrayType  *arr;
+	Datum	   *vals;
+	bool	   *nulls;
+	int			n;
+	RowCmp	   *or = c;
+
+	memset(c, 0, sizeof(RowCmp));
+	if (list_length(sa->args) != 2 || !IsA(right, Const) || ((Const *) right)->constisnull ||
+		(sa->useOr ? func != F_TEXTEQ && func != F_BPCHAREQ : func != F_TEXTNE && func != F_BPCHARNE))
+		return false;
+	arr = DatumGetArrayTypeP(((Const *) right)->constvalue);
+	if (ARR_ELEMTYPE(arr) != (bpchar ? BPCHAROID : TEXTOID))
+		return false;
+	deconstruct_array(arr, ARR_ELEMTYPE(arr), -1, false, TYPALIGN_INT, &vals, &nulls, &n);
+	if (!sa->useOr)
+	{
+		/* NOT (column = any of them) */
+		GpuAggRowQual *sub = palloc0(offsetof(GpuAggRowQual, cmps) + sizeof(RowCmp));
+
+		c->kind = ROWCMP_BOOL;
+		c->negate = true;
+		c->subs = palloc(sizeof(GpuAggRowQual *));
+		c->subs[0] = sub;
+		c->nsubs = 1;
+		sub->ncmps = 1;
+		or = &sub->cmps[0];
+	}
+	or->kind = ROWCMP_BOOL;
+	or->subs = palloc(sizeof(GpuAggRowQual *) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		OpExpr	   *eq = makeNode(OpExpr);
+		GpuAggRowQual *sub;
+
+		if (nulls[i])
+		{
+			or->in_nulls = true;
+			continue;
+		}
+		eq->opfuncid = bpchar ? F_BPCHAREQ : F_TEXTEQ;
+		eq->inputcollid = sa->inputcollid;
+		eq->args = list_make2(linitial(sa->args),
+							  makeConst(ARR_ELEMTYPE(arr), -1, sa->inputcollid, -1, vals[i], false, false));
+		sub = palloc0(offsetof(GpuAggRowQual, cmps) + sizeof(RowCmp));
+		if (!CompileText(cscan, (Node *) eq, &sub->cmps[0]))
+			return false;
+		sub->ncmps = 1;
+		or->subs[or->nsubs++] = sub;
+	}
+	return or->nsubs > 0 && !(c->negate && or->in_nulls);
 }
 
 /*
@@ -742,6 +763,30 @@ GpuAggCompileRowQual(CustomScan *cscan, List *quals)
 			q->ncmps++;
 			continue;
 		}
+		if (IsA(node, OpExpr) && ((OpExpr *) node)->opfuncid == F_TEXTNLIKE)
+		{
+			/* NOT LIKE 'prefix%': the NOT of the LIKE */
+			OpExpr	   *like = copyObject((OpExpr *) node);
+			RowCmp	   *c = &q->cmps[q->ncmps];
+			GpuAggRowQual *sub = palloc0(offsetof(GpuAggRowQual, cmps) + sizeof(RowCmp));
+
+			like->opfuncid = F_TEXTLIKE;
+			if (!CompileText(cscan, (Node *) like, &sub->cmps[0]))
+				return NULL;
+			sub->ncmps = 1;
+			c->kind = ROWCMP_BOOL;
+			c->negate = true;
+			c->subs = palloc(sizeof(GpuAggRowQual *));
+			c->subs[0] = sub;
+			c->nsubs = 1;
+			q->ncmps++;
+			continue;
+		}
+		if (IsA(node, ScalarArrayOpExpr) && CompileTextIn(cscan, (ScalarArrayOpExpr *) node, &q->cmps[q->ncmps]))
+		{
+			q->ncmps++;
+			continue;
+		}
 		if (IsA(node, ScalarArrayOpExpr) && !((ScalarArrayOpExpr *) node)->useOr)
 		{
 			if (!CompileNotIn(cscan, (ScalarArrayOpExpr *) node, &q->cmps[q->ncmps]))
@@ -775,156 +820,4 @@ GpuAggRowQualColumns(const GpuAggRowQual *q, Bitmapset **atts)
 		else
 			*atts = bms_add_member(*atts, q->cmps[i].att);
 	}
-}
-
-/* The device's strategy for NOT column <strategy> constant: its negator (a NULL stays NULL). */
-static const uint8 NegatedStrategy[] = {0, BTGreaterEqualStrategyNumber, BTGreaterStrategyNumber, ROWCMP_NOT_EQUAL,
-	BTLessStrategyNumber, BTLessEqualStrategyNumber, BTEqualStrategyNumber};
-
-/*
- * Append one comparison (value v of an IN list, where it is one) to the
- * program, in the OR group being built, negated where neg; false where the
- * device cannot run it.
- */
-static bool
-ScanLiteral(const RowCmp *c, int v, bool neg, GpuextScanProgram *p, const int *col_of_att)
-{
-	GpuextScanCmp *k;
-
-	/* text is tested on the CPU only; numerics as bigints at the column's scale */
-	if (c->kind == ROWCMP_TEXT || p->ncmps >= GPUEXT_SCAN_MAX_CMPS ||
-		(c->kind == ROWCMP_NUMERIC &&
-		 (c->nscale - c->colscale > 19 || c->nval != (int64) c->nval ||
-		  p->cols[col_of_att[c->att]].kind != GPUEXT_SCAN_NUMERIC || p->cols[col_of_att[c->att]].scale != c->colscale)))
-		return false;
-	k = &p->cmps[p->ncmps++];
-	memset(k, 0, sizeof(GpuextScanCmp));
-	k->num_up = c->kind == ROWCMP_NUMERIC ? c->nscale - c->colscale : 0;
-	k->ival = c->kind == ROWCMP_NUMERIC ? (int64) c->nval : c->in_n > 0 ? c->in_ivals[v] : c->ival;
-	k->fval = c->in_n > 0 ? c->in_fvals[v] : c->fval;
-	k->col = col_of_att[c->att];
-	k->is_float = c->kind == ROWCMP_FLOAT;
-	k->modulus = c->modulus;
-	if (c->kind == ROWCMP_NULLTEST)
-		k->nulltest = (c->strategy == ROWCMP_IS_NULL) != neg ? GPUEXT_SCAN_IS_NULL : GPUEXT_SCAN_IS_NOT_NULL;
-	k->strategy = c->kind == ROWCMP_NULLTEST ? c->strategy : neg ? NegatedStrategy[c->strategy] : c->strategy;
-	k->or_next = 1;
-	return true;
-}
-
-/* End the OR group being built with the last comparison appended. */
-static inline void
-ScanCloseGroup(GpuextScanProgram *p)
-{
-	p->cmps[p->ncmps - 1].or_next = 0;
-}
-
-static bool ScanGroups(const GpuAggRowQual *q, bool neg, GpuextScanProgram *p, const int *col_of_att);
-static bool ScanGroupsOf(const RowCmp *c, bool neg, GpuextScanProgram *p, const int *col_of_att);
-
-/* A condition (negated where neg) appended as comparisons of one OR group; false where it is not one. */
-static bool
-ScanOr(const GpuAggRowQual *q, bool neg, GpuextScanProgram *p, const int *col_of_att)
-{
-	if (!neg && q->ncmps != 1)
-		return false;
-	for (int i = 0; i < q->ncmps; i++)
-	{
-		const RowCmp *c = &q->cmps[i];
-		bool		ok = true;
-
-		if (c->kind == ROWCMP_BOOL && c->negate)
-			ok = ScanOr(c->subs[0], !neg, p, col_of_att);
-		else if (c->kind == ROWCMP_BOOL)
-		{
-			ok = neg ? c->nsubs == 1 && ScanOr(c->subs[0], true, p, col_of_att) : true;
-			for (int j = 0; j < c->nsubs && !neg && ok; j++)
-				ok = ScanOr(c->subs[j], false, p, col_of_att);
-		}
-		else if (c->in_n > 0 && neg)
-			ok = c->in_n == 1 && !c->in_nulls && ScanLiteral(c, 0, true, p, col_of_att);
-		else if (c->in_n > 0)
-			for (int v = 0; v < c->in_n && ok; v++)
-				ok = ScanLiteral(c, v, false, p, col_of_att);
-		else
-			ok = ScanLiteral(c, 0, neg, p, col_of_att);
-		if (!ok)
-			return false;
-	}
-	return true;
-}
-
-/* A condition (negated where neg) appended as OR groups that must all hold; false where the device cannot. */
-static bool
-ScanGroups(const GpuAggRowQual *q, bool neg, GpuextScanProgram *p, const int *col_of_att)
-{
-	if (neg && q->ncmps == 1)
-		return ScanGroupsOf(&q->cmps[0], true, p, col_of_att);
-	if (neg)
-	{
-		/* NOT (a AND b): NOT a OR NOT b */
-		if (!ScanOr(q, true, p, col_of_att))
-			return false;
-		ScanCloseGroup(p);
-		return true;
-	}
-	for (int i = 0; i < q->ncmps; i++)
-		if (!ScanGroupsOf(&q->cmps[i], false, p, col_of_att))
-			return false;
-	return true;
-}
-
-/* One compiled condition (negated where neg) appended as OR groups that must all hold. */
-static bool
-ScanGroupsOf(const RowCmp *c, bool neg, GpuextScanProgram *p, const int *col_of_att)
-{
-	if (c->kind == ROWCMP_BOOL && c->negate)
-		return ScanGroups(c->subs[0], !neg, p, col_of_att);
-	if (c->kind == ROWCMP_BOOL && neg)
-	{
-		/* NOT (a OR b): NOT a AND NOT b */
-		for (int j = 0; j < c->nsubs; j++)
-			if (!ScanGroups(c->subs[j], true, p, col_of_att))
-				return false;
-		return true;
-	}
-	if (c->kind == ROWCMP_BOOL)
-	{
-		for (int j = 0; j < c->nsubs; j++)
-			if (!ScanOr(c->subs[j], false, p, col_of_att))
-				return false;
-		ScanCloseGroup(p);
-		return true;
-	}
-	if (c->in_n > 0 && neg)
-	{
-		/* NOT IN: each value's <>; with a NULL in the list never true, left to the CPU */
-		if (c->in_nulls)
-			return false;
-		for (int v = 0; v < c->in_n; v++)
-		{
-			if (!ScanLiteral(c, v, true, p, col_of_att))
-				return false;
-			ScanCloseGroup(p);
-		}
-		return true;
-	}
-	for (int v = 0; v < Max(c->in_n, 1); v++)
-		if (!ScanLiteral(c, v, neg, p, col_of_att))
-			return false;
-	ScanCloseGroup(p);
-	return true;
-}
-
-/*
- * A compiled condition appended to a device scan program (col_of_att: each
- * column's index among the program's columns) with NOT pushed down to the
- * comparisons, as OR groups that must all hold (an IN list is one group of
- * its values' =); false where the device cannot run it (text, an OR of
- * ANDs, no room).
- */
-bool
-GpuAggRowQualToScan(const GpuAggRowQual *q, GpuextScanProgram *p, const int *col_of_att)
-{
-	return ScanGroups(q, false, p, col_of_att);
 }

@@ -198,12 +198,12 @@ GpuAggDevGroupsProgram(GpuAggState *st, GpuextScanProgram *p, const int *col_of_
 			p->outs[o].counter = p->ncounters++;
 }
 
-/* Whether a key column is read for its value by the program's conditions, arithmetic or outputs. */
+/* Whether a key column is read for its value by the program's conditions (but text's), arithmetic or outputs. */
 bool
 GpuAggDevGroupsKeyValueRead(const GpuextScanProgram *p)
 {
 	for (int i = 0; i < p->ncmps; i++)
-		if (!p->cmps[i].nulltest && p->cols[p->cmps[i].col].kind == GPUEXT_SCAN_BYTES)
+		if (!p->cmps[i].nulltest && !p->cmps[i].text && p->cols[p->cmps[i].col].kind == GPUEXT_SCAN_BYTES)
 			return true;
 	for (int i = 0; i < p->nloads; i++)
 		if (p->cols[p->loads[i].col].kind == GPUEXT_SCAN_BYTES)

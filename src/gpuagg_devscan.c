@@ -160,6 +160,7 @@ BuildProgram(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 	int			maxatt = 0;
 	int			a = -1;
 	Bitmapset  *keyatts = NULL;
+	Bitmapset  *textatts = NULL;
 	Bitmapset  *intatts = NULL;
 
 #ifdef WORDS_BIGENDIAN
@@ -170,7 +171,10 @@ BuildProgram(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 		(st->rows.qual != NULL && st->rows.rowqual == NULL))
 		return NULL;
 	if (st->rows.rowqual != NULL)
+	{
 		GpuAggRowQualColumns(st->rows.rowqual, &atts);
+		GpuAggRowQualTextColumns(st->rows.rowqual, &textatts);
+	}
 	rowfilters = palloc0(sizeof(GpuAggRowQual *) * Max(st->ninputs, 1));
 	for (int i = 0; i < st->ninputs; i++)
 	{
@@ -187,6 +191,7 @@ BuildProgram(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 			if (rowfilters[i] == NULL)
 				return NULL;
 			GpuAggRowQualColumns(rowfilters[i], &atts);
+			GpuAggRowQualTextColumns(rowfilters[i], &textatts);
 		}
 		if (in->arg != NULL && in->type != NULL && in->numarg != NULL && GpuAggInputIsNumeric(in))
 		{
@@ -253,7 +258,8 @@ BuildProgram(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 	{
 		col_of_att[a] = p->ncols;
 		ScanColumn(&p->cols[p->ncols++], tupdesc, a);
-		if (bms_is_member(a, keyatts))
+		/* keys, and text compared (its bytes read only where a tuple without it has NULL there) */
+		if (bms_is_member(a, keyatts) || (bms_is_member(a, textatts) && p->cols[p->ncols - 1].missing_null))
 			p->cols[p->ncols - 1].kind = GPUEXT_SCAN_BYTES;
 		else
 			NumericColumn(&p->cols[p->ncols - 1], tupdesc, a);

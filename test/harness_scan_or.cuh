@@ -1,10 +1,12 @@
 /*
  * harness_scan_or.cuh
  *		The device scan's OR groups (comparisons joined by or_next) in the
- *		WHERE clause and in FILTERs: the device against the CPU on every
- *		page set, the CPU's passing rows and FILTER counts against the
- *		harness's own reading of the rows it wrote, and programs whose group
- *		runs past its clause refused.  Included after harness_scan_heap.cuh.
+ *		WHERE clause and in FILTERs, and text compared as bytes: the device
+ *		against the CPU on every page set, the CPU's passing rows and FILTER
+ *		counts against the harness's own reading of the rows it wrote (OR
+ *		groups), and programs whose group runs past its clause or whose text
+ *		comparisons are malformed refused.  Included after
+ *		harness_scan_heap.cuh.
  */
 
 /*
@@ -42,6 +44,49 @@ GpuextScanProgram scan_program_or()
 	scan_fcmp(p, f8, 3, std::numeric_limits<double>::quiet_NaN());
 	scan_out(p, i8, 8, f, 4);
 	scan_out(p, -1, 0, 0, 0);
+	return p;
+}
+
+/* Add a text comparison (GPUEXT_SCAN_TEXT_*) of bytes column col with the n bytes at b: its index in cmps. */
+int scan_tcmp(GpuextScanProgram &p, int col, int text, int strategy, const char *b, int n)
+{
+	GpuextScanCmp &k = p.cmps[p.ncmps];
+
+	k.col = (uint8_t) col;
+	k.text = (uint8_t) text;
+	k.strategy = (uint8_t) strategy;
+	k.tlen = (uint8_t) n;
+	memcpy(k.tbytes, b, n);
+	return p.ncmps++;
+}
+
+/*
+ * Text compared as bytes: WHERE (t0 = '' OR t7 LIKE '%' OR i4 % 3 = 0);
+ * FILTERs t0 <> '', t7 = '' as char(n) compares (blanks only), t0 LIKE
+ * 'A%', each on a count, and t0's NULLs counted.
+ */
+GpuextScanProgram scan_program_text()
+{
+	GpuextScanProgram p = scan_program(SCAN_NATTS);
+	const int	t0 = scan_col(p, 0, GPUEXT_SCAN_BYTES, true, 0);
+	const int	i4 = scan_col(p, 3, GPUEXT_SCAN_INT, false, 8);
+	const int	t7 = scan_col(p, 7, GPUEXT_SCAN_BYTES, true, 0);
+	int			f;
+
+	p.cmps[scan_tcmp(p, t0, GPUEXT_SCAN_TEXT_EQUAL, 3, "", 0)].or_next = 1;
+	p.cmps[scan_tcmp(p, t7, GPUEXT_SCAN_TEXT_PREFIX, 3, "", 0)].or_next = 1;
+	scan_icmp(p, i4, 3, 0, 3);
+	p.nquals = p.ncmps;
+	f = scan_tcmp(p, t0, GPUEXT_SCAN_TEXT_EQUAL, GPUEXT_SCAN_NOT_EQUAL, "", 0);
+	scan_out(p, -1, 0, f, 1);
+	f = scan_tcmp(p, t7, GPUEXT_SCAN_TEXT_BPCHAR, 3, "", 0);
+	scan_out(p, -1, 0, f, 1);
+	f = scan_tcmp(p, t0, GPUEXT_SCAN_TEXT_PREFIX, 3, "A", 1);
+	scan_out(p, -1, 0, f, 1);
+	f = scan_icmp(p, t0, 1, 0, 0);
+	p.cmps[f].nulltest = GPUEXT_SCAN_IS_NULL;
+	scan_out(p, -1, 0, f, 1);
+	scan_out(p, i4, 4, 0, 0);
 	return p;
 }
 
@@ -150,6 +195,8 @@ void run_scan_or_checks(bool quick)
 		scan_upload_set(s, &d_pages, &d_vis);
 		check_scan(s, "OR groups in the WHERE clause and FILTERs", program, d_pages, d_vis,
 				   (uint64_t) s.npages * GPUEXT_SCAN_MAX_TUPLES);
+		check_scan(s, "text compared as bytes", scan_program_text(), d_pages, d_vis,
+				   (uint64_t) s.npages * GPUEXT_SCAN_MAX_TUPLES);
 		gpuext_cuda_free(d_pages);
 		gpuext_cuda_free(d_vis);
 	}
@@ -170,4 +217,27 @@ void run_scan_or_checks(bool quick)
 	scan_layout(p, GPUEXT_SCAN_MAX_TUPLES);
 	p.cmps[0].or_next = 2;
 	report(gpuext_scan_program_valid(&p, (size_t) 1 << 20) == 0, "scan: an or_next other than 0 or 1 is refused", "");
+
+	const GpuextScanProgram text = scan_program_text();
+
+	p = text;
+	scan_layout(p, GPUEXT_SCAN_MAX_TUPLES);
+	report(gpuext_scan_program_valid(&p, (size_t) 1 << 20) == 1, "scan: a program of text comparisons is valid", "");
+	p.cmps[0].text = 0;
+	report(gpuext_scan_program_valid(&p, (size_t) 1 << 20) == 0,
+		   "scan: a text column compared other than as text is refused", "");
+	p = text;
+	scan_layout(p, GPUEXT_SCAN_MAX_TUPLES);
+	p.cmps[2].text = GPUEXT_SCAN_TEXT_EQUAL;
+	report(gpuext_scan_program_valid(&p, (size_t) 1 << 20) == 0,
+		   "scan: an integer column compared as text is refused", "");
+	p = text;
+	scan_layout(p, GPUEXT_SCAN_MAX_TUPLES);
+	p.cmps[0].tlen = GPUEXT_SCAN_TEXT_BYTES + 1;
+	report(gpuext_scan_program_valid(&p, (size_t) 1 << 20) == 0,
+		   "scan: a text constant past GPUEXT_SCAN_TEXT_BYTES is refused", "");
+	p = text;
+	scan_layout(p, GPUEXT_SCAN_MAX_TUPLES);
+	p.cmps[0].strategy = 1;
+	report(gpuext_scan_program_valid(&p, (size_t) 1 << 20) == 0, "scan: text compared by < is refused", "");
 }

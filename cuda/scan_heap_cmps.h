@@ -1,0 +1,110 @@
+/*
+ * scan_heap_cmps.h
+ *		The device scan's comparisons: a column of a decoded row against a
+ *		constant (integers, integers modulo a constant, floats as double
+ *		precision with NaN above all, numeric at a scale, text as its bytes)
+ *		or a null test, and the WHERE clause's and FILTERs' OR groups of
+ *		them.  Included by scan_heap.h after the row's decoding.
+ */
+#ifndef GPUEXT_SCAN_HEAP_CMPS_H
+#define GPUEXT_SCAN_HEAP_CMPS_H
+
+/* Whether a text column's bytes (offset and length in its page) meet text comparison k, as = (0 or 1). */
+static inline GPUEXT_HD int
+gpuext_scan_text_meets(const GpuextScanRow *row, const GpuextScanCmp *k, uint64_t v)
+{
+	const unsigned char *b = row->page + (uint32_t) (v >> 32);
+	uint32_t	len = (uint32_t) v;
+
+	if (k->text == GPUEXT_SCAN_TEXT_BPCHAR)
+		while (len > 0 && b[len - 1] == ' ')
+			len--;
+	if (k->text == GPUEXT_SCAN_TEXT_PREFIX ? len < k->tlen : len != k->tlen)
+		return 0;
+	for (int i = 0; i < k->tlen; i++)
+		if (b[i] != k->tbytes[i])
+			return 0;
+	return 1;
+}
+
+/* Whether comparison k holds for row (float8_cmp_internal for floats); a NULL column fails it. */
+static inline GPUEXT_HD int
+gpuext_scan_cmp(const GpuextScanProgram *p, const GpuextScanRow *row, const GpuextScanCmp *k)
+{
+	int			cmp;
+
+	if (k->nulltest)
+		return ((row->nulls >> k->col) & 1) == (k->nulltest == GPUEXT_SCAN_IS_NULL);
+	if (row->nulls & (1u << k->col))
+		return 0;
+	if (k->text)
+		cmp = !gpuext_scan_text_meets(row, k, (uint64_t) row->vals[k->col]);
+	else if (row->nans & (1u << k->col))
+		cmp = 1;				/* numeric NaN: above every number, and no constant is NaN */
+	else if (k->is_float)
+	{
+		double		a = gpuext_scan_double(p, row, k->col);
+		double		b = k->fval;
+
+		if (a != a)
+			cmp = b != b ? 0 : 1;
+		else if (b != b)
+			cmp = -1;
+		else
+			cmp = a > b ? 1 : a < b ? -1 : 0;
+	}
+	else if (k->num_up > 0)
+	{
+		__int128	w = (__int128) row->vals[k->col] * gpuext_scan_pow10(k->num_up);
+
+		cmp = w < k->ival ? -1 : w > k->ival ? 1 : 0;
+	}
+	else
+	{
+		int64_t		v = row->vals[k->col];
+
+		if (k->modulus > 0)
+			v %= k->modulus;
+		cmp = v < k->ival ? -1 : v > k->ival ? 1 : 0;
+	}
+	switch (k->strategy)
+	{
+		case 1:
+			return cmp < 0;
+		case 2:
+			return cmp <= 0;
+		case 3:
+			return cmp == 0;
+		case 4:
+			return cmp >= 0;
+		case GPUEXT_SCAN_NOT_EQUAL:
+			return cmp != 0;
+		default:
+			return cmp > 0;
+	}
+}
+
+/*
+ * Whether the comparisons cmps[first .. first + n) hold for row: each run of
+ * comparisons joined by or_next is one OR group, and every group must hold.
+ * The conditions come with NOT pushed down to the comparisons, so a NULL
+ * (failing its comparison) decides as SQL's NULL does where only true passes.
+ */
+static inline GPUEXT_HD int
+gpuext_scan_cmps(const GpuextScanProgram *p, const GpuextScanRow *row, int first, int n)
+{
+	int			group = 0;
+
+	for (int i = first; i < first + n; i++)
+	{
+		group = group || gpuext_scan_cmp(p, row, &p->cmps[i]);
+		if (p->cmps[i].or_next)
+			continue;
+		if (!group)
+			return 0;
+		group = 0;
+	}
+	return 1;
+}
+
+#endif							/* GPUEXT_SCAN_HEAP_CMPS_H */
