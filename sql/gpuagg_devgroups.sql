@@ -176,6 +176,9 @@ BEGIN
     RETURN 'ok';
   ELSIF node IS NULL OR coalesce((node->>'Workers Launched')::int, 0) = 0 THEN
     RETURN 'no workers';
+  ELSIF node->>'GPU Fallback' IN ('the device failed', 'a parallel worker uses the device only through the GPU service') THEN
+    -- under auto, workers without the GPU service do not use the device
+    RETURN 'on the CPU';
   ELSIF node->>'GPU Fallback' IS NOT NULL THEN
     RETURN 'CPU: ' || (node->>'GPU Fallback');
   ELSIF (node->>'Device Scan Blocks')::bigint IS DISTINCT FROM blocks

@@ -39,6 +39,7 @@ struct ScanRow
 	int			natts;
 	bool		null[SCAN_NATTS];
 	int64_t		val[SCAN_NATTS];
+	bool		toast[SCAN_NATTS] = {};	/* a varlena column holds a TOAST pointer */
 };
 
 /* An item as the builder made it: its state, and its tuple's row where it is normal. */
@@ -239,8 +240,12 @@ void scan_random_row(ScanRow &r, std::vector<uint8_t> var[SCAN_NATTS], int null_
 		r.null[a] = (int) (rng() % 100) < null_pct;
 		r.val[a] = 0;
 		var[a].clear();
+		r.toast[a] = false;
 		if (SCAN_ATT_LEN[a] == -1)
+		{
 			var[a] = scan_random_varlena(rng);
+			r.toast[a] = var[a][0] == 0x01;
+		}
 		else if (a == SCAN_FLOAT4_ATT || a == SCAN_FLOAT8_ATT)
 			r.val[a] = scan_random_float(a == SCAN_FLOAT4_ATT, rng);
 		else if (SCAN_ATT_LEN[a] == 1)
@@ -452,6 +457,8 @@ void scan_build_page(uint8_t *page, std::vector<ScanItem> &items, const ScanPage
 		{
 			kind = static_cast<ScanCorruption>(rng() % SCAN_NUM_CORRUPTIONS);
 			scan_corrupt_row(kind, it.row, var, rng);
+			for (int a = 0; a < SCAN_NATTS; a++)
+				it.row.toast[a] = SCAN_ATT_LEN[a] == -1 && !var[a].empty() && var[a][0] == 0x01;
 		}
 		for (;;)
 		{
@@ -947,6 +954,17 @@ std::string scan_reference_differs(const GpuextScanProgram &p, const ScanSet &s,
 		const ScanRow &r = s.items[v.page][v.item - 1].row;
 
 		if (v.state >= 0 && scan_reaches(p, v.state, r.natts))
+		{
+			bad++;
+			continue;
+		}
+		/* a column read as its bytes must be inline */
+		bool		toasted = false;
+
+		for (int c = 0; c < p.ncols; c++)
+			toasted = toasted || (p.cols[c].kind == GPUEXT_SCAN_BYTES && p.cols[c].att < r.natts &&
+								  !r.null[p.cols[c].att] && r.toast[p.cols[c].att]);
+		if (toasted)
 		{
 			bad++;
 			continue;
