@@ -197,6 +197,9 @@ SELECT check_groups('SELECT c1, kb, count(*), sum(f8), avg(i4) FROM dg GROUP BY 
 SELECT par_devscan('SELECT c1, kb, count(*), sum(f8), avg(i4) FROM dg GROUP BY c1, kb', 'dg');
 SELECT check_groups('SELECT k4, kt, count(*), min(kd), max(f4), sum(i4) FROM dg GROUP BY k4, kt');
 SELECT par_devscan('SELECT k4, kt, count(*), min(kd), max(f4), sum(i4) FROM dg GROUP BY k4, kt', 'dg');
+-- without GROUP BY too
+SELECT check_groups('SELECT count(*), sum(f8), avg(i4), max(f4) FROM dg');
+SELECT par_devscan('SELECT count(*), sum(f8), avg(i4), max(f4) FROM dg', 'dg');
 SET gpuext.device = auto;
 SET client_min_messages = error;
 SET gpuext.debug_fail_device_calls = 'kernel:1';
@@ -205,6 +208,10 @@ SELECT check_groups('SELECT c1, kb, count(*), sum(f8), avg(i4) FROM dg GROUP BY 
 SET parallel_leader_participation = off;
 SELECT par_devscan('SELECT c1, kb, count(*), sum(f8), avg(i4) FROM dg GROUP BY c1, kb', 'dg');
 SELECT check_groups('SELECT c1, kb, count(*), sum(f8), avg(i4) FROM dg GROUP BY c1, kb', NULL);
+-- without GROUP BY, a worker's wait after a batch whose reductions it left to it
+SET gpuext.debug_fail_device_calls = 'sync:1:2';
+SELECT par_devscan('SELECT count(*), sum(f8), avg(i4), max(f4) FROM dg', 'dg');
+SELECT check_groups('SELECT count(*), sum(f8), avg(i4), max(f4) FROM dg', NULL);
 RESET parallel_leader_participation;
 SET gpuext.debug_fail_device_calls = 'kernel:3';
 SELECT check_groups('SELECT c1, kb, count(*), sum(f8), avg(i4) FROM dg GROUP BY c1, kb', NULL);

@@ -301,7 +301,7 @@ typedef struct GpuAggDevScan
 	GpuAggDevBatch batches[2];
 	GpuAggDevBatch *b;			/* the batch on the device */
 	GpuAggDevFill *fill;		/* where set, the next batch to fill at the current one's first wait */
-	GpuextBuffer *back;			/* pinned: the counters, then a reduction result per output */
+	GpuextBuffer *back;			/* pinned: the counters, then two slots of a reduction result per output */
 	GpuextBuffer *device;		/* pages, items, counters, outputs, reduction scratch */
 	uint32		batch_pages;
 	size_t		vis_off;
@@ -315,6 +315,11 @@ typedef struct GpuAggDevScan
 	uint32		max_in_place;	/* buffers a batch may keep pinned */
 	size_t		refs_off;		/* host: each page's buffer index, or GPUEXT_SCAN_COPIED */
 	bool		bad;			/* the batch has a tuple the device could not decode */
+	/* without GROUP BY: the batch before's reductions, enqueued and read at the next wait */
+	uint32		pending_outs;	/* bit o: output o's reduction is in slot pending_slot */
+	int			pending_slot;
+	bool		pending_done;	/* ... and a wait since has passed it */
+	int			slot;			/* the slot of results the next reductions write */
 	uint32		tried;			/* this run's batches sent to the device, */
 	uint32		refused;		/* ... and of them those the CPU read again */
 	/* GROUP BY */

@@ -352,7 +352,7 @@ DevScanTry(GpuAggState *st, uint32 batch_pages, bool missing_ok)
 	GpuAggDevScan *ds = palloc0(sizeof(GpuAggDevScan));
 	size_t		vis_bytes;
 	size_t		outs = 0;
-	size_t		back_bytes = sizeof(uint64) * GPUEXT_SCAN_COUNTERS + sizeof(GpuextReduceResult) * GPUEXT_SCAN_MAX_OUTS;
+	size_t		back_bytes = sizeof(uint64) * GPUEXT_SCAN_COUNTERS + sizeof(GpuextReduceResult) * GPUEXT_SCAN_MAX_OUTS * 2;
 
 	ds->batch_pages = batch_pages;
 	vis_bytes = TYPEALIGN(256, (size_t) ds->batch_pages * GPUEXT_SCAN_VIS_SLOTS * sizeof(uint16));
@@ -469,11 +469,12 @@ Counts(GpuAggDevScan *ds)
 	return (const uint64 *) ds->back->ptr;
 }
 
-/* The reduction result of output o. */
+/* The reduction result of output o in slot slot. */
 static inline GpuextReduceResult *
-OutResult(GpuAggDevScan *ds, int o)
+OutResult(GpuAggDevScan *ds, int slot, int o)
 {
-	return (GpuextReduceResult *) (ds->back->ptr + sizeof(uint64) * GPUEXT_SCAN_COUNTERS) + o;
+	return (GpuextReduceResult *) (ds->back->ptr + sizeof(uint64) * GPUEXT_SCAN_COUNTERS) +
+		slot * GPUEXT_SCAN_MAX_OUTS + o;
 }
 
 /*
@@ -603,7 +604,11 @@ typedef struct DevScanJob
 	GpuAggDevScan *ds;
 } DevScanJob;
 
-/* One batch on the device: its pages up, the scan, its counters back, its outputs reduced. */
+/*
+ * One batch on the device: its pages up, the scan, its counters back, its
+ * outputs' reductions enqueued into the free slot of results.  They are not
+ * waited for: the next batch's wait, or the run's end, passes them.
+ */
 static bool
 DevScanBatch(DevScanJob *job)
 {
@@ -615,6 +620,8 @@ DevScanBatch(DevScanJob *job)
 	GpuAggDevScanUpload(ds);
 	GpuAggDevScanEnqueue(ds, p);
 	GpuAggDevScanWait(ds);
+	/* the batch before's reductions were enqueued ahead of this batch's scan */
+	ds->pending_done = true;
 	/* the CPU reads a batch with an undecodable tuple, or raises the arithmetic's error in row order */
 	ds->bad = Counts(ds)[GPUEXT_SCAN_BAD] > 0 || Counts(ds)[GPUEXT_SCAN_ERRORS] > 0;
 	if (ds->bad)
@@ -629,13 +636,57 @@ DevScanBatch(DevScanJob *job)
 		if (n > p->out_cap)
 			elog(ERROR, "gpuext: device scan output of " UINT64_FORMAT " values past its room", n);
 		GpuextCheck(gpuext_reduce(p->outs[o].value_bytes, OutIsFloat(in), dev + ds->outs_off + p->outs[o].offset, n,
-								  dev + ds->scratch_off, ds->scratch_bytes, OutResult(ds, o)), "reduction");
+								  dev + ds->scratch_off, ds->scratch_bytes, OutResult(ds, ds->slot, o)), "reduction");
 	}
-	GpuAggDevScanWait(ds);
 	return true;
 }
 
 GPUEXT_DEVICE_WORK(DevScanBatch, DevScanJob)
+
+/* The run's last reductions passed. */
+static bool
+DevScanDrain(DevScanJob *job)
+{
+	GpuAggDevScanWait(job->ds);
+	job->ds->pending_done = true;
+	return true;
+}
+
+GPUEXT_DEVICE_WORK(DevScanDrain, DevScanJob)
+
+/*
+ * The batch before's reductions merged into their inputs, where a wait has
+ * passed them; where the device failed before that (auto), the run is lost
+ * with them and starts again on the CPU.
+ */
+static void
+MergePending(GpuAggState *st, GpuAggDevScan *ds)
+{
+	const GpuextScanProgram *p = st->dev.program;
+
+	if (ds->pending_outs == 0)
+		return;
+	if (!ds->pending_done)
+	{
+		GpuAggNoteFallback(st, "the device failed");
+		st->device_lost = true;
+		ds->pending_outs = 0;
+		return;
+	}
+	for (int o = 0; o < p->nouts; o++)
+	{
+		GpuAggInput *in = &st->inputs[o];
+		const GpuextReduceResult *r = OutResult(ds, ds->pending_slot, o);
+
+		if (!(ds->pending_outs & (1u << o)))
+			continue;
+		if (in->dev_scale >= 0)
+			GpuAggDevScanMergeNumeric(in, in->acc, r->count, r->isum_lo, r->isum_hi, r->min_key, r->max_key);
+		else
+			GpuextAccumMergeReduce(in->acc, r);
+	}
+	ds->pending_outs = 0;
+}
 
 /*
  * Count a batch the device scanned, refused where the CPU reads it again
@@ -702,10 +753,14 @@ RunBatch(GpuAggState *st, GpuAggDevScan *ds, bool *lost)
 
 	if (st->timing)
 		INSTR_TIME_SET_CURRENT(start);
+	ds->pending_done = false;
 	if (!*lost)
 		outcome = TryDevScanBatch(&job, "device scan");
 	if (st->timing)
 		st->stats.device_ms += GpuAggElapsedMs(start);
+	MergePending(st, ds);
+	if (st->device_lost)
+		return;
 	if (outcome != GPUEXT_DEVICE_DONE || ds->bad)
 	{
 		if (outcome != GPUEXT_DEVICE_DONE && !*lost)
@@ -725,6 +780,7 @@ RunBatch(GpuAggState *st, GpuAggDevScan *ds, bool *lost)
 	st->stats.device_tuples += Counts(ds)[GPUEXT_SCAN_DECODED];
 	st->stats.device_blocks += ds->b->npages;
 	st->stats.device_batches++;
+	/* counts now; the reductions' results at the next wait (MergePending) */
 	for (int o = 0; o < p->nouts; o++)
 	{
 		GpuAggInput *in = &st->inputs[o];
@@ -732,12 +788,11 @@ RunBatch(GpuAggState *st, GpuAggDevScan *ds, bool *lost)
 
 		if (in->type == NULL)
 			in->count += n;
-		else if (n > 0 && in->dev_scale >= 0)
-			GpuAggDevScanMergeNumeric(in, in->acc, OutResult(ds, o)->count, OutResult(ds, o)->isum_lo,
-									  OutResult(ds, o)->isum_hi, OutResult(ds, o)->min_key, OutResult(ds, o)->max_key);
 		else if (n > 0)
-			GpuextAccumMergeReduce(in->acc, OutResult(ds, o));
+			ds->pending_outs |= 1u << o;
 	}
+	ds->pending_slot = ds->slot;
+	ds->slot ^= 1;
 }
 
 /*
@@ -766,6 +821,8 @@ GpuAggDevScanRun(GpuAggState *st, GpuAggPages *pg)
 	if (st->groups.nkeys > 0)
 		GpuAggDevGroupsBegin(ds);
 	ds->tried = ds->refused = 0;
+	ds->pending_outs = 0;
+	ds->slot = 0;
 	fill.st = st;
 	fill.pg = pg;
 	fill.b = &ds->batches[0];
@@ -792,6 +849,19 @@ GpuAggDevScanRun(GpuAggState *st, GpuAggPages *pg)
 		ds->b = next;
 	}
 	ds->fill = NULL;
+	if (ds->pending_outs != 0 && !st->device_lost)
+	{
+		DevScanJob	job = {st, ds};
+		instr_time	start;
+
+		if (st->timing)
+			INSTR_TIME_SET_CURRENT(start);
+		ds->pending_done = TryDevScanDrain(&job, "device scan") == GPUEXT_DEVICE_DONE;
+		if (st->timing)
+			st->stats.device_ms += GpuAggElapsedMs(start);
+		MergePending(st, ds);
+	}
+	ds->pending_outs = 0;
 	ReleasePins(&ds->batches[0]);
 	ReleasePins(&ds->batches[1]);
 	return true;

@@ -686,6 +686,33 @@ RunGroups(GpuAggState *st, bool device)
 	GpuAggSpillProduced(st);
 }
 
+/*
+ * Without GROUP BY, the device lost with a batch's results not yet read (or
+ * a worker's, auto): nothing has been returned, so the run starts again,
+ * every row on the CPU, serially.
+ */
+static void
+RunAgainOnCpu(GpuAggState *st, const GpuAggStats *before)
+{
+	st->stats.rows_read = before->rows_read;
+	st->stats.rows_passed = before->rows_passed;
+	st->stats.rows_in_place = before->rows_in_place;
+	st->stats.pages_from_files = before->pages_from_files;
+	st->stats.pages_from_buffers = before->pages_from_buffers;
+	st->stats.pages_in_place = before->pages_in_place;
+	st->stats.device_blocks = before->device_blocks;
+	st->stats.device_tuples = before->device_tuples;
+	st->stats.device_cpu_tuples = before->device_cpu_tuples;
+	st->stats.device_batches = before->device_batches;
+	st->stats.cpu_batches = before->cpu_batches;
+	st->device_lost = false;
+	MemoryContextReset(st->runcxt);
+	GpuAggStartInputs(st, false);
+	ScanTable(st);
+	for (int i = 0; i < st->ninputs; i++)
+		InputFinish(st, &st->inputs[i]);
+}
+
 /* One run: scan, reduce, and put the aggregates into the scan tuple (without GROUP BY) or the groups. */
 static void
 Run(GpuAggState *st)
@@ -695,6 +722,7 @@ Run(GpuAggState *st)
 	int64		passed_before = st->stats.rows_passed;
 	instr_time	start;
 	bool		device;
+	GpuAggStats before;
 
 	/* The instrumentation is set up after Begin */
 	int64		spilled_before = st->stats.rows_spilled;
@@ -702,6 +730,7 @@ Run(GpuAggState *st)
 	st->timing = st->css.ss.ps.instrument != NULL && st->css.ss.ps.instrument->need_timer;
 	if (st->timing)
 		INSTR_TIME_SET_CURRENT(start);
+	before = st->stats;
 	st->stats.runs++;
 	device = GpuAggStartInputs(st, true);
 	if (st->workers.nworkers > 0 && !IsParallelWorker())
@@ -721,6 +750,8 @@ Run(GpuAggState *st)
 		InputFinish(st, &st->inputs[i]);
 	if (st->workers.pcxt != NULL)
 		GpuAggParallelFinish(st);
+	if (st->device_lost)
+		RunAgainOnCpu(st, &before);
 
 	ExecClearTuple(scanslot);
 	for (int i = 0; i < scanslot->tts_tupleDescriptor->natts; i++)
