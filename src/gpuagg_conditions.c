@@ -520,6 +520,22 @@ CompileIn(CustomScan *cscan, ScalarArrayOpExpr *sa, RowCmp *c)
 	return c->in_n > 0;
 }
 
+/* Make c the NOT of a condition of one comparison: where that comparison goes. */
+static RowCmp *
+NotOfOne(RowCmp *c)
+{
+	GpuAggRowQual *sub = palloc0(offsetof(GpuAggRowQual, cmps) + sizeof(RowCmp));
+
+	memset(c, 0, sizeof(RowCmp));
+	sub->ncmps = 1;
+	c->kind = ROWCMP_BOOL;
+	c->negate = true;
+	c->subs = palloc(sizeof(GpuAggRowQual *));
+	c->subs[0] = sub;
+	c->nsubs = 1;
+	return &sub->cmps[0];
+}
+
 /*
  * A text, varchar or char(n) column = ANY (constants), or <> ALL (NOT IN),
  * under a deterministic collation: an OR of the values' = (compiled as
@@ -547,19 +563,9 @@ CompileTextIn(CustomScan *cscan, ScalarArrayOpExpr *sa, RowCmp *c)
 	if (ARR_ELEMTYPE(arr) != (bpchar ? BPCHAROID : TEXTOID))
 		return false;
 	deconstruct_array(arr, ARR_ELEMTYPE(arr), -1, false, TYPALIGN_INT, &vals, &nulls, &n);
+	/* <> ALL: NOT (column = any of them) */
 	if (!sa->useOr)
-	{
-		/* NOT (column = any of them) */
-		GpuAggRowQual *sub = palloc0(offsetof(GpuAggRowQual, cmps) + sizeof(RowCmp));
-
-		c->kind = ROWCMP_BOOL;
-		c->negate = true;
-		c->subs = palloc(sizeof(GpuAggRowQual *));
-		c->subs[0] = sub;
-		c->nsubs = 1;
-		sub->ncmps = 1;
-		or = &sub->cmps[0];
-	}
+		or = NotOfOne(c);
 	or->kind = ROWCMP_BOOL;
 	or->subs = palloc(sizeof(GpuAggRowQual *) * Max(n, 1));
 	for (int i = 0; i < n; i++)
@@ -594,20 +600,11 @@ static bool
 CompileNotIn(CustomScan *cscan, ScalarArrayOpExpr *sa, RowCmp *c)
 {
 	ScalarArrayOpExpr in = *sa;
-	GpuAggRowQual *sub = palloc(offsetof(GpuAggRowQual, cmps) + sizeof(RowCmp));
+	RowCmp	   *list = NotOfOne(c);
 
-	memset(c, 0, sizeof(RowCmp));
 	in.opno = get_negator(sa->opno);
 	in.useOr = true;
-	if (!OidIsValid(in.opno) || !CompileIn(cscan, &in, &sub->cmps[0]) || sub->cmps[0].in_nulls)
-		return false;
-	sub->ncmps = 1;
-	c->kind = ROWCMP_BOOL;
-	c->negate = true;
-	c->subs = palloc(sizeof(GpuAggRowQual *));
-	c->subs[0] = sub;
-	c->nsubs = 1;
-	return true;
+	return OidIsValid(in.opno) && CompileIn(cscan, &in, list) && !list->in_nulls;
 }
 
 /*
@@ -767,18 +764,10 @@ GpuAggCompileRowQual(CustomScan *cscan, List *quals)
 		{
 			/* NOT LIKE 'prefix%': the NOT of the LIKE */
 			OpExpr	   *like = copyObject((OpExpr *) node);
-			RowCmp	   *c = &q->cmps[q->ncmps];
-			GpuAggRowQual *sub = palloc0(offsetof(GpuAggRowQual, cmps) + sizeof(RowCmp));
 
 			like->opfuncid = F_TEXTLIKE;
-			if (!CompileText(cscan, (Node *) like, &sub->cmps[0]))
+			if (!CompileText(cscan, (Node *) like, NotOfOne(&q->cmps[q->ncmps])))
 				return NULL;
-			sub->ncmps = 1;
-			c->kind = ROWCMP_BOOL;
-			c->negate = true;
-			c->subs = palloc(sizeof(GpuAggRowQual *));
-			c->subs[0] = sub;
-			c->nsubs = 1;
 			q->ncmps++;
 			continue;
 		}
