@@ -1,20 +1,20 @@
 /*
  * gpuagg_conditions.c
  *		GpuAgg's WHERE clause and FILTERs compiled, for rows read in place
- *		(gpuagg_inplace.c) and, where the device can test them, for the device
+ *		(gpuagg_inplace.c) and, through gpuagg_devconditions.c, for the device
  *		scan's program (gpuagg_devscan.c).
  *
- * A condition compiles when it is an AND, OR or NOT of comparisons of a column (or of
- * an integer column modulo a positive constant of its type) with a constant
- * by the btree operators of the integers, date, timestamp, timestamptz,
- * real and double precision (cross-type within the integers and within the
- * floats, date against timestamp), of numeric(p, s) with numeric constants,
- * of text, varchar and char(n) with a constant (=, <>, and LIKE 'prefix%'
- * of text and varchar) under a deterministic collation, IN and NOT IN lists
- * (of integers, floats, dates, timestamps and text), and IS [NOT] NULL.  They are evaluated as PostgreSQL's
+ * A condition compiles when it is an AND, OR or NOT of comparisons of a
+ * column (or of an integer column modulo a positive constant of its type)
+ * with a constant by the btree operators of the integers, date, timestamp,
+ * timestamptz, real and double precision (cross-type within the integers
+ * and within the floats, date against timestamp), of numeric(p, s) with
+ * numeric constants, of text, varchar and char(n) with a constant (=, <>,
+ * LIKE and NOT LIKE 'prefix%' of text and varchar) under a deterministic
+ * collation, IN and NOT IN lists (of integers, floats, dates, timestamps
+ * and text), and IS [NOT] NULL.  They are evaluated as PostgreSQL's
  * operators compare (float8_cmp_internal: NaN above every number and equal
  * to itself), for rows without NULLs, where OR and NOT are two-valued.
- * gpuagg_devconditions.c puts them into the device scan's program.
  */
 #include "postgres.h"
 

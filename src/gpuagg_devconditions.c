@@ -64,16 +64,21 @@ ScanLiteral(const RowCmp *c, int v, bool neg, GpuextScanProgram *p, const int *c
 	k->is_float = c->kind == ROWCMP_FLOAT;
 	k->modulus = c->modulus;
 	if (c->kind == ROWCMP_NULLTEST)
-		k->nulltest = (c->strategy == ROWCMP_IS_NULL) != neg ? GPUEXT_SCAN_IS_NULL : GPUEXT_SCAN_IS_NOT_NULL;
-	k->strategy = c->kind == ROWCMP_NULLTEST ? c->strategy : neg ? NegatedStrategy[c->strategy] : c->strategy;
-	if (c->kind == ROWCMP_TEXT)
 	{
+		k->nulltest = (c->strategy == ROWCMP_IS_NULL) != neg ? GPUEXT_SCAN_IS_NULL : GPUEXT_SCAN_IS_NOT_NULL;
+		k->strategy = c->strategy;
+	}
+	else if (c->kind == ROWCMP_TEXT)
+	{
+		/* = or <> of the bytes (LIKE 'prefix%' as the = of a prefix) */
 		k->text = c->strategy == ROWCMP_PREFIX ? GPUEXT_SCAN_TEXT_PREFIX :
 			c->coltype == BPCHAROID ? GPUEXT_SCAN_TEXT_BPCHAR : GPUEXT_SCAN_TEXT_EQUAL;
 		k->strategy = (c->strategy == ROWCMP_NOT_EQUAL) != neg ? GPUEXT_SCAN_NOT_EQUAL : BTEqualStrategyNumber;
 		k->tlen = c->tlen;
 		memcpy(k->tbytes, c->tbytes, c->tlen);
 	}
+	else
+		k->strategy = neg ? NegatedStrategy[c->strategy] : c->strategy;
 	k->or_next = 1;
 	return true;
 }
@@ -101,12 +106,11 @@ ScanOr(const GpuAggRowQual *q, bool neg, GpuextScanProgram *p, const int *col_of
 
 		if (c->kind == ROWCMP_BOOL && c->negate)
 			ok = ScanOr(c->subs[0], !neg, p, col_of_att);
+		else if (c->kind == ROWCMP_BOOL && neg)
+			ok = c->nsubs == 1 && ScanOr(c->subs[0], true, p, col_of_att);
 		else if (c->kind == ROWCMP_BOOL)
-		{
-			ok = neg ? c->nsubs == 1 && ScanOr(c->subs[0], true, p, col_of_att) : true;
-			for (int j = 0; j < c->nsubs && !neg && ok; j++)
+			for (int j = 0; j < c->nsubs && ok; j++)
 				ok = ScanOr(c->subs[j], false, p, col_of_att);
-		}
 		else if (c->in_n > 0 && neg)
 			ok = c->in_n == 1 && !c->in_nulls && ScanLiteral(c, 0, true, p, col_of_att);
 		else if (c->in_n > 0)
@@ -186,8 +190,8 @@ ScanGroupsOf(const RowCmp *c, bool neg, GpuextScanProgram *p, const int *col_of_
  * A compiled condition appended to a device scan program (col_of_att: each
  * column's index among the program's columns) with NOT pushed down to the
  * comparisons, as OR groups that must all hold (an IN list is one group of
- * its values' =); false where the device cannot run it (text, an OR of
- * ANDs, no room).
+ * its values' =); false where the device cannot run it (a text constant
+ * past GPUEXT_SCAN_TEXT_BYTES, an OR of ANDs, no room).
  */
 bool
 GpuAggRowQualToScan(const GpuAggRowQual *q, GpuextScanProgram *p, const int *col_of_att)

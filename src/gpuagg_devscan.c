@@ -648,7 +648,6 @@ static bool
 DevScanDrain(DevScanJob *job)
 {
 	GpuAggDevScanWait(job->ds);
-	job->ds->pending_done = true;
 	return true;
 }
 

@@ -643,6 +643,18 @@ ScanTable(GpuAggState *st)
 	ResetExprContext(econtext);
 }
 
+/* The rows and pages a run read, back to what they were before it: a run read again counts once. */
+static void
+RestoreReadCounts(GpuAggState *st, const GpuAggStats *before)
+{
+	st->stats.rows_read = before->rows_read;
+	st->stats.rows_passed = before->rows_passed;
+	st->stats.rows_in_place = before->rows_in_place;
+	st->stats.pages_from_files = before->pages_from_files;
+	st->stats.pages_from_buffers = before->pages_from_buffers;
+	st->stats.pages_in_place = before->pages_in_place;
+}
+
 /*
  * One run with GROUP BY: scan into the groups' states and read their
  * results; where the device was lost on the way (auto), again on the CPU.
@@ -650,12 +662,7 @@ ScanTable(GpuAggState *st)
 static void
 RunGroups(GpuAggState *st, bool device)
 {
-	int64		read_before = st->stats.rows_read;
-	int64		passed_before = st->stats.rows_passed;
-	int64		in_place_before = st->stats.rows_in_place;
-	int64		files_before = st->stats.pages_from_files;
-	int64		buffers_before = st->stats.pages_from_buffers;
-	int64		in_place_pages_before = st->stats.pages_in_place;
+	GpuAggStats before = st->stats;
 
 	GpuAggGroupsStart(st, device);
 	ScanTable(st);
@@ -672,12 +679,7 @@ RunGroups(GpuAggState *st, bool device)
 		return;
 	}
 	GpuAggSpillDiscard(st);
-	st->stats.rows_read = read_before;
-	st->stats.rows_passed = passed_before;
-	st->stats.rows_in_place = in_place_before;
-	st->stats.pages_from_files = files_before;
-	st->stats.pages_from_buffers = buffers_before;
-	st->stats.pages_in_place = in_place_pages_before;
+	RestoreReadCounts(st, &before);
 	MemoryContextReset(st->runcxt);
 	GpuAggStartInputs(st, false);
 	GpuAggGroupsStart(st, false);
@@ -694,12 +696,7 @@ RunGroups(GpuAggState *st, bool device)
 static void
 RunAgainOnCpu(GpuAggState *st, const GpuAggStats *before)
 {
-	st->stats.rows_read = before->rows_read;
-	st->stats.rows_passed = before->rows_passed;
-	st->stats.rows_in_place = before->rows_in_place;
-	st->stats.pages_from_files = before->pages_from_files;
-	st->stats.pages_from_buffers = before->pages_from_buffers;
-	st->stats.pages_in_place = before->pages_in_place;
+	RestoreReadCounts(st, before);
 	st->stats.device_blocks = before->device_blocks;
 	st->stats.device_tuples = before->device_tuples;
 	st->stats.device_cpu_tuples = before->device_cpu_tuples;

@@ -201,43 +201,29 @@ void run_scan_or_checks(bool quick)
 		gpuext_cuda_free(d_vis);
 	}
 
-	GpuextScanProgram p = program;
-
-	scan_layout(p, GPUEXT_SCAN_MAX_TUPLES);
-	report(gpuext_scan_program_valid(&p, (size_t) 1 << 20) == 1, "scan: a program of OR groups is valid", "");
-	p.cmps[p.nquals - 1].or_next = 1;
-	report(gpuext_scan_program_valid(&p, (size_t) 1 << 20) == 0,
-		   "scan: an OR group running past the WHERE clause is refused", "");
-	p = program;
-	scan_layout(p, GPUEXT_SCAN_MAX_TUPLES);
-	p.cmps[p.outs[0].filter_first + p.outs[0].filter_n - 1].or_next = 1;
-	report(gpuext_scan_program_valid(&p, (size_t) 1 << 20) == 0,
-		   "scan: an OR group running past its FILTER is refused", "");
-	p = program;
-	scan_layout(p, GPUEXT_SCAN_MAX_TUPLES);
-	p.cmps[0].or_next = 2;
-	report(gpuext_scan_program_valid(&p, (size_t) 1 << 20) == 0, "scan: an or_next other than 0 or 1 is refused", "");
-
 	const GpuextScanProgram text = scan_program_text();
 
-	p = text;
-	scan_layout(p, GPUEXT_SCAN_MAX_TUPLES);
-	report(gpuext_scan_program_valid(&p, (size_t) 1 << 20) == 1, "scan: a program of text comparisons is valid", "");
-	p.cmps[0].text = 0;
-	report(gpuext_scan_program_valid(&p, (size_t) 1 << 20) == 0,
-		   "scan: a text column compared other than as text is refused", "");
-	p = text;
-	scan_layout(p, GPUEXT_SCAN_MAX_TUPLES);
-	p.cmps[2].text = GPUEXT_SCAN_TEXT_EQUAL;
-	report(gpuext_scan_program_valid(&p, (size_t) 1 << 20) == 0,
-		   "scan: an integer column compared as text is refused", "");
-	p = text;
-	scan_layout(p, GPUEXT_SCAN_MAX_TUPLES);
-	p.cmps[0].tlen = GPUEXT_SCAN_TEXT_BYTES + 1;
-	report(gpuext_scan_program_valid(&p, (size_t) 1 << 20) == 0,
-		   "scan: a text constant past GPUEXT_SCAN_TEXT_BYTES is refused", "");
-	p = text;
-	scan_layout(p, GPUEXT_SCAN_MAX_TUPLES);
-	p.cmps[0].strategy = 1;
-	report(gpuext_scan_program_valid(&p, (size_t) 1 << 20) == 0, "scan: text compared by < is refused", "");
+	/* base laid out and changed by change: valid where want is 1, refused where 0 */
+	auto		check_valid = [](GpuextScanProgram p, auto change, int want, const char *what) {
+		scan_layout(p, GPUEXT_SCAN_MAX_TUPLES);
+		change(p);
+		report(gpuext_scan_program_valid(&p, (size_t) 1 << 20) == want, what, "");
+	};
+	auto		same = [](GpuextScanProgram &) {};
+
+	check_valid(program, same, 1, "scan: a program of OR groups is valid");
+	check_valid(program, [](GpuextScanProgram &p) { p.cmps[p.nquals - 1].or_next = 1; }, 0,
+				"scan: an OR group running past the WHERE clause is refused");
+	check_valid(program, [](GpuextScanProgram &p) { p.cmps[p.outs[0].filter_first + p.outs[0].filter_n - 1].or_next = 1; },
+				0, "scan: an OR group running past its FILTER is refused");
+	check_valid(program, [](GpuextScanProgram &p) { p.cmps[0].or_next = 2; }, 0,
+				"scan: an or_next other than 0 or 1 is refused");
+	check_valid(text, same, 1, "scan: a program of text comparisons is valid");
+	check_valid(text, [](GpuextScanProgram &p) { p.cmps[0].text = 0; }, 0,
+				"scan: a text column compared other than as text is refused");
+	check_valid(text, [](GpuextScanProgram &p) { p.cmps[2].text = GPUEXT_SCAN_TEXT_EQUAL; }, 0,
+				"scan: an integer column compared as text is refused");
+	check_valid(text, [](GpuextScanProgram &p) { p.cmps[0].tlen = GPUEXT_SCAN_TEXT_BYTES + 1; }, 0,
+				"scan: a text constant past GPUEXT_SCAN_TEXT_BYTES is refused");
+	check_valid(text, [](GpuextScanProgram &p) { p.cmps[0].strategy = 1; }, 0, "scan: text compared by < is refused");
 }
