@@ -28,6 +28,7 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "optimizer/clauses.h"
+#include "optimizer/optimizer.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
@@ -95,6 +96,25 @@ GpuAggScanColumn(CustomScan *cscan, Expr *expr)
 	return var->varattno > 0 ? var->varattno : 0;
 }
 
+/* Whether the WHERE clause reads a key (the planner made it read the key's expression there). */
+static bool
+QualReadsKeys(CustomScan *cscan, int naggs)
+{
+	Bitmapset  *atts = NULL;
+	int			nkeys = list_length(lfourth(cscan->custom_private));
+	int			a = -1;
+
+	pull_varattnos(linitial(cscan->custom_exprs), INDEX_VAR, &atts);
+	while ((a = bms_next_member(atts, a)) >= 0)
+	{
+		AttrNumber	att = a + FirstLowInvalidHeapAttributeNumber;
+
+		if (att > naggs && att <= naggs + nkeys)
+			return true;
+	}
+	return false;
+}
+
 /* Set up the expressions, the inputs and the slot the table is read into. */
 static void
 GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
@@ -119,6 +139,7 @@ GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
 	st->rows.qual = ExecInitQual((List *) linitial(cscan->custom_exprs), &node->ss.ps);
 	st->run_params = pull_paramids((Expr *) list_make2(cscan->custom_exprs, cscan->custom_scan_tlist));
 	st->rows.need_scan_tuple = st->rows.qual != NULL;
+	st->rows.qual_reads_keys = QualReadsKeys(cscan, st->naggs);
 	st->ninputs = list_length(args);
 	st->inputs = palloc0(sizeof(GpuAggInput) * Max(st->ninputs, 1));
 	for (i = 0; i < st->ninputs; i++)
@@ -391,11 +412,14 @@ TakeRow(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext)
 			}
 		}
 		ResetExprContext(econtext);
-		if (st->groups.nkeys > 0)
+		if (st->groups.nkeys > 0 && st->rows.qual_reads_keys)
 			GpuAggKeysEval(st, heapslot, econtext);
 		ExecStoreVirtualTuple(scanslot);
 		if (st->rows.qual && !ExecQual(st->rows.qual, econtext))
 			return;
+		/* keys computed only for rows that pass, as PostgreSQL's (1 / k GROUP BY ... WHERE k <> 0) */
+		if (st->groups.nkeys > 0 && !st->rows.qual_reads_keys)
+			GpuAggKeysEval(st, heapslot, econtext);
 	}
 	st->stats.rows_passed++;
 	if (st->groups.nkeys > 0)
