@@ -142,22 +142,40 @@ typedef struct GpuextScanStep
  * its length) then up to width bytes: a column's bytes (kind
  * GPUEXT_SCAN_BYTES), an integer column (GPUEXT_SCAN_INT) modulo modulus
  * (> 0), as int2mod, int4mod and int8mod give it, in width bytes, or a date
- * column truncated (trunc) to the first day of its month, quarter or year,
- * the day standing for date_trunc's value (the CPU computes that from it).
+ * (days) or timestamp (micros: microseconds) column under a unit: the first
+ * day or microsecond of its day, week, month, quarter, year, hour, minute or
+ * second (date_trunc), or a value of year 2000 with the same quarter, month,
+ * day of the month, day of the year, day of the week, hour, minute or
+ * second (extract's fields), standing for the key's value (the CPU computes
+ * that from it).
  */
 #define GPUEXT_SCAN_TRUNC_NONE 0
 #define GPUEXT_SCAN_TRUNC_DAY 1
 #define GPUEXT_SCAN_TRUNC_MONTH 2
 #define GPUEXT_SCAN_TRUNC_QUARTER 3
 #define GPUEXT_SCAN_TRUNC_YEAR 4
+#define GPUEXT_SCAN_TRUNC_WEEK 5
+#define GPUEXT_SCAN_TRUNC_HOUR 6	/* these three of timestamps only */
+#define GPUEXT_SCAN_TRUNC_MINUTE 7
+#define GPUEXT_SCAN_TRUNC_SECOND 8
+#define GPUEXT_SCAN_FIELD_QUARTER 9
+#define GPUEXT_SCAN_FIELD_MONTH 10
+#define GPUEXT_SCAN_FIELD_DAY 11
+#define GPUEXT_SCAN_FIELD_DOY 12
+#define GPUEXT_SCAN_FIELD_DOW 13
+#define GPUEXT_SCAN_FIELD_HOUR 14	/* these three of timestamps only */
+#define GPUEXT_SCAN_FIELD_MINUTE 15
+#define GPUEXT_SCAN_FIELD_SECOND 16
+#define GPUEXT_SCAN_UNITS 17
 
 typedef struct GpuextScanKey
 {
 	uint8_t		col;
 	uint8_t		at;
 	uint8_t		width;
-	uint8_t		trunc;
-	uint32_t	pad2;
+	uint8_t		trunc;			/* GPUEXT_SCAN_TRUNC_* or _FIELD_* */
+	uint8_t		micros;			/* ... of a timestamp column, else of a date column */
+	uint8_t		pad2[3];
 	int64_t		modulus;
 } GpuextScanKey;
 

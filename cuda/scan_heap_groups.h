@@ -13,8 +13,9 @@
  * per group; a row whose image has no group yet is counted as a miss and
  * left out, for the caller to run the keys pass and the values pass again
  * (so a batch whose keys are all known takes one pass).  Images are
- * compared as bytes, so the keys' types must be equal exactly when their
- * bytes are (the caller's choice).
+ * compared as bytes: rows with one image must have the same keys, while
+ * rows with the same keys may have several images (0 and -0, a column
+ * under a function), whose slots the caller maps to one group.
  */
 #ifndef GPUEXT_SCAN_HEAP_GROUPS_H
 #define GPUEXT_SCAN_HEAP_GROUPS_H
@@ -34,50 +35,188 @@ gpuext_scan_u64(const unsigned char *b)
 	return (uint64_t) gpuext_scan_u32(b) | ((uint64_t) gpuext_scan_u32(b + 4) << 32);
 }
 
+/* Days from 2000-01-01 of a day of the proleptic Gregorian calendar (H. Hinnant's days-from-civil). */
+static inline GPUEXT_HD int64_t
+gpuext_scan_days(int64_t y, int64_t m, int64_t d)
+{
+	int64_t		era,
+				yoe,
+				doy,
+				doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 730425;
+}
+
+/* x modulo 7, from 0 to 6 for negative x too. */
+static inline GPUEXT_HD int64_t
+gpuext_scan_mod7(int64_t x)
+{
+	return (x % 7 + 7) % 7;
+}
+
+/* Whether a key's unit is of the time of day (hours, minutes, seconds): of timestamps only. */
+static inline GPUEXT_HD int
+gpuext_scan_unit_of_time(int unit)
+{
+	return (unit >= GPUEXT_SCAN_TRUNC_HOUR && unit <= GPUEXT_SCAN_TRUNC_SECOND) ||
+		(unit >= GPUEXT_SCAN_FIELD_HOUR && unit <= GPUEXT_SCAN_FIELD_SECOND);
+}
+
 /*
- * A date (days from 2000-01-01) truncated to the first day of its month,
- * quarter or year, in the proleptic Gregorian calendar (H. Hinnant's
- * civil-from-days), into *day; the infinities as they are.  0 for a date
- * within a year of the ends of the timestamps' range, whose date_trunc the
- * CPU must compute (it may raise PostgreSQL's out-of-range error).
+ * What a timestamp key's image holds per unit of its value: microseconds for
+ * a truncation to a time of day, hours, minutes or microseconds for those
+ * fields, else days; a date key's image holds days.
+ */
+static inline GPUEXT_HD int64_t
+gpuext_scan_unit_scale(int unit, int micros)
+{
+	if (!micros)
+		return 1;
+	switch (unit)
+	{
+		case GPUEXT_SCAN_TRUNC_HOUR:
+		case GPUEXT_SCAN_TRUNC_MINUTE:
+		case GPUEXT_SCAN_TRUNC_SECOND:
+		case GPUEXT_SCAN_FIELD_SECOND:
+			return 1;
+		case GPUEXT_SCAN_FIELD_HOUR:
+			return 3600000000LL;
+		case GPUEXT_SCAN_FIELD_MINUTE:
+			return 60000000LL;
+		default:
+			return 86400000000LL;
+	}
+}
+
+/* A date or timestamp key's bytes in the image: 8 for a timestamp truncated to a time of day, else 4. */
+static inline GPUEXT_HD int
+gpuext_scan_unit_width(int unit, int micros)
+{
+	return micros && unit >= GPUEXT_SCAN_TRUNC_HOUR && unit <= GPUEXT_SCAN_TRUNC_SECOND ? 8 : 4;
+}
+
+/*
+ * A date (days from 2000-01-01) or, under micros, a timestamp (microseconds
+ * from then) under a key's unit (GpuextScanKey), into *rep: one value for
+ * each value of the key, in the column's own type; the infinities as they
+ * are.  0 for a day within a year of the ends of the timestamps' range
+ * (under a unit of days), for the CPU to compute: PostgreSQL may raise its
+ * out-of-range error there.
  */
 static inline GPUEXT_HD int
-gpuext_scan_date_trunc(int32_t date, int unit, int32_t *day)
+gpuext_scan_key_unit(int64_t v, int unit, int micros, int64_t *rep)
 {
+	const int64_t usecs_day = 86400000000LL;
+	const int64_t usecs_hour = 3600000000LL;
+	const int64_t usecs_minute = 60000000LL;
 	const int64_t first = -2451545 + 366;	/* Julian day 0 is 4714-11-24 BC */
 	const int64_t last = 109203528 - 2451545 - 366;	/* 294277-01-01, past the timestamps */
-	int64_t		z = (int64_t) date + 730425;	/* days from 0000-03-01 */
-	int64_t		era,
+	int64_t		day = v,
+				tod = 0,
+				z,
+				era,
 				doe,
 				yoe,
 				y,
 				doy,
-				mp,
-				m;
+				m,
+				d,
+				r;
 
-	if (date == INT32_MIN || date == INT32_MAX || unit == GPUEXT_SCAN_TRUNC_DAY)
+	if (micros ? (v == INT64_MIN || v == INT64_MAX) : (v == INT32_MIN || v == INT32_MAX))
 	{
-		*day = date;
+		*rep = v;
 		return 1;
 	}
-	if (date < first || date > last)
+	if (micros)
+	{
+		day = v / usecs_day - (v % usecs_day < 0);
+		tod = v - day * usecs_day;
+	}
+	switch (unit)
+	{
+		case GPUEXT_SCAN_TRUNC_HOUR:
+			*rep = v - tod % usecs_hour;
+			return 1;
+		case GPUEXT_SCAN_TRUNC_MINUTE:
+			*rep = v - tod % usecs_minute;
+			return 1;
+		case GPUEXT_SCAN_TRUNC_SECOND:
+			*rep = v - tod % 1000000;
+			return 1;
+		case GPUEXT_SCAN_FIELD_HOUR:
+			*rep = tod - tod % usecs_hour;
+			return 1;
+		case GPUEXT_SCAN_FIELD_MINUTE:
+			*rep = tod % usecs_hour - tod % usecs_minute;
+			return 1;
+		case GPUEXT_SCAN_FIELD_SECOND:
+			*rep = tod % usecs_minute;
+			return 1;
+		case GPUEXT_SCAN_TRUNC_DAY:
+			if (!micros)
+			{
+				*rep = v;
+				return 1;
+			}
+			break;
+		default:
+			break;
+	}
+	if (day < first || day > last)
 		return 0;
+	/* the day's year, month and day of the month (civil-from-days) */
+	z = day + 730425;			/* days from 0000-03-01 */
 	era = (z >= 0 ? z : z - 146096) / 146097;
 	doe = z - era * 146097;
 	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
 	y = yoe + era * 400;
 	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	mp = (5 * doy + 2) / 153;
-	m = mp < 10 ? mp + 3 : mp - 9;
+	m = (5 * doy + 2) / 153;
+	d = doy - (153 * m + 2) / 5 + 1;
+	m = m < 10 ? m + 3 : m - 9;
 	y += m <= 2;
-	m = unit == GPUEXT_SCAN_TRUNC_YEAR ? 1 : unit == GPUEXT_SCAN_TRUNC_QUARTER ? (m - 1) / 3 * 3 + 1 : m;
-	/* back to days: the first of month m of year y */
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	*day = (int32_t) (era * 146097 + doe - 730425);
+	switch (unit)
+	{
+		case GPUEXT_SCAN_TRUNC_DAY:
+			r = day;
+			break;
+		case GPUEXT_SCAN_TRUNC_WEEK:
+			r = day - gpuext_scan_mod7(day + 5);	/* back to Monday: 2000-01-01 was a Saturday */
+			break;
+		case GPUEXT_SCAN_TRUNC_MONTH:
+			r = gpuext_scan_days(y, m, 1);
+			break;
+		case GPUEXT_SCAN_TRUNC_QUARTER:
+			r = gpuext_scan_days(y, (m - 1) / 3 * 3 + 1, 1);
+			break;
+		case GPUEXT_SCAN_TRUNC_YEAR:
+			r = gpuext_scan_days(y, 1, 1);
+			break;
+		case GPUEXT_SCAN_FIELD_QUARTER:
+			r = gpuext_scan_days(2000, (m - 1) / 3 * 3 + 1, 1);
+			break;
+		case GPUEXT_SCAN_FIELD_MONTH:
+			r = gpuext_scan_days(2000, m, 1);
+			break;
+		case GPUEXT_SCAN_FIELD_DAY:
+			r = d - 1;
+			break;
+		case GPUEXT_SCAN_FIELD_DOY:
+			r = day - gpuext_scan_days(y, 1, 1);	/* 2000 a leap year: day 366 too */
+			break;
+		case GPUEXT_SCAN_FIELD_DOW:
+			r = gpuext_scan_mod7(day - 1) + 1;	/* 2000-01-02 (a Sunday) to 01-08 */
+			break;
+		default:
+			return 0;
+	}
+	*rep = micros ? r * usecs_day : r;
 	return 1;
 }
 
@@ -101,13 +240,17 @@ gpuext_scan_key_image(const GpuextScanProgram *p, const unsigned char *page, con
 			continue;
 		if (key->trunc != GPUEXT_SCAN_TRUNC_NONE)
 		{
-			int32_t		day;
+			int64_t		rep;
 
-			if (!gpuext_scan_date_trunc((int32_t) row->vals[key->col], key->trunc, &day))
+			if (!gpuext_scan_key_unit(row->vals[key->col], key->trunc, key->micros, &rep))
 				return 0;
+			/* in 4 bytes, a timestamp's infinities as a date's */
+			if (key->micros && key->width == 4)
+				rep = rep == INT64_MIN ? INT32_MIN : rep == INT64_MAX ? INT32_MAX :
+					rep / gpuext_scan_unit_scale(key->trunc, 1);
 			b[key->at] = 1;
-			for (int i = 0; i < 4; i++)
-				b[key->at + 1 + i] = (unsigned char) ((uint32_t) day >> (8 * i));
+			for (int i = 0; i < key->width; i++)
+				b[key->at + 1 + i] = (unsigned char) ((uint64_t) rep >> (8 * i));
 			continue;
 		}
 		if (key->modulus > 0)
@@ -239,10 +382,12 @@ gpuext_scan_groups_valid(const GpuextScanProgram *p, size_t outs_bytes)
 		const GpuextScanKey *key = &p->keys[k];
 
 		if (key->col >= p->ncols || key->at != used || key->at + 1 + key->width > GPUEXT_SCAN_KEY_BYTES ||
-			key->modulus < 0 || key->trunc > GPUEXT_SCAN_TRUNC_YEAR ||
+			key->modulus < 0 || key->trunc >= GPUEXT_SCAN_UNITS || key->micros > 1 ||
 			(key->trunc != GPUEXT_SCAN_TRUNC_NONE &&
-			 (key->modulus != 0 || p->cols[key->col].kind != GPUEXT_SCAN_INT || key->width != 4 ||
-			  p->att_len[p->cols[key->col].att] != 4)) ||
+			 (key->modulus != 0 || p->cols[key->col].kind != GPUEXT_SCAN_INT ||
+			  key->width != gpuext_scan_unit_width(key->trunc, key->micros) ||
+			  p->att_len[p->cols[key->col].att] != (key->micros ? 8 : 4) ||
+			  (!key->micros && gpuext_scan_unit_of_time(key->trunc)))) ||
 			(key->modulus == 0 && key->trunc == GPUEXT_SCAN_TRUNC_NONE && p->cols[key->col].kind != GPUEXT_SCAN_BYTES) ||
 			(key->modulus > 0 && (p->cols[key->col].kind != GPUEXT_SCAN_INT ||
 								  key->width != p->att_len[p->cols[key->col].att])))

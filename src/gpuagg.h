@@ -225,6 +225,7 @@ typedef struct GpuAggRows
 	AttrNumber *var_att;
 	AttrNumber	maxatt;			/* the last column read */
 	bool		need_scan_tuple;	/* some expression reads the scan tuple */
+	bool		qual_reads_keys;	/* ... the WHERE clause a key: keys computed before it */
 	bool		fixed;			/* heap tuples without NULLs are read in place, column by offset */
 	bool		columns;		/* ... and a page's rows added column by column (gpuagg_pages.c) */
 	const char **colptrs;		/* ... per input, where each of a page's rows has its value */
@@ -335,7 +336,7 @@ typedef struct GpuAggDevice
 {
 	GpuextScanProgram *program; /* where the node's scan can run on the device, else NULL */
 	GpuAggDevScan *buffers;		/* made on the first run that uses it */
-	TupleTableSlot *trunc_row;	/* a row of the table holding one date, for date_trunc keys' values */
+	TupleTableSlot *key_row;	/* a row of the table holding one value, for keys computed from it */
 } GpuAggDevice;
 
 /* The node: its aggregates and inputs, a run's state, and each stage's own. */

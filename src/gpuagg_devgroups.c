@@ -8,14 +8,17 @@
  *		into the groups' device states (gpuagg_group.c) without the CPU
  *		touching a row.
  *
- * Where: every key a plain column of a type whose values are equal exactly
- * when their bytes are (GpuAggByteEqualType: the integers, date, times,
- * bool, "char", and text, varchar and char(n) under a deterministic
- * collation), an integer column modulo a constant, or a date column under
- * date_trunc('day' | 'month' | 'quarter' | 'year') (its image the unit's
- * first day, from which the key's value is computed here), the keys' images
- * together in 16 bytes (a tag byte and the bytes of each), no key column
- * read for its value elsewhere (its NULLs may be: count(k), k IS NULL), the
+ * Where: every key a column (a type of at most 15 bytes, or of varying
+ * width), an integer column modulo a constant, a date or timestamp column
+ * under date_trunc or extract (its image a value standing for the key's:
+ * the unit's first day, a day of 2000 with the same month), or any other
+ * function of one such column (its image the column's value); the key's
+ * value computed here from the image, once for each image met.  Rows with
+ * the same keys may have several images (a function's many arguments of
+ * one result): the lookup maps them to one group.  Each key's equal values
+ * have equal bytes (KeyValuesCanonical), the keys' images together fit 16
+ * bytes (a tag byte and the bytes of each), no key column is read for its
+ * value elsewhere (its NULLs may be: count(k), k IS NULL), the
  * groups on the device, and no more groups expected than a quarter of the
  * table.  A batch's values pass writes each value with its group number and
  * counts rows per group; where some rows' keys have no group yet, its keys
@@ -29,12 +32,16 @@
 #include "catalog/pg_type.h"
 #include "mb/pg_wchar.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/optimizer.h"
 #include "pgstat.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/typcache.h"
+#include "utils/timestamp.h"
 
 #include "gpuagg.h"
 
@@ -42,65 +49,210 @@
 #define DEVGROUPS_MIN_SLOTS 1024
 #define DEVGROUPS_MAX_SLOTS ((uint32) 1 << 20)
 
-/*
- * The date column under date_trunc('day' | 'month' | 'quarter' | 'year',
- * the column as a timestamp or timestamptz), with the unit in *trunc; NULL
- * for any other expression.  Its value is a function of the first day of
- * the date's unit, one to one (the session's time zone moves every such day
- * alike).
- */
-static Node *
-TruncColumn(Node *node, uint8 *trunc)
+/* A unit's or field's name, as date_trunc and extract take it, and its unit on the device (0: none). */
+typedef struct KeyUnitName
 {
-	static const char *const units[] = {"day", "month", "quarter", "year"};
-	FuncExpr   *f = (FuncExpr *) node;
-	FuncExpr   *cast;
-	Const	   *unit;
-	char	   *name;
+	const char *name;
+	uint8		date_unit;		/* over a date */
+	uint8		time_unit;		/* over a timestamp */
+} KeyUnitName;
 
-	*trunc = GPUEXT_SCAN_TRUNC_NONE;
-	if (!IsA(node, FuncExpr) || list_length(f->args) != 2 || !IsA(linitial(f->args), Const) ||
-		!IsA(lsecond(f->args), FuncExpr) ||
-		(f->funcid != F_DATE_TRUNC_TEXT_TIMESTAMPTZ && f->funcid != F_DATE_TRUNC_TEXT_TIMESTAMP))
-		return NULL;
-	unit = linitial(f->args);
-	cast = lsecond(f->args);
-	if (unit->constisnull || unit->consttype != TEXTOID || list_length(cast->args) != 1 ||
-		!IsA(linitial(cast->args), Var) || exprType(linitial(cast->args)) != DATEOID ||
-		cast->funcid != (f->funcid == F_DATE_TRUNC_TEXT_TIMESTAMPTZ ? F_TIMESTAMPTZ_DATE : F_TIMESTAMP_DATE))
-		return NULL;
-	name = TextDatumGetCString(unit->constvalue);
-	for (int u = 0; u < lengthof(units); u++)
-		if (pg_strcasecmp(name, units[u]) == 0)
-			*trunc = GPUEXT_SCAN_TRUNC_DAY + u;
-	pfree(name);
-	return *trunc != GPUEXT_SCAN_TRUNC_NONE ? linitial(cast->args) : NULL;
+static const KeyUnitName trunc_units[] = {
+	{"day", GPUEXT_SCAN_TRUNC_DAY, GPUEXT_SCAN_TRUNC_DAY},
+	{"week", GPUEXT_SCAN_TRUNC_WEEK, GPUEXT_SCAN_TRUNC_WEEK},
+	{"month", GPUEXT_SCAN_TRUNC_MONTH, GPUEXT_SCAN_TRUNC_MONTH},
+	{"quarter", GPUEXT_SCAN_TRUNC_QUARTER, GPUEXT_SCAN_TRUNC_QUARTER},
+	{"year", GPUEXT_SCAN_TRUNC_YEAR, GPUEXT_SCAN_TRUNC_YEAR},
+	{"hour", 0, GPUEXT_SCAN_TRUNC_HOUR},
+	{"minute", 0, GPUEXT_SCAN_TRUNC_MINUTE},
+	{"second", 0, GPUEXT_SCAN_TRUNC_SECOND},
+};
+
+static const KeyUnitName extract_fields[] = {
+	{"year", GPUEXT_SCAN_TRUNC_YEAR, GPUEXT_SCAN_TRUNC_YEAR},
+	{"quarter", GPUEXT_SCAN_FIELD_QUARTER, GPUEXT_SCAN_FIELD_QUARTER},
+	{"month", GPUEXT_SCAN_FIELD_MONTH, GPUEXT_SCAN_FIELD_MONTH},
+	{"day", GPUEXT_SCAN_FIELD_DAY, GPUEXT_SCAN_FIELD_DAY},
+	{"doy", GPUEXT_SCAN_FIELD_DOY, GPUEXT_SCAN_FIELD_DOY},
+	{"dow", GPUEXT_SCAN_FIELD_DOW, GPUEXT_SCAN_FIELD_DOW},
+	{"isodow", GPUEXT_SCAN_FIELD_DOW, GPUEXT_SCAN_FIELD_DOW},
+	{"hour", 0, GPUEXT_SCAN_FIELD_HOUR},
+	{"minute", 0, GPUEXT_SCAN_FIELD_MINUTE},
+	{"second", 0, GPUEXT_SCAN_FIELD_SECOND},
+	{"milliseconds", 0, GPUEXT_SCAN_FIELD_SECOND},
+	{"microseconds", 0, GPUEXT_SCAN_FIELD_SECOND},
+};
+
+/* A Var of a date, or of a timestamp (*micros), possibly a date under a cast to timestamp or timestamptz; else NULL. */
+static Node *
+DateOrTimestampColumn(Node *node, bool timestamptz, uint8 *micros)
+{
+	FuncExpr   *cast = (FuncExpr *) node;
+
+	*micros = IsA(node, Var) && exprType(node) == TIMESTAMPOID && !timestamptz;
+	if (*micros)
+		return node;
+	if (!IsA(node, FuncExpr) || list_length(cast->args) != 1 || !IsA(linitial(cast->args), Var) ||
+		exprType(linitial(cast->args)) != DATEOID ||
+		cast->funcid != (timestamptz ? F_TIMESTAMPTZ_DATE : F_TIMESTAMP_DATE))
+		return IsA(node, Var) && exprType(node) == DATEOID ? node : NULL;
+	return linitial(cast->args);
 }
 
 /*
- * Key k's column (from 1) and, where the key is an integer column modulo a
- * positive constant, the modulus (else 0), or where it is a date column
- * under date_trunc, the unit (else GPUEXT_SCAN_TRUNC_NONE); 0 where the key
- * is neither a column nor such an expression.
+ * The date or timestamp column under date_trunc(unit, column) or
+ * extract(field from column) (date_part too), with the key's unit on the
+ * device in key->trunc (see GpuextScanKey); NULL for any other expression,
+ * whose column is grouped by its own value.  A date under date_trunc is cast
+ * to timestamptz: its value is a function of the unit's first day all the
+ * same, one to one (the session's time zone moves every such day alike).  A
+ * timestamptz under either depends on the time zone at each instant, and is
+ * grouped by its own value.
+ */
+static Node *
+UnitColumn(Node *node, GpuextScanKey *key)
+{
+	FuncExpr   *f = (FuncExpr *) node;
+	const KeyUnitName *names;
+	int			nnames;
+	Const	   *unit;
+	Node	   *var;
+	char	   *name;
+
+	key->trunc = GPUEXT_SCAN_TRUNC_NONE;
+	if (!IsA(node, FuncExpr) || list_length(f->args) != 2 || !IsA(linitial(f->args), Const))
+		return NULL;
+	unit = linitial(f->args);
+	if (unit->constisnull || unit->consttype != TEXTOID)
+		return NULL;
+	switch (f->funcid)
+	{
+		case F_DATE_TRUNC_TEXT_TIMESTAMPTZ:
+		case F_DATE_TRUNC_TEXT_TIMESTAMP:
+			var = DateOrTimestampColumn(lsecond(f->args), f->funcid == F_DATE_TRUNC_TEXT_TIMESTAMPTZ, &key->micros);
+			/* the date itself is a timestamp only under a cast */
+			if (var == lsecond(f->args) && !key->micros)
+				return NULL;
+			names = trunc_units;
+			nnames = lengthof(trunc_units);
+			break;
+		case F_EXTRACT_TEXT_DATE:
+		case F_EXTRACT_TEXT_TIMESTAMP:
+		case F_DATE_PART_TEXT_TIMESTAMP:
+			var = DateOrTimestampColumn(lsecond(f->args), false, &key->micros);
+			if (var != NULL && (f->funcid == F_EXTRACT_TEXT_DATE) != (var == lsecond(f->args) && !key->micros))
+				return NULL;
+			names = extract_fields;
+			nnames = lengthof(extract_fields);
+			break;
+		default:
+			return NULL;
+	}
+	if (var == NULL)
+		return NULL;
+	name = TextDatumGetCString(unit->constvalue);
+	for (int u = 0; u < nnames; u++)
+		if (pg_strcasecmp(name, names[u].name) == 0)
+			key->trunc = key->micros ? names[u].time_unit : names[u].date_unit;
+	pfree(name);
+	return key->trunc != GPUEXT_SCAN_TRUNC_NONE ? var : NULL;
+}
+
+/*
+ * The one column an expression reads, where the expression's value is a
+ * function of that column's value alone (nothing volatile, no subquery):
+ * the key is then grouped on the device by the column's value, and
+ * computed here once for each value met; else NULL.
+ */
+static Node *
+FunctionOfColumn(Node *expr, Index scanrelid)
+{
+	List	   *vars = pull_var_clause(expr, PVC_RECURSE_AGGREGATES | PVC_RECURSE_WINDOWFUNCS | PVC_RECURSE_PLACEHOLDERS);
+	Var		   *var = NULL;
+	ListCell   *lc;
+
+	if (vars == NIL || contain_volatile_functions(expr) || contain_subplans(expr))
+		return NULL;
+	foreach(lc, vars)
+	{
+		Var		   *v = lfirst_node(Var, lc);
+
+		if (v->varno != scanrelid || v->varlevelsup != 0 || v->varattno <= 0 ||
+			(var != NULL && v->varattno != var->varattno))
+			return NULL;
+		var = v;
+	}
+	return (Node *) var;
+}
+
+/*
+ * Key k's column (from 1) and how the device makes its part of the key
+ * image (key's modulus, trunc and micros): the column itself, an integer
+ * column modulo a positive constant, a date or timestamp column under a unit
+ * (UnitColumn), or any other function of one column (FunctionOfColumn),
+ * grouped by the column's value; 0 where the key reads no column or more
+ * than one.
  */
 static AttrNumber
-KeyColumn(GpuAggState *st, int k, int64 *modulus, uint8 *trunc)
+KeyColumn(GpuAggState *st, int k, GpuextScanKey *key)
 {
 	CustomScan *cscan = (CustomScan *) st->css.ss.ps.plan;
 	Node	   *expr;
 	Node	   *var;
 
-	*modulus = 0;
-	*trunc = GPUEXT_SCAN_TRUNC_NONE;
+	key->modulus = 0;
+	key->trunc = GPUEXT_SCAN_TRUNC_NONE;
+	key->micros = 0;
 	if (st->groups.key_exprs[k] == NULL)
 		return st->groups.key_att[k];
 	expr = (Node *) list_nth_node(TargetEntry, cscan->custom_scan_tlist, st->naggs + k)->expr;
-	var = GpuAggModColumn(expr, modulus);
-	if (var == NULL || *modulus <= 0)
-		var = TruncColumn(expr, trunc);
+	var = GpuAggModColumn(expr, &key->modulus);
+	if (var == NULL || key->modulus <= 0)
+	{
+		key->modulus = 0;
+		var = UnitColumn(expr, key);
+	}
+	if (var == NULL)
+		var = FunctionOfColumn(expr, cscan->scan.scanrelid);
 	if (var == NULL || ((Var *) var)->varno != cscan->scan.scanrelid || ((Var *) var)->varattno <= 0)
 		return 0;
 	return ((Var *) var)->varattno;
+}
+
+/* How many bytes of the key image a column's value takes: its length, -1 for any (varlena), 0 where it cannot. */
+static int
+KeyColumnWidth(Form_pg_attribute attr)
+{
+	if (attr->atthasmissing)
+		return 0;
+	if (attr->attlen == -1)
+		return -1;
+	return attr->attlen > 0 && attr->attlen < GPUEXT_SCAN_KEY_BYTES ? attr->attlen : 0;
+}
+
+/*
+ * Whether key k's equal values have equal bytes (its type's equality is the
+ * bytes', under a deterministic collation), or it is a unit of a date or
+ * timestamp, whose values of a field all have one scale: then which row of
+ * a group the device meets first cannot change the group's value (0 or
+ * 0.00, -0 or 0) from PostgreSQL's, which takes the first in the scan.
+ */
+static bool
+KeyValuesCanonical(GpuAggState *st, int k, const GpuextScanKey *key)
+{
+	CustomScan *cscan = (CustomScan *) st->css.ss.ps.plan;
+	Form_pg_attribute attr = TupleDescAttr(st->groups.keyslot->tts_tupleDescriptor, k);
+	Node	   *expr = (Node *) list_nth_node(TargetEntry, cscan->custom_scan_tlist, st->naggs + k)->expr;
+	int16		len;
+
+	if (key->trunc != GPUEXT_SCAN_TRUNC_NONE)
+		return true;
+	if (lookup_type_cache(attr->atttypid, TYPECACHE_EQ_OPR)->eq_opr !=
+		list_nth_oid(lfourth(cscan->custom_private), k))
+		return false;
+	len = GpuAggByteEqualType(attr->atttypid, attr->atttypmod);
+	return len > 0 || (len < 0 && OidIsValid(exprCollation(expr)) &&
+					   get_collation_isdeterministic(exprCollation(expr)));
 }
 
 /*
@@ -113,29 +265,27 @@ GpuAggDevGroupsKeys(GpuAggState *st, TupleDesc tupdesc, Bitmapset **byteatts, Bi
 {
 	int			used = 0;
 
-	if (st->groups.images == NULL || st->groups.nkeys > GPUEXT_SCAN_MAX_KEYS)
+	if (st->groups.nkeys > GPUEXT_SCAN_MAX_KEYS)
 		return false;
 	for (int k = 0; k < st->groups.nkeys; k++)
 	{
-		int64		modulus;
-		uint8		trunc;
-		AttrNumber	att = KeyColumn(st, k, &modulus, &trunc);
-		Form_pg_attribute attr;
-		int16		len;
+		GpuextScanKey key;
+		AttrNumber	att = KeyColumn(st, k, &key);
+		int			len;
 
-		if (att == 0)
+		if (att == 0 || !KeyValuesCanonical(st, k, &key))
 			return false;
-		attr = TupleDescAttr(tupdesc, att - 1);
-		if (modulus > 0 || trunc != GPUEXT_SCAN_TRUNC_NONE)
+		len = KeyColumnWidth(TupleDescAttr(tupdesc, att - 1));
+		if (key.modulus > 0 || key.trunc != GPUEXT_SCAN_TRUNC_NONE)
 		{
-			used += 1 + attr->attlen;
+			used += 1 + (key.trunc != GPUEXT_SCAN_TRUNC_NONE ? gpuext_scan_unit_width(key.trunc, key.micros) :
+						 TupleDescAttr(tupdesc, att - 1)->attlen);
 			*intatts = bms_add_member(*intatts, att);
 			continue;
 		}
-		len = GpuAggByteEqualType(attr->atttypid, attr->atttypmod);
-		if (len == 0 || attr->atthasmissing)
+		if (len == 0)
 			return false;
-		/* a text key takes what room is left, at least one byte */
+		/* a varlena key takes what room is left, at least one byte */
 		used += 1 + (len > 0 ? len : 1);
 		*byteatts = bms_add_member(*byteatts, att);
 	}
@@ -163,14 +313,15 @@ GpuAggDevGroupsProgram(GpuAggState *st, GpuextScanProgram *p, const int *col_of_
 	{
 		Form_pg_attribute attr;
 
-		atts[k] = KeyColumn(st, k, &p->keys[k].modulus, &p->keys[k].trunc);
+		atts[k] = KeyColumn(st, k, &p->keys[k]);
 		attr = TupleDescAttr(tupdesc, atts[k] - 1);
-		p->keys[k].width = attr->attlen;
-		fixed += 1 + (attr->attlen > 0 ? attr->attlen : 0);
+		p->keys[k].width = p->keys[k].trunc != GPUEXT_SCAN_TRUNC_NONE ?
+			gpuext_scan_unit_width(p->keys[k].trunc, p->keys[k].micros) : attr->attlen;
+		fixed += 1 + (attr->attlen > 0 ? p->keys[k].width : 0);
 		if (attr->attlen < 0)
 		{
-			want[k] = attr->atttypmod > VARHDRSZ ? (attr->atttypmod - VARHDRSZ) * pg_database_encoding_max_length() :
-				GPUEXT_SCAN_KEY_BYTES;
+			want[k] = (attr->atttypid == BPCHAROID || attr->atttypid == VARCHAROID) && attr->atttypmod > VARHDRSZ ?
+				(attr->atttypmod - VARHDRSZ) * pg_database_encoding_max_length() : GPUEXT_SCAN_KEY_BYTES;
 			nvar++;
 		}
 	}
@@ -227,12 +378,11 @@ ExpectedGroups(GpuAggState *st)
 
 	for (int k = 0; k < st->groups.nkeys && bound > 0; k++)
 	{
-		int64		modulus;
-		uint8		trunc;
-		AttrNumber	att = KeyColumn(st, k, &modulus, &trunc);
+		GpuextScanKey key;
+		AttrNumber	att = KeyColumn(st, k, &key);
 
-		if (modulus > 0)
-			bound *= 2.0 * modulus;
+		if (key.modulus > 0)
+			bound *= 2.0 * key.modulus;
 		else if (att > 0 && TupleDescAttr(tupdesc, att - 1)->atttypid == BOOLOID)
 			bound *= 3;
 		else
@@ -372,35 +522,69 @@ ValuesPass(GroupsJob *job)
 GPUEXT_DEVICE_WORK(ValuesPass, GroupsJob)
 
 /*
- * A date_trunc key's value for the dates whose first day of the unit is
- * day: the key's own expression on a row holding that day alone.
+ * A key's value for the rows whose column att holds value (NULL where
+ * isnull): the key's own expression on a row holding that value alone.
  */
 static Datum
-TruncKeyValue(GpuAggState *st, int k, AttrNumber att, int32 day, bool *isnull)
+KeyFromColumn(GpuAggState *st, int k, AttrNumber att, Datum value, bool *isnull)
 {
 	ExprContext *econtext = st->css.ss.ps.ps_ExprContext;
 	TupleTableSlot *saved = econtext->ecxt_scantuple;
-	TupleTableSlot *row = st->dev.trunc_row;
-	Datum		value;
+	TupleTableSlot *row = st->dev.key_row;
 
 	if (row == NULL)
 	{
 		MemoryContext old = MemoryContextSwitchTo(st->css.ss.ps.state->es_query_cxt);
 
-		row = st->dev.trunc_row = ExecInitExtraTupleSlot(st->css.ss.ps.state,
-														 RelationGetDescr(st->css.ss.ss_currentRelation),
-														 &TTSOpsVirtual);
+		row = st->dev.key_row = ExecInitExtraTupleSlot(st->css.ss.ps.state,
+													   RelationGetDescr(st->css.ss.ss_currentRelation),
+													   &TTSOpsVirtual);
 		MemoryContextSwitchTo(old);
 	}
 	ExecClearTuple(row);
 	memset(row->tts_isnull, true, sizeof(bool) * row->tts_tupleDescriptor->natts);
-	row->tts_values[att - 1] = DateADTGetDatum(day);
-	row->tts_isnull[att - 1] = false;
+	row->tts_values[att - 1] = value;
+	row->tts_isnull[att - 1] = *isnull;
 	ExecStoreVirtualTuple(row);
 	econtext->ecxt_scantuple = row;
 	value = ExecEvalExpr(st->groups.key_exprs[k], econtext, isnull);
 	econtext->ecxt_scantuple = saved;
 	return value;
+}
+
+/*
+ * The value a key's part of a key image holds (b at its tag byte): the
+ * column's value (or a date or timestamp standing for the key's), or for a
+ * modulus the key's own; in the current memory context.
+ */
+static Datum
+ImageValue(const GpuextScanKey *key, Form_pg_attribute attr, const unsigned char *b)
+{
+	int64		word = 0;
+
+	if (key->trunc != GPUEXT_SCAN_TRUNC_NONE)
+	{
+		memcpy(&word, b + 1, key->width);
+		if (!key->micros)
+			return DateADTGetDatum((int32) word);
+		if (key->width == 4)
+			word = (int32) word == PG_INT32_MIN ? DT_NOBEGIN : (int32) word == PG_INT32_MAX ? DT_NOEND :
+				(int64) (int32) word * gpuext_scan_unit_scale(key->trunc, 1);
+		return TimestampGetDatum(word);
+	}
+	if (attr->attlen > 0 && attr->attbyval)
+	{
+		memcpy(&word, b + 1, attr->attlen);
+		return fetch_att(&word, true, attr->attlen);
+	}
+	if (attr->attlen > 0)
+	{
+		char	   *copy = palloc(attr->attlen);
+
+		memcpy(copy, b + 1, attr->attlen);
+		return PointerGetDatum(copy);
+	}
+	return PointerGetDatum(cstring_to_text_with_len((const char *) b + 1, b[0] - 1));
 }
 
 /*
@@ -413,6 +597,7 @@ NumberNewGroups(GpuAggState *st, GpuAggDevScan *ds, uint64 nnew)
 	const GpuextScanProgram *p = (const GpuextScanProgram *) ds->prog->ptr;
 	TupleTableSlot *ks = st->groups.keyslot;
 	uint32	   *map = SlotGroups(ds, p);
+	TupleDesc	reldesc = RelationGetDescr(st->css.ss.ss_currentRelation);
 	MemoryContext tmp;
 	MemoryContext old;
 	bool		ok = true;
@@ -432,27 +617,18 @@ NumberNewGroups(GpuAggState *st, GpuAggDevScan *ds, uint64 nnew)
 		for (int k = 0; k < p->nkeys; k++)
 		{
 			const GpuextScanKey *key = &p->keys[k];
-			Form_pg_attribute attr = TupleDescAttr(ks->tts_tupleDescriptor, k);
-			int64		word = 0;
+			AttrNumber	att = p->cols[key->col].att + 1;
+			bool		isnull = b[key->at] == 0;
+			Datum		value = 0;
 
-			ks->tts_isnull[k] = b[key->at] == 0;
-			if (ks->tts_isnull[k])
-				continue;
-			if (key->trunc != GPUEXT_SCAN_TRUNC_NONE)
-			{
-				int32		day;
-
-				memcpy(&day, b + key->at + 1, sizeof(day));
-				ks->tts_values[k] = TruncKeyValue(st, k, p->cols[key->col].att + 1, day, &ks->tts_isnull[k]);
-			}
-			else if (attr->attlen > 0)
-			{
-				memcpy(&word, b + key->at + 1, attr->attlen);
-				ks->tts_values[k] = fetch_att(&word, attr->attbyval, attr->attlen);
-			}
-			else
-				ks->tts_values[k] = PointerGetDatum(cstring_to_text_with_len((const char *) b + key->at + 1,
-																			 b[key->at] - 1));
+			/* a modulus's image holds the key (the column's type) */
+			if (!isnull)
+				value = ImageValue(key, key->modulus > 0 ? TupleDescAttr(ks->tts_tupleDescriptor, k) :
+								   TupleDescAttr(reldesc, att - 1), b + key->at);
+			if (st->groups.key_exprs[k] != NULL && key->modulus == 0)
+				value = KeyFromColumn(st, k, att, value, &isnull);
+			ks->tts_values[k] = value;
+			ks->tts_isnull[k] = isnull;
 		}
 		ExecStoreVirtualTuple(ks);
 		g = GpuAggGroupLookup(st);

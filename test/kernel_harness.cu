@@ -1595,6 +1595,7 @@ void check_reduce_arguments()
 #include "harness_scan_gather.cuh"
 #include "harness_scan_numeric.cuh"
 #include "harness_scan_or.cuh"
+#include "harness_scan_units.cuh"
 
 /* Reduction correctness over every type, pattern, size and alignment. */
 void run_reduce_checks(bool quick, uint64_t seed)
@@ -1766,6 +1767,7 @@ int main(int argc, char **argv)
 		run_scan_gather_checks(quick);
 		run_scan_numeric_checks(quick);
 		run_scan_or_checks(quick);
+		run_scan_unit_checks(quick);
 	}
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;

@@ -1,0 +1,261 @@
+/*
+ * harness_scan_units.cuh
+ *		The device scan's date and timestamp key units (gpuext_scan_key_unit
+ *		in cuda/scan_heap_groups.h), run on the device, against a reference
+ *		built on PostgreSQL's own calendar arithmetic (date2j and j2date of
+ *		utils/adt/datetime.c), a different algorithm: every unit over dates
+ *		and timestamps from 4714 BC to past the timestamps' end, leap days,
+ *		the days around each end of the range the device leaves to the CPU,
+ *		and the infinities.  Included by kernel_harness.cu.
+ */
+
+/* Days of the Julian calendar of 2000-01-01 (POSTGRES_EPOCH_JDATE). */
+#define UNIT_EPOCH_JDATE 2451545
+
+/* PostgreSQL's date2j: the Julian day of a day of the Gregorian calendar. */
+int64_t unit_date2j(int64_t year, int64_t month, int64_t day)
+{
+	int64_t		julian,
+				century;
+
+	if (month > 2)
+	{
+		month += 1;
+		year += 4800;
+	}
+	else
+	{
+		month += 13;
+		year += 4799;
+	}
+	century = year / 100;
+	julian = year * 365 - 32167;
+	julian += year / 4 - century + century / 4;
+	julian += 7834 * month / 256 + day;
+	return julian;
+}
+
+/* PostgreSQL's j2date: the day of the Gregorian calendar of a Julian day (>= 0). */
+void unit_j2date(int64_t jd, int64_t *year, int64_t *month, int64_t *day)
+{
+	uint64_t	julian = (uint64_t) jd + 32044;
+	uint64_t	quad = julian / 146097;
+	uint64_t	extra = (julian - quad * 146097) * 4 + 3;
+	int64_t		y;
+
+	julian += 60 + quad * 3 + extra / 146097;
+	quad = julian / 1461;
+	julian -= quad * 1461;
+	y = (int64_t) (julian * 4 / 1461);
+	julian = ((y != 0) ? ((julian + 305) % 365) : ((julian + 306) % 366)) + 123;
+	y += (int64_t) quad * 4;
+	*year = y - 4800;
+	quad = julian * 2141 / 65536;
+	*day = (int64_t) (julian - 7834 * quad / 256);
+	*month = (int64_t) ((quad + 10) % 12 + 1);
+}
+
+/* The reference: what the unit makes of v, and whether the device is to leave it to the CPU (false). */
+bool unit_reference(int64_t v, int unit, bool micros, int64_t *rep)
+{
+	const int64_t usecs_day = 86400000000LL;
+	const int64_t first = -UNIT_EPOCH_JDATE + 366;
+	const int64_t last = 109203528 - UNIT_EPOCH_JDATE - 366;
+	int64_t		day = v,
+				tod = 0,
+				y,
+				m,
+				d,
+				r;
+
+	if (micros ? (v == INT64_MIN || v == INT64_MAX) : (v == INT32_MIN || v == INT32_MAX))
+	{
+		*rep = v;
+		return true;
+	}
+	if (micros)
+	{
+		/* timestamp2tm's split: the date, then the time of day */
+		day = v / usecs_day;
+		tod = v % usecs_day;
+		if (tod < 0)
+		{
+			tod += usecs_day;
+			day -= 1;
+		}
+	}
+	switch (unit)
+	{
+		case GPUEXT_SCAN_TRUNC_HOUR:
+			*rep = day * usecs_day + tod / 3600000000LL * 3600000000LL;
+			return true;
+		case GPUEXT_SCAN_TRUNC_MINUTE:
+			*rep = day * usecs_day + tod / 60000000LL * 60000000LL;
+			return true;
+		case GPUEXT_SCAN_TRUNC_SECOND:
+			*rep = day * usecs_day + tod / 1000000 * 1000000;
+			return true;
+		case GPUEXT_SCAN_FIELD_HOUR:
+			*rep = tod / 3600000000LL * 3600000000LL;
+			return true;
+		case GPUEXT_SCAN_FIELD_MINUTE:
+			*rep = (tod / 60000000LL % 60) * 60000000LL;
+			return true;
+		case GPUEXT_SCAN_FIELD_SECOND:
+			*rep = tod % 60000000LL;
+			return true;
+		case GPUEXT_SCAN_TRUNC_DAY:
+			if (!micros)
+			{
+				*rep = v;
+				return true;
+			}
+			break;
+		default:
+			break;
+	}
+	if (day < first || day > last)
+		return false;
+	unit_j2date(day + UNIT_EPOCH_JDATE, &y, &m, &d);
+	switch (unit)
+	{
+		case GPUEXT_SCAN_TRUNC_DAY:
+			r = day;
+			break;
+		case GPUEXT_SCAN_TRUNC_WEEK:
+			/* j2day: 0 Sunday; back to Monday */
+			r = day - ((day + UNIT_EPOCH_JDATE + 1) % 7 + 6) % 7;
+			break;
+		case GPUEXT_SCAN_TRUNC_MONTH:
+			r = unit_date2j(y, m, 1) - UNIT_EPOCH_JDATE;
+			break;
+		case GPUEXT_SCAN_TRUNC_QUARTER:
+			r = unit_date2j(y, (m - 1) / 3 * 3 + 1, 1) - UNIT_EPOCH_JDATE;
+			break;
+		case GPUEXT_SCAN_TRUNC_YEAR:
+			r = unit_date2j(y, 1, 1) - UNIT_EPOCH_JDATE;
+			break;
+		case GPUEXT_SCAN_FIELD_QUARTER:
+			r = unit_date2j(2000, (m - 1) / 3 * 3 + 1, 1) - UNIT_EPOCH_JDATE;
+			break;
+		case GPUEXT_SCAN_FIELD_MONTH:
+			r = unit_date2j(2000, m, 1) - UNIT_EPOCH_JDATE;
+			break;
+		case GPUEXT_SCAN_FIELD_DAY:
+			r = unit_date2j(2000, 1, d) - UNIT_EPOCH_JDATE;
+			break;
+		case GPUEXT_SCAN_FIELD_DOY:
+			r = day - (unit_date2j(y, 1, 1) - UNIT_EPOCH_JDATE);
+			break;
+		case GPUEXT_SCAN_FIELD_DOW:
+			r = unit_date2j(2000, 1, 2 + (day + UNIT_EPOCH_JDATE + 1) % 7) - UNIT_EPOCH_JDATE;
+			break;
+		default:
+			return false;
+	}
+	*rep = micros ? r * usecs_day : r;
+	return true;
+}
+
+/* Each value under one unit on the device: its representative and whether it has one. */
+__global__ void unit_kernel(const int64_t *v, size_t n, int unit, int micros, int64_t *rep, int *ok)
+{
+	size_t		i = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (i < n)
+		ok[i] = gpuext_scan_key_unit(v[i], unit, micros, &rep[i]);
+}
+
+/* Dates (or timestamps) to put through every unit: each end of the range, leap days, random ones. */
+std::vector<int64_t> unit_values(bool micros, bool quick)
+{
+	const int64_t usecs_day = 86400000000LL;
+	const int64_t first = -UNIT_EPOCH_JDATE + 366;
+	const int64_t last = 109203528 - UNIT_EPOCH_JDATE - 366;
+	std::mt19937_64 rng(micros ? 7 : 5);
+	std::vector<int64_t> days = {0, -1, 1, 59, 60, -306, -305, first - 1, first, first + 1, last - 1, last, last + 1,
+								 unit_date2j(1900, 2, 28) - UNIT_EPOCH_JDATE, unit_date2j(1900, 3, 1) - UNIT_EPOCH_JDATE,
+								 unit_date2j(0, 2, 29) - UNIT_EPOCH_JDATE, unit_date2j(-1, 12, 31) - UNIT_EPOCH_JDATE};
+	std::vector<int64_t> v;
+	const int	nrandom = quick ? 20000 : 400000;
+
+	for (int i = 0; i < nrandom; i++)
+		days.push_back(i % 2 ? first - 400 + (int64_t) (rng() % (uint64_t) (last - first + 800)) :
+					   (int64_t) (rng() % 80000) - 40000);
+	for (int64_t day : days)
+	{
+		if (!micros)
+		{
+			v.push_back(day);
+			continue;
+		}
+		v.push_back(day * usecs_day);
+		v.push_back(day * usecs_day + (int64_t) (rng() % (uint64_t) usecs_day));
+		v.push_back(day * usecs_day + usecs_day - 1);
+	}
+	v.push_back(micros ? INT64_MIN : INT32_MIN);
+	v.push_back(micros ? INT64_MAX : INT32_MAX);
+	return v;
+}
+
+/* Stop the harness on a failure of the CUDA runtime's plumbing. */
+void unit_must(cudaError_t err, const char *what)
+{
+	if (err == cudaSuccess)
+		return;
+	fprintf(stderr, "fatal: %s failed: %s\n", what, cudaGetErrorString(err));
+	printf("%d passed, %d failed\n", passed, failed + 1);
+	exit(2);
+}
+
+/* Every unit over dates, then over timestamps: the device against the reference, its output poisoned first. */
+void run_scan_unit_checks(bool quick)
+{
+	for (int micros = 0; micros <= 1; micros++)
+	{
+		std::vector<int64_t> v = unit_values(micros, quick);
+		const size_t n = v.size();
+		int64_t    *d_v,
+				   *d_rep;
+		int		   *d_ok;
+
+		unit_must(cudaMalloc(&d_v, n * sizeof(int64_t)), "value allocation");
+		unit_must(cudaMalloc(&d_rep, n * sizeof(int64_t)), "output allocation");
+		unit_must(cudaMalloc(&d_ok, n * sizeof(int)), "output allocation");
+		unit_must(cudaMemcpy(d_v, v.data(), n * sizeof(int64_t), cudaMemcpyHostToDevice), "upload");
+		for (int unit = GPUEXT_SCAN_TRUNC_DAY; unit < GPUEXT_SCAN_UNITS; unit++)
+		{
+			std::vector<int64_t> rep(n);
+			std::vector<int> ok(n);
+			std::string detail;
+			size_t		cpu = 0;
+
+			if (!micros && gpuext_scan_unit_of_time(unit))
+				continue;
+			unit_must(cudaMemset(d_rep, 0xA5, n * sizeof(int64_t)), "poison");
+			unit_must(cudaMemset(d_ok, 0xA5, n * sizeof(int)), "poison");
+			unit_kernel<<<(unsigned) ((n + 255) / 256), 256>>>(d_v, n, unit, micros, d_rep, d_ok);
+			unit_must(cudaGetLastError(), "unit kernel");
+			unit_must(cudaMemcpy(rep.data(), d_rep, n * sizeof(int64_t), cudaMemcpyDeviceToHost), "download");
+			unit_must(cudaMemcpy(ok.data(), d_ok, n * sizeof(int), cudaMemcpyDeviceToHost), "download");
+			for (size_t i = 0; i < n && detail.empty(); i++)
+			{
+				int64_t		want = 0;
+				bool		has = unit_reference(v[i], unit, micros, &want);
+
+				cpu += !has;
+				if (ok[i] != (has ? 1 : 0) || (has && rep[i] != want))
+					detail = "value " + std::to_string(v[i]) + ": device " + std::to_string(ok[i]) + "/" +
+						std::to_string(rep[i]) + ", reference " + std::to_string(has) + "/" + std::to_string(want);
+			}
+			if (detail.empty() && (cpu == 0) != (!micros && unit == GPUEXT_SCAN_TRUNC_DAY) &&
+				!gpuext_scan_unit_of_time(unit))
+				detail = "the ends of the range are not left to the CPU";
+			report(detail.empty(), std::string("scan key unit ") + std::to_string(unit) +
+				   (micros ? " of timestamps" : " of dates") + ", " + std::to_string(n) + " values", detail);
+		}
+		cudaFree(d_v);
+		cudaFree(d_rep);
+		cudaFree(d_ok);
+	}
+}
