@@ -125,16 +125,19 @@ typedef enum GpuextScanOp
 	GPUEXT_SCAN_SUB,
 	GPUEXT_SCAN_MUL,
 	GPUEXT_SCAN_DIV,
-	GPUEXT_SCAN_NEG
+	GPUEXT_SCAN_NEG,
+	GPUEXT_SCAN_SEL				/* CASE WHEN: regs[a] where cmps[cmp_first .. + cmp_n) hold, else regs[b] */
 } GpuextScanOp;
 
-/* regs[dst] = regs[a] op regs[b] (NEG: -regs[a]), NULL where an operand is. */
+/* regs[dst] = regs[a] op regs[b] (NEG: -regs[a]), NULL where an operand is (SEL: the one taken). */
 typedef struct GpuextScanStep
 {
 	uint8_t		op;
 	uint8_t		dst;
 	uint8_t		a;
 	uint8_t		b;
+	uint8_t		cmp_first;		/* SEL: its condition */
+	uint8_t		cmp_n;
 } GpuextScanStep;
 
 /*
@@ -519,6 +522,15 @@ gpuext_scan_compute(const GpuextScanProgram *p, GpuextScanRow *row)
 		double		b = s->op == GPUEXT_SCAN_NEG ? 0.0 : r[s->b];
 		double		v;
 
+		if (s->op == GPUEXT_SCAN_SEL)
+		{
+			/* both branches are registers computed without error (the caller's choice) */
+			int			taken = gpuext_scan_cmps(p, row, s->cmp_first, s->cmp_n) ? s->a : s->b;
+
+			r[s->dst] = r[taken];
+			row->reg_nulls = (row->reg_nulls & ~(1u << s->dst)) | (((row->reg_nulls >> taken) & 1u) << s->dst);
+			continue;
+		}
 		if ((row->reg_nulls & (1u << s->a)) ||
 			(s->op != GPUEXT_SCAN_NEG && (row->reg_nulls & (1u << s->b))))
 		{

@@ -39,8 +39,11 @@ gpuext_scan_program_valid(const GpuextScanProgram *p, size_t outs_bytes)
 			p->cols[p->loads[i].col].kind == GPUEXT_SCAN_NUMERIC || p->loads[i].dst >= p->nregs)
 			return 0;
 	for (int i = 0; i < p->nsteps; i++)
-		if (p->steps[i].op > GPUEXT_SCAN_NEG || p->steps[i].dst >= p->nregs || p->steps[i].a >= p->nregs ||
-			p->steps[i].b >= p->nregs)
+		if (p->steps[i].op > GPUEXT_SCAN_SEL || p->steps[i].dst >= p->nregs || p->steps[i].a >= p->nregs ||
+			p->steps[i].b >= p->nregs ||
+			(p->steps[i].op == GPUEXT_SCAN_SEL &&
+			 (p->steps[i].cmp_first < p->nquals || p->steps[i].cmp_first + p->steps[i].cmp_n > p->ncmps ||
+			  (p->steps[i].cmp_n > 0 && p->cmps[p->steps[i].cmp_first + p->steps[i].cmp_n - 1].or_next))))
 			return 0;
 	for (int c = 0; c < p->ncols; c++)
 		if (p->cols[c].kind == GPUEXT_SCAN_BYTES && !p->cols[c].missing_null)

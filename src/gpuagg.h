@@ -76,7 +76,8 @@ typedef enum GpuAggRowOp
 	ROWOP_SUB,
 	ROWOP_MUL,
 	ROWOP_DIV,
-	ROWOP_NEG
+	ROWOP_NEG,
+	ROWOP_SEL					/* a CASE WHEN's branch: double precision only */
 } GpuAggRowOp;
 
 /* Conditions and double precision and numeric arguments compiled for rows read in place (gpuagg_inplace.c). */
@@ -510,7 +511,8 @@ extern void GpuAggRowQualColumns(const GpuAggRowQual *q, Bitmapset **atts);
 extern void GpuAggRowQualTextColumns(const GpuAggRowQual *q, Bitmapset **atts);
 extern bool GpuAggRowQualToScan(const GpuAggRowQual *q, GpuextScanProgram *p, const int *col_of_att);
 extern void GpuAggRowExprColumnsUsed(const GpuAggRowExpr *e, Bitmapset **atts);
-extern void GpuAggRowExprToScan(const GpuAggRowExpr *e, GpuextScanProgram *p, const int *col_of_att);
+extern void GpuAggRowExprTextColumns(const GpuAggRowExpr *e, Bitmapset **atts);
+extern bool GpuAggRowExprToScan(const GpuAggRowExpr *e, GpuextScanProgram *p, const int *col_of_att);
 extern bool GpuAggRowQualPasses(const GpuAggRowQual *q, const char *tp, const int *att_off);
 extern const float8 *GpuAggRowExprRun(GpuAggRowExpr *e, const char *tp, const int *att_off);
 extern float8 *GpuAggRowExprColumns(const GpuAggRowExpr *e);

@@ -231,7 +231,10 @@ BuildProgram(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 		atts = bms_add_member(atts, in->argatt);
 	}
 	if (st->rows.fixed && st->rows.rowargs != NULL)
+	{
 		GpuAggRowExprColumnsUsed(st->rows.rowargs, &atts);
+		GpuAggRowExprTextColumns(st->rows.rowargs, &textatts);
+	}
 	/* GROUP BY: the keys' columns: as bytes (their values read for nothing else), or integers for a modulus */
 	if (st->groups.nkeys > 0 && !GpuAggDevGroupsKeys(st, tupdesc, &keyatts, &intatts))
 		return NULL;
@@ -267,8 +270,8 @@ BuildProgram(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 	if (st->rows.rowqual != NULL && !GpuAggRowQualToScan(st->rows.rowqual, p, col_of_att))
 		return NULL;
 	p->nquals = p->ncmps;
-	if (st->rows.fixed && st->rows.rowargs != NULL)
-		GpuAggRowExprToScan(st->rows.rowargs, p, col_of_att);
+	if (st->rows.fixed && st->rows.rowargs != NULL && !GpuAggRowExprToScan(st->rows.rowargs, p, col_of_att))
+		return NULL;
 	for (int i = 0; i < st->ninputs; i++)
 	{
 		GpuAggInput *in = &st->inputs[i];

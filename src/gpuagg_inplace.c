@@ -8,11 +8,12 @@
  *
  * An argument compiles when it is + - * / and unary minus of double
  * precision over columns of double precision (or of integers and real cast
- * to it) and constants.  It is evaluated by the same inline functions as
- * PostgreSQL's operators (utils/float.h), so that NaN, infinities and the
- * overflow and division errors are the same.  Numeric arguments compile in
- * gpuagg_numeric.c.  Anything else is not compiled, and the node reads rows
- * through a slot.
+ * to it) and constants, and searched CASE WHENs whose conditions compile and
+ * whose branches raise no error (CompileCase).  It is evaluated by the same
+ * inline functions as PostgreSQL's operators (utils/float.h), so that NaN,
+ * infinities and the overflow and division errors are the same.  Numeric
+ * arguments compile in gpuagg_numeric.c.  Anything else is not compiled, and
+ * the node reads rows through a slot.
  */
 #include "postgres.h"
 
@@ -28,13 +29,15 @@
 /* Registers of a compiled argument: its constants, its columns' values, its intermediate results. */
 #define ROWEXPR_REGS 32
 
-/* One operation: regs[dst] = regs[a] op regs[b]. */
+/* One operation: regs[dst] = regs[a] op regs[b]; SEL: regs[a] where cond holds (regs[c] 1), else regs[b]. */
 typedef struct RowStep
 {
 	GpuAggRowOp		op;
 	uint8		dst;
 	uint8		a;
 	uint8		b;
+	uint8		c;				/* SEL: the register its condition is loaded into, per row */
+	GpuAggRowQual *cond;		/* SEL: its WHEN */
 } RowStep;
 
 /* One column read into a register. */
@@ -72,6 +75,9 @@ GpuAggRowExprRun(GpuAggRowExpr *e, const char *tp, const int *att_off)
 
 		switch (s->op)
 		{
+			case ROWOP_SEL:
+				r[s->dst] = GpuAggRowQualPasses(s->cond, tp, att_off) ? r[s->a] : r[s->b];
+				break;
 			case ROWOP_ADD:
 				r[s->dst] = float8_pl(r[s->a], r[s->b]);
 				break;
@@ -105,20 +111,27 @@ GpuAggRowExprColumns(const GpuAggRowExpr *e)
 	for (int i = 0; i < e->nloads; i++)
 		computed[e->loads[i].dst] = true;
 	for (int i = 0; i < e->nsteps; i++)
+	{
 		computed[e->steps[i].dst] = true;
+		if (e->steps[i].op == ROWOP_SEL)
+			computed[e->steps[i].c] = true;
+	}
 	for (int r = 0; r < e->nregs; r++)
 		for (int j = 0; j < MaxHeapTuplesPerPage && !computed[r]; j++)
 			cols[(Size) r * MaxHeapTuplesPerPage + j] = e->regs[r];
 	return cols;
 }
 
-/* One row's columns into row j of a program's register columns. */
+/* One row's columns, and its CASE conditions (1 or 0), into row j of a program's register columns. */
 void
 GpuAggRowExprLoad(const GpuAggRowExpr *e, const char *tp, const int *att_off, float8 *cols, int j)
 {
 	for (int i = 0; i < e->nloads; i++)
 		cols[(Size) e->loads[i].dst * MaxHeapTuplesPerPage + j] =
 			GpuAggColumnFloat8(tp, att_off, e->loads[i].att, e->loads[i].coltype);
+	for (int i = 0; i < e->nsteps; i++)
+		if (e->steps[i].op == ROWOP_SEL)
+			cols[(Size) e->steps[i].c * MaxHeapTuplesPerPage + j] = GpuAggRowQualPasses(e->steps[i].cond, tp, att_off);
 }
 
 /* A program's operations over n loaded rows, one operation over all of them at a time. */
@@ -134,6 +147,14 @@ GpuAggRowExprRunColumns(const GpuAggRowExpr *e, float8 *cols, int n)
 
 		switch (s->op)
 		{
+			case ROWOP_SEL:
+				{
+					const float8 *c = cols + (Size) s->c * MaxHeapTuplesPerPage;
+
+					for (int j = 0; j < n; j++)
+						d[j] = c[j] != 0 ? a[j] : b[j];
+				}
+				break;
 			case ROWOP_ADD:
 				for (int j = 0; j < n; j++)
 					d[j] = float8_pl(a[j], b[j]);
@@ -202,6 +223,70 @@ GpuAggArithOp(OpExpr *op, Oid add, Oid sub, Oid mul, Oid div, Oid neg, GpuAggRow
 	return list_length(op->args) == (*kind == ROWOP_NEG ? 1 : 2);
 }
 
+static int	CompileFloat8(CustomScan *cscan, Node *node, GpuAggRowExpr *e);
+
+/*
+ * Whether a CASE's branch can be computed for every row, taken or not:
+ * nothing in it raises an error (a column, a constant that is not NULL, a
+ * CASE of such), as the device and the rows read in place compute both.
+ */
+static bool
+BranchWithoutErrors(CustomScan *cscan, Node *node)
+{
+	Oid			type;
+
+	if (IsA(node, Const))
+		return !((Const *) node)->constisnull;
+	if (IsA(node, CaseExpr))
+	{
+		CaseExpr   *c = (CaseExpr *) node;
+		ListCell   *lc;
+
+		if (c->defresult == NULL || !BranchWithoutErrors(cscan, (Node *) c->defresult))
+			return false;
+		foreach(lc, c->args)
+			if (!BranchWithoutErrors(cscan, (Node *) lfirst_node(CaseWhen, lc)->result))
+				return false;
+		return true;
+	}
+	return CompiledColumn(cscan, node, &type) != 0;
+}
+
+/*
+ * A searched CASE of double precision (CASE WHEN cond THEN x ... ELSE y
+ * END) as steps that each take one WHEN's branch where its condition holds,
+ * from the last WHEN back; -1 where a condition does not compile or a
+ * branch may raise an error (arithmetic) or be NULL (no ELSE).
+ */
+static int
+CompileCase(CustomScan *cscan, CaseExpr *c, GpuAggRowExpr *e)
+{
+	int			acc;
+
+	if (c->arg != NULL || c->defresult == NULL || !BranchWithoutErrors(cscan, (Node *) c))
+		return -1;
+	acc = CompileFloat8(cscan, (Node *) c->defresult, e);
+	for (int i = list_length(c->args) - 1; i >= 0 && acc >= 0; i--)
+	{
+		CaseWhen   *w = list_nth_node(CaseWhen, c->args, i);
+		GpuAggRowQual *cond = GpuAggCompileRowQual(cscan, list_make1(w->expr));
+		int			then = cond != NULL ? CompileFloat8(cscan, (Node *) w->result, e) : -1;
+		RowStep    *s;
+
+		if (then < 0 || e->nregs + 2 > ROWEXPR_REGS)
+			return -1;
+		s = &e->steps[e->nsteps++];
+		s->op = ROWOP_SEL;
+		s->a = then;
+		s->b = acc;
+		s->cond = cond;
+		s->c = e->nregs++;
+		s->dst = e->nregs++;
+		acc = s->dst;
+	}
+	return acc;
+}
+
 /* The register holding node's value as double precision (steps added), or -1 where it is not of the forms compiled. */
 static int
 CompileFloat8(CustomScan *cscan, Node *node, GpuAggRowExpr *e)
@@ -221,6 +306,8 @@ CompileFloat8(CustomScan *cscan, Node *node, GpuAggRowExpr *e)
 		e->regs[e->nregs] = DatumGetFloat8(c->constvalue);
 		return e->nregs++;
 	}
+	if (IsA(node, CaseExpr) && ((CaseExpr *) node)->casetype == FLOAT8OID)
+		return CompileCase(cscan, (CaseExpr *) node, e);
 	if (IsA(node, OpExpr) && ((OpExpr *) node)->opresulttype == FLOAT8OID)
 	{
 		OpExpr	   *op = (OpExpr *) node;
@@ -407,20 +494,37 @@ GpuAggInPlaceSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 	}
 }
 
-/* The columns (from 1) a compiled argument program reads, added to *atts. */
+/* The columns (from 1) a compiled argument program reads, its CASE conditions' too, added to *atts. */
 void
 GpuAggRowExprColumnsUsed(const GpuAggRowExpr *e, Bitmapset **atts)
 {
 	for (int i = 0; i < e->nloads; i++)
 		*atts = bms_add_member(*atts, e->loads[i].att);
+	for (int i = 0; i < e->nsteps; i++)
+		if (e->steps[i].op == ROWOP_SEL)
+			GpuAggRowQualColumns(e->steps[i].cond, atts);
 }
 
-/* A compiled argument program copied into a device scan program's arithmetic (col_of_att as above). */
+/* The text columns a compiled argument program's CASE conditions compare, added to *atts. */
 void
+GpuAggRowExprTextColumns(const GpuAggRowExpr *e, Bitmapset **atts)
+{
+	for (int i = 0; i < e->nsteps; i++)
+		if (e->steps[i].op == ROWOP_SEL)
+			GpuAggRowQualTextColumns(e->steps[i].cond, atts);
+}
+
+/*
+ * A compiled argument program copied into a device scan program's
+ * arithmetic (col_of_att as above), its CASE conditions appended to the
+ * program's comparisons; false where they do not fit.
+ */
+bool
 GpuAggRowExprToScan(const GpuAggRowExpr *e, GpuextScanProgram *p, const int *col_of_att)
 {
 	StaticAssertStmt(ROWEXPR_REGS <= GPUEXT_SCAN_MAX_REGS, "a program's registers fit the device scan's");
-	StaticAssertStmt((int) ROWOP_NEG == (int) GPUEXT_SCAN_NEG, "the operations are numbered alike");
+	StaticAssertStmt((int) ROWOP_NEG == (int) GPUEXT_SCAN_NEG && (int) ROWOP_SEL == (int) GPUEXT_SCAN_SEL,
+					 "the operations are numbered alike");
 	p->nregs = e->nregs;
 	p->nloads = e->nloads;
 	p->nsteps = e->nsteps;
@@ -437,5 +541,13 @@ GpuAggRowExprToScan(const GpuAggRowExpr *e, GpuextScanProgram *p, const int *col
 		p->steps[i].dst = e->steps[i].dst;
 		p->steps[i].a = e->steps[i].a;
 		p->steps[i].b = e->steps[i].b;
+		if (e->steps[i].op == ROWOP_SEL)
+		{
+			p->steps[i].cmp_first = p->ncmps;
+			if (!GpuAggRowQualToScan(e->steps[i].cond, p, col_of_att))
+				return false;
+			p->steps[i].cmp_n = p->ncmps - p->steps[i].cmp_first;
+		}
 	}
+	return true;
 }

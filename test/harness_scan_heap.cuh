@@ -826,8 +826,9 @@ void scan_step(GpuextScanProgram &p, GpuextScanOp op, int dst, int a, int b)
 /*
  * Double precision arithmetic over the random floats and integers (NaN,
  * infinities, zeros, denormals, limits): NULLs through strict operators,
- * rows whose overflow, underflow or division by zero is counted, register
- * outputs with and without FILTER, behind a WHERE clause.
+ * rows whose overflow, underflow or division by zero is counted, a CASE
+ * WHEN's choice, register outputs with and without FILTER, behind a WHERE
+ * clause.
  */
 GpuextScanProgram scan_program_arith()
 {
@@ -843,7 +844,7 @@ GpuextScanProgram scan_program_arith()
 
 	scan_icmp(p, i4, 4, -2, 5);
 	p.nquals = p.ncmps;
-	p.nregs = 12;
+	p.nregs = 13;
 	p.consts[3] = 2.0;
 	p.consts[4] = 1e300;
 	p.loads[p.nloads++] = {(uint8_t) f8, 0};
@@ -864,7 +865,11 @@ GpuextScanProgram scan_program_arith()
 	p.cmps[scan_icmp(p, i2, 2, 0, 0)].nulltest = GPUEXT_SCAN_IS_NOT_NULL;
 	scan_out(p, -1, 0, isnull, 2);
 	scan_out(p, f4, 4, ne, 1);
-	for (int r : {8, 10, 11, 6})
+	/* CASE WHEN f4 <> 0 THEN f4 ELSE f8 END: the NULL of the branch taken */
+	scan_step(p, GPUEXT_SCAN_SEL, 12, 1, 0);
+	p.steps[p.nsteps - 1].cmp_first = (uint8_t) ne;
+	p.steps[p.nsteps - 1].cmp_n = 1;
+	for (int r : {8, 10, 11, 6, 12})
 	{
 		GpuextScanOut &o = p.outs[p.nouts++];
 
