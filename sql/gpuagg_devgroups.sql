@@ -266,6 +266,9 @@ SELECT check_groups('SELECT c1, kb, count(*), sum(f8), avg(i4) FROM dg GROUP BY 
 SELECT par_devscan('SELECT c1, kb, count(*), sum(f8), avg(i4) FROM dg GROUP BY c1, kb', 'dg');
 SELECT check_groups('SELECT k4, kt, count(*), min(kd), max(f4), sum(i4) FROM dg GROUP BY k4, kt');
 SELECT par_devscan('SELECT k4, kt, count(*), min(kd), max(f4), sum(i4) FROM dg GROUP BY k4, kt', 'dg');
+-- keys computed from a column's value and a timestamp's unit, in each worker
+SELECT check_groups($q$SELECT date_trunc('hour', kts), k4 / 10, count(*), sum(f8) FROM dg GROUP BY 1, 2$q$);
+SELECT par_devscan($q$SELECT date_trunc('hour', kts), k4 / 10, count(*), sum(f8) FROM dg GROUP BY 1, 2$q$, 'dg');
 -- without GROUP BY too
 SELECT check_groups('SELECT count(*), sum(f8), avg(i4), max(f4) FROM dg');
 SELECT par_devscan('SELECT count(*), sum(f8), avg(i4), max(f4) FROM dg', 'dg');
