@@ -447,6 +447,7 @@ extern void GpuAggGroupLookupKeys(GpuAggState *st, const Datum *keys, uint32 *gr
 extern void GpuAggKeysReset(GpuAggState *st);
 extern bool GpuAggKeysByValue(GpuAggState *st);
 extern int16 GpuAggByteEqualType(Oid type, int32 typmod);
+extern int16 GpuAggByteEqualKey(Form_pg_attribute attr, Oid eqop, Oid collation);
 extern void GpuAggGroupsEnd(GpuAggState *st);
 
 /* gpuagg_group.c */

@@ -40,7 +40,6 @@
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/typcache.h"
 #include "utils/timestamp.h"
 
 #include "gpuagg.h"
@@ -241,18 +240,11 @@ static bool
 KeyValuesCanonical(GpuAggState *st, int k, const GpuextScanKey *key)
 {
 	CustomScan *cscan = (CustomScan *) st->css.ss.ps.plan;
-	Form_pg_attribute attr = TupleDescAttr(st->groups.keyslot->tts_tupleDescriptor, k);
 	Node	   *expr = (Node *) list_nth_node(TargetEntry, cscan->custom_scan_tlist, st->naggs + k)->expr;
-	int16		len;
 
-	if (key->trunc != GPUEXT_SCAN_TRUNC_NONE)
-		return true;
-	if (lookup_type_cache(attr->atttypid, TYPECACHE_EQ_OPR)->eq_opr !=
-		list_nth_oid(lfourth(cscan->custom_private), k))
-		return false;
-	len = GpuAggByteEqualType(attr->atttypid, attr->atttypmod);
-	return len > 0 || (len < 0 && OidIsValid(exprCollation(expr)) &&
-					   get_collation_isdeterministic(exprCollation(expr)));
+	return key->trunc != GPUEXT_SCAN_TRUNC_NONE ||
+		GpuAggByteEqualKey(TupleDescAttr(st->groups.keyslot->tts_tupleDescriptor, k),
+						   list_nth_oid(lfourth(cscan->custom_private), k), exprCollation(expr)) != 0;
 }
 
 /*

@@ -161,10 +161,25 @@ GpuAggByteEqualType(Oid type, int32 typmod)
 }
 
 /*
- * The key images of a GROUP BY whose keys are all equal exactly when their
- * bytes are (the type's own equality over integers, date, timestamps,
- * bool, or text under a deterministic collation), else NULL.
+ * Whether a key's values are equal exactly when their bytes are, grouped by
+ * eqop under collation (the type's own equality over integers, date,
+ * timestamps, bool, or text under a deterministic collation): its length as
+ * GpuAggByteEqualType gives it, else 0.
  */
+int16
+GpuAggByteEqualKey(Form_pg_attribute attr, Oid eqop, Oid collation)
+{
+	int16		len;
+
+	if (lookup_type_cache(attr->atttypid, TYPECACHE_EQ_OPR)->eq_opr != eqop)
+		return 0;
+	len = GpuAggByteEqualType(attr->atttypid, attr->atttypmod);
+	if (len < 0 && (!OidIsValid(collation) || !get_collation_isdeterministic(collation)))
+		return 0;
+	return len;
+}
+
+/* The key images of a GROUP BY whose keys are all equal exactly when their bytes are, else NULL. */
 static GpuAggKeyImages *
 ByteEqualKeys(GpuAggState *st, TupleDesc desc, const Oid *eqops, const Oid *collations)
 {
@@ -172,18 +187,8 @@ ByteEqualKeys(GpuAggState *st, TupleDesc desc, const Oid *eqops, const Oid *coll
 	int16	   *typlen = palloc(sizeof(int16) * st->groups.nkeys);
 
 	for (int i = 0; i < st->groups.nkeys; i++)
-	{
-		Oid			type = TupleDescAttr(desc, i)->atttypid;
-		TypeCacheEntry *tc = lookup_type_cache(type, TYPECACHE_EQ_OPR);
-
-		if (tc->eq_opr != eqops[i])
+		if ((typlen[i] = GpuAggByteEqualKey(TupleDescAttr(desc, i), eqops[i], collations[i])) == 0)
 			return NULL;
-		typlen[i] = GpuAggByteEqualType(type, TupleDescAttr(desc, i)->atttypmod);
-		if (typlen[i] == 0)
-			return NULL;
-		if (typlen[i] < 0 && (!OidIsValid(collations[i]) || !get_collation_isdeterministic(collations[i])))
-			return NULL;
-	}
 	images = palloc0(sizeof(GpuAggKeyImages));
 	images->typlen = typlen;
 	images->table = keyimage_create(st->groups.hashcxt, 256, NULL);
