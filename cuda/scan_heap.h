@@ -126,7 +126,8 @@ typedef enum GpuextScanOp
 	GPUEXT_SCAN_MUL,
 	GPUEXT_SCAN_DIV,
 	GPUEXT_SCAN_NEG,
-	GPUEXT_SCAN_SEL				/* CASE WHEN: regs[a] where cmps[cmp_first .. + cmp_n) hold, else regs[b] */
+	GPUEXT_SCAN_SEL,			/* CASE WHEN: regs[a] where cmps[cmp_first .. + cmp_n) hold, else regs[b] */
+	GPUEXT_SCAN_MOD				/* integers only (numeric registers), as int4mod */
 } GpuextScanOp;
 
 /* regs[dst] = regs[a] op regs[b] (NEG: -regs[a]), NULL where an operand is (SEL: the one taken). */
@@ -201,16 +202,24 @@ typedef struct GpuextScanLoad
 	uint8_t		dst;
 } GpuextScanLoad;
 
-/* nregs[dst] = nregs[a] * 10^ka op nregs[b] * 10^kb (ka, kb: + and - only), as numeric's exact arithmetic. */
+/*
+ * nregs[dst] = nregs[a] * 10^ka op nregs[b] * 10^kb (ka, kb: + and - only),
+ * as numeric's exact arithmetic; or, int_bytes > 0, an operation of
+ * integers of that width (scale 0), whose result out of the type's range
+ * PostgreSQL raises (int4pl, int4div ...); or a CASE WHEN's select.
+ */
 typedef struct GpuextScanNumStep
 {
-	uint8_t		op;				/* GPUEXT_SCAN_ADD, _SUB, _MUL or _NEG */
+	uint8_t		op;				/* GPUEXT_SCAN_ADD, _SUB, _MUL, _NEG, _SEL; integers also _DIV, _MOD */
 	uint8_t		dst;
 	uint8_t		a;
 	uint8_t		b;
 	uint8_t		ka;
 	uint8_t		kb;
-	uint8_t		pad[2];
+	uint8_t		int_bytes;		/* 0 numeric; 2, 4 or 8 */
+	uint8_t		cmp_first;		/* SEL: its condition */
+	uint8_t		cmp_n;
+	uint8_t		pad[3];
 } GpuextScanNumStep;
 
 typedef struct GpuextScanProgram
@@ -606,13 +615,8 @@ gpuext_scan_out_put(const GpuextScanProgram *p, const GpuextScanRow *row, int o,
 		memcpy(dst, &row->regs[out->reg], 8);
 		return;
 	}
-	if (out->from_reg == GPUEXT_SCAN_FROM_NUMERIC)
-	{
-		v = (int64_t) row->numregs[out->reg];	/* within 64 bits, as the arithmetic checked */
-		memcpy(dst, &v, 8);
-		return;
-	}
-	v = row->vals[out->col];
+	/* a numeric register's value is within its output's bytes, as the arithmetic checked */
+	v = out->from_reg == GPUEXT_SCAN_FROM_NUMERIC ? (int64_t) row->numregs[out->reg] : row->vals[out->col];
 
 	switch (out->value_bytes)
 	{

@@ -155,10 +155,24 @@ gpuext_scan_numeric_up(__int128 v, int k, __int128 *out)
 	return 1;
 }
 
+/* Whether v is within the range of a signed integer of bytes bytes. */
+static inline GPUEXT_HD int
+gpuext_scan_int_fits(__int128 v, int bytes)
+{
+	const __int128 lim = (__int128) 1 << (8 * bytes - 1);
+
+	return v >= -lim && v < lim;
+}
+
+static inline GPUEXT_HD int gpuext_scan_cmps(const GpuextScanProgram *p, const GpuextScanRow *row, int first, int n);
+
 /*
  * The numeric registers for a row that passed the WHERE clause: 0, or 1
  * where a value would leave 126 bits or an output's 64, or a NaN would be
- * computed with or sent out.  A strict operator with a NULL operand is NULL.
+ * computed with or sent out; or where an integer operation raises an error
+ * in PostgreSQL (out of its type's range, division by zero).  A strict
+ * operator with a NULL operand is NULL.  Integer columns load as their
+ * values, at scale 0.
  */
 static inline GPUEXT_HD int
 gpuext_scan_numeric_compute(const GpuextScanProgram *p, GpuextScanRow *row)
@@ -185,6 +199,15 @@ gpuext_scan_numeric_compute(const GpuextScanProgram *p, GpuextScanRow *row)
 		__int128	a = r[s->a];
 		__int128	b = s->op == GPUEXT_SCAN_NEG ? 0 : r[s->b];
 
+		if (s->op == GPUEXT_SCAN_SEL)
+		{
+			/* both branches are registers computed without error (the caller's choice) */
+			int			taken = gpuext_scan_cmps(p, row, s->cmp_first, s->cmp_n) ? s->a : s->b;
+
+			r[s->dst] = r[taken];
+			row->nreg_nulls = (row->nreg_nulls & ~(1u << s->dst)) | (((row->nreg_nulls >> taken) & 1u) << s->dst);
+			continue;
+		}
 		if ((row->nreg_nulls & (1u << s->a)) ||
 			(s->op != GPUEXT_SCAN_NEG && (row->nreg_nulls & (1u << s->b))))
 		{
@@ -204,11 +227,22 @@ gpuext_scan_numeric_compute(const GpuextScanProgram *p, GpuextScanRow *row)
 					return 1;
 				r[s->dst] = a * b;
 				break;
+			case GPUEXT_SCAN_DIV:
+			case GPUEXT_SCAN_MOD:
+				/* integers (int4div, int4mod): by 0 an error; by -1 a negation, its overflow checked below */
+				if (b == 0)
+					return 1;
+				if (b == -1)
+					r[s->dst] = s->op == GPUEXT_SCAN_DIV ? -a : 0;
+				else
+					r[s->dst] = s->op == GPUEXT_SCAN_DIV ? (__int128) ((int64_t) a / (int64_t) b) :
+						(__int128) ((int64_t) a % (int64_t) b);
+				break;
 			default:
 				r[s->dst] = -a;
 				break;
 		}
-		if (!gpuext_scan_numeric_small(r[s->dst]))
+		if (!gpuext_scan_numeric_small(r[s->dst]) || (s->int_bytes > 0 && !gpuext_scan_int_fits(r[s->dst], s->int_bytes)))
 			return 1;
 	}
 	/* an output's value goes out as a bigint */
@@ -237,16 +271,22 @@ gpuext_scan_numeric_valid(const GpuextScanProgram *p)
 			(p->att_len[p->cols[c].att] != -1 || p->cols[c].scale > GPUEXT_SCAN_NUMERIC_MAX_UP))
 			return 0;
 	for (int i = 0; i < p->nnloads; i++)
-		if (p->numloads[i].col >= p->ncols || p->cols[p->numloads[i].col].kind != GPUEXT_SCAN_NUMERIC ||
+		if (p->numloads[i].col >= p->ncols ||
+			(p->cols[p->numloads[i].col].kind != GPUEXT_SCAN_NUMERIC && p->cols[p->numloads[i].col].kind != GPUEXT_SCAN_INT) ||
 			p->numloads[i].dst >= p->nnregs)
 			return 0;
 	for (int i = 0; i < p->nnsteps; i++)
 	{
 		const GpuextScanNumStep *s = &p->numsteps[i];
+		const int	int_op = s->op == GPUEXT_SCAN_DIV || s->op == GPUEXT_SCAN_MOD;
 
-		if ((s->op != GPUEXT_SCAN_ADD && s->op != GPUEXT_SCAN_SUB && s->op != GPUEXT_SCAN_MUL &&
-			 s->op != GPUEXT_SCAN_NEG) || s->dst >= p->nnregs || s->a >= p->nnregs || s->b >= p->nnregs ||
-			s->ka > GPUEXT_SCAN_NUMERIC_MAX_UP || s->kb > GPUEXT_SCAN_NUMERIC_MAX_UP)
+		if (s->op > GPUEXT_SCAN_MOD || s->dst >= p->nnregs || s->a >= p->nnregs || s->b >= p->nnregs ||
+			s->ka > GPUEXT_SCAN_NUMERIC_MAX_UP || s->kb > GPUEXT_SCAN_NUMERIC_MAX_UP ||
+			(s->int_bytes != 0 && s->int_bytes != 2 && s->int_bytes != 4 && s->int_bytes != 8) ||
+			(int_op && s->int_bytes == 0) ||
+			(s->op == GPUEXT_SCAN_SEL &&
+			 (s->cmp_first < p->nquals || s->cmp_first + s->cmp_n > p->ncmps ||
+			  (s->cmp_n > 0 && p->cmps[s->cmp_first + s->cmp_n - 1].or_next))))
 			return 0;
 	}
 	for (int i = 0; i < p->ncmps; i++)
@@ -255,7 +295,8 @@ gpuext_scan_numeric_valid(const GpuextScanProgram *p)
 			return 0;
 	for (int o = 0; o < p->nouts; o++)
 		if (p->outs[o].from_reg == GPUEXT_SCAN_FROM_NUMERIC &&
-			(p->outs[o].reg >= p->nnregs || p->outs[o].value_bytes != 8))
+			(p->outs[o].reg >= p->nnregs ||
+			 (p->outs[o].value_bytes != 2 && p->outs[o].value_bytes != 4 && p->outs[o].value_bytes != 8)))
 			return 0;
 	return 1;
 }

@@ -22,7 +22,8 @@ gpuext_scan_program_valid(const GpuextScanProgram *p, size_t outs_bytes)
 			p->cols[c].kind > GPUEXT_SCAN_NUMERIC ||
 			(p->cols[c].kind != GPUEXT_SCAN_NULLNESS && p->cols[c].kind != GPUEXT_SCAN_BYTES &&
 			 p->cols[c].kind != GPUEXT_SCAN_NUMERIC &&
-			 p->att_len[p->cols[c].att] != 2 && p->att_len[p->cols[c].att] != 4 && p->att_len[p->cols[c].att] != 8))
+			 p->att_len[p->cols[c].att] != 1 && p->att_len[p->cols[c].att] != 2 && p->att_len[p->cols[c].att] != 4 &&
+			 p->att_len[p->cols[c].att] != 8))
 			return 0;
 	for (int i = 0; i < p->ncmps; i++)
 		if (p->cmps[i].col >= p->ncols || p->cmps[i].nulltest > GPUEXT_SCAN_IS_NOT_NULL ||
@@ -75,16 +76,12 @@ gpuext_scan_program_valid(const GpuextScanProgram *p, size_t outs_bytes)
 			return 0;
 		if (out->value_bytes == 0)
 			continue;
-		if (out->from_reg)
-		{
-			if (out->offset % 8 != 0 || out->offset > outs_bytes || p->out_cap > (outs_bytes - out->offset) / 8)
-				return 0;
-			continue;
-		}
-		if (out->col < 0 || p->cols[out->col].kind == GPUEXT_SCAN_NULLNESS || p->cols[out->col].kind == GPUEXT_SCAN_BYTES ||
-			(p->cols[out->col].kind == GPUEXT_SCAN_NUMERIC ? out->value_bytes != 8 :
-			 p->att_len[p->cols[out->col].att] != out->value_bytes) ||
-			(out->value_bytes != 2 && out->value_bytes != 4 && out->value_bytes != 8) ||
+		if (!out->from_reg &&
+			(out->col < 0 || p->cols[out->col].kind == GPUEXT_SCAN_NULLNESS || p->cols[out->col].kind == GPUEXT_SCAN_BYTES ||
+			 (p->cols[out->col].kind == GPUEXT_SCAN_NUMERIC ? out->value_bytes != 8 :
+			  p->att_len[p->cols[out->col].att] != out->value_bytes)))
+			return 0;
+		if ((out->value_bytes != 2 && out->value_bytes != 4 && out->value_bytes != 8) ||
 			out->offset % 8 != 0 || out->offset > outs_bytes ||
 			p->out_cap > (outs_bytes - out->offset) / out->value_bytes)
 			return 0;

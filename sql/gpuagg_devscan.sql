@@ -208,11 +208,13 @@ SELECT check_scan('SELECT count(*), sum(b) FROM dsm WHERE e IS NULL');
 SELECT check_scan('SELECT count(*), sum(b), count(c) FILTER (WHERE e IS NOT NULL) FROM dsm WHERE pad IS NOT NULL');
 
 -- Where the device scan does not take the query: a WHERE clause not compiled for it (LIKE but
--- of a prefix), a numeric or an expression as an argument; a prefix and an IN list it does take.
+-- of a prefix), an unconstrained numeric or a function call as an argument; a prefix, an IN list
+-- and integer arithmetic it does take.
 SELECT check_scan('SELECT count(*), sum(i4) FROM ds WHERE t LIKE ''%x''', false);
 SELECT check_scan('SELECT count(*), sum(a) FROM dsm WHERE pad LIKE ''pp%''');
 SELECT check_scan('SELECT count(*), sum(i4) FROM ds WHERE i2 IN (1::int2, 2::int2, 3::int2)');
-SELECT check_scan('SELECT sum(i4 + 1) FROM ds', false);
+SELECT check_scan('SELECT sum(i4 + 1) FROM ds');
+SELECT check_scan('SELECT sum(abs(i4) + 1) FROM ds', false);
 SELECT check_scan('SELECT count(*), sum(i4) FROM ds WHERE i4 % 10 <> 5');
 
 -- Under auto a failing device leaves the batch to the CPU, row by row, with the same result; under

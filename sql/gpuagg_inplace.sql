@@ -207,8 +207,9 @@ SELECT check_inp('SELECT sum(f8 * (1 - g)), avg(f8 * (1 - g) * (1 + g)), max(f8 
 SELECT check_inp_error('SELECT sum(f8 * (1 - g)), max(1 / g) FILTER (WHERE g > 0), max(f8 / g) FILTER (WHERE g >= 0.5) FROM ginp_nn');
 
 -- Which rows were read in place: all without NULLs where the WHERE clause, FILTERs and arguments
--- compile, none where one does not (a function of a column, a text comparison, a cast to numeric);
--- with numeric arguments, all but the rows where one meets a NaN or leaves 128 bits.
+-- compile (a cast of an integer to numeric does), none where one does not (a function of a column,
+-- a text comparison); with numeric arguments, all but the rows where one meets a NaN or leaves 128
+-- bits.
 \if :has_device
 CREATE FUNCTION inp_rows(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
@@ -227,6 +228,7 @@ SELECT inp_rows('SELECT sum(f8), count(*) FROM ginp WHERE id % -10 < 9');
 SELECT inp_rows('SELECT sum(f8) FROM ginp WHERE abs(i4) > 0');
 SELECT inp_rows('SELECT sum(f8) FROM ginp WHERE k < ''c''');
 SELECT inp_rows('SELECT sum(i4::numeric * 2) FROM ginp');
+SELECT inp_rows('SELECT sum(abs(i4) * 2) FROM ginp');
 SELECT count(*) FILTER (WHERE a = 'NaN' OR c > 2::numeric ^ 64) AS rows_for_the_slot FROM ginp_num;
 SELECT inp_rows('SELECT k, sum(a * (1 - b)), avg(a), sum(c * 100) FROM ginp_num GROUP BY k');
 SELECT inp_rows('SELECT k, sum(a * (1 - b)), avg(a) FROM ginp_num GROUP BY k');

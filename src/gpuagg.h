@@ -69,7 +69,7 @@ extern bool gpuext_read_table_files;
 extern bool gpuext_enable_device_scan;
 extern bool gpuext_device_scan_in_place;
 
-/* The arithmetic compiled in double precision and numeric arguments (gpuagg_inplace.c, gpuagg_numeric.c). */
+/* The arithmetic compiled in double precision, numeric and integer arguments (gpuagg_inplace.c, gpuagg_fixedexpr.c). */
 typedef enum GpuAggRowOp
 {
 	ROWOP_ADD,
@@ -77,7 +77,8 @@ typedef enum GpuAggRowOp
 	ROWOP_MUL,
 	ROWOP_DIV,
 	ROWOP_NEG,
-	ROWOP_SEL					/* a CASE WHEN's branch: double precision only */
+	ROWOP_SEL,					/* a CASE WHEN's branch */
+	ROWOP_MOD					/* integers only */
 } GpuAggRowOp;
 
 /* Conditions and double precision and numeric arguments compiled for rows read in place (gpuagg_inplace.c). */
@@ -147,6 +148,14 @@ static inline bool
 GpuAggInputIsNumeric(const GpuAggInput *in)
 {
 	return in->type != NULL && in->type->typid == NUMERICOID;
+}
+
+/* Whether an input's values are its integer argument's (smallint, integer, bigint), reduced as that type. */
+static inline bool
+GpuAggInputIsInteger(const GpuAggInput *in, Oid argtype)
+{
+	return in->type != NULL && in->type->typid == argtype &&
+		(in->type->typid == INT2OID || in->type->typid == INT4OID || in->type->typid == INT8OID);
 }
 
 /* Blocks a process takes at a time from the table (one read of its file), alone or in a parallel scan. */
@@ -490,15 +499,19 @@ extern Datum GpuAggNumericGroupResult(GpuAggInput *in, const GpuextGroupResult *
 extern void GpuAggAccsStart(GpuAggState *st, GpuAggInput *in);
 extern void GpuAggAccsGrow(GpuAggInput *in, uint32 cap);
 extern void GpuAggAccNew(GpuAggState *st, GpuAggInput *in, uint32 group);
-extern GpuAggNumExpr *GpuAggCompileNumExpr(CustomScan *cscan, Expr *expr);
-extern int	GpuAggNumExprScale(const GpuAggNumExpr *e);
-extern int	GpuAggNumExprToScan(const GpuAggNumExpr *e, GpuextScanProgram *p, const int *col_of_att);
-extern void GpuAggNumExprColumns(const GpuAggNumExpr *e, Bitmapset **atts);
 extern bool GpuAggDevScanRefused(GpuAggState *st, GpuAggDevScan *ds, bool refused);
 extern void GpuAggDevScanMergeNumeric(GpuAggInput *in, GpuextAccum *acc, uint64 count, uint64 sum_lo, int64 sum_hi,
 									  uint64 min_key, uint64 max_key);
+
+/* gpuagg_fixedexpr.c */
+extern GpuAggNumExpr *GpuAggCompileNumExpr(CustomScan *cscan, Expr *expr);
+extern int	GpuAggNumExprScale(const GpuAggNumExpr *e);
+extern int	GpuAggNumExprIntBytes(const GpuAggNumExpr *e);
 extern bool GpuAggNumExprEval(GpuAggNumExpr *e, GpuAggNumMemo *memo, const char *tp, const int *att_off,
 							  int128 *out);
+extern int	GpuAggNumExprToScan(const GpuAggNumExpr *e, GpuextScanProgram *p, const int *col_of_att);
+extern void GpuAggNumExprColumns(const GpuAggNumExpr *e, Bitmapset **atts);
+extern void GpuAggNumExprTextColumns(const GpuAggNumExpr *e, Bitmapset **atts);
 
 /* gpuagg_inplace.c, gpuagg_conditions.c */
 extern void GpuAggInPlaceSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc);

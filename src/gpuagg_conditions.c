@@ -7,14 +7,16 @@
  * A condition compiles when it is an AND, OR or NOT of comparisons of a
  * column (or of an integer column modulo a positive constant of its type)
  * with a constant by the btree operators of the integers, date, timestamp,
- * timestamptz, real and double precision (cross-type within the integers
- * and within the floats, date against timestamp), of numeric(p, s) with
- * numeric constants, of text, varchar and char(n) with a constant (=, <>,
- * LIKE and NOT LIKE 'prefix%' of text and varchar) under a deterministic
- * collation, IN and NOT IN lists (of integers, floats, dates, timestamps
- * and text), and IS [NOT] NULL.  They are evaluated as PostgreSQL's
+ * timestamptz, bool, real and double precision (cross-type within the
+ * integers and within the floats, date against timestamp), of numeric(p, s)
+ * with numeric constants, of text, varchar and char(n) with a constant (=,
+ * <>, LIKE and NOT LIKE 'prefix%' of text and varchar) under a
+ * deterministic collation, IN and NOT IN lists (of integers, floats, dates,
+ * timestamps and text), IS [NOT] NULL, and a boolean column alone or under
+ * IS [NOT] TRUE, FALSE or UNKNOWN.  They are evaluated as PostgreSQL's
  * operators compare (float8_cmp_internal: NaN above every number and equal
  * to itself), for rows without NULLs, where OR and NOT are two-valued.
+ * IN and NOT IN lists compile in gpuagg_conditions_lists.c.
  */
 #include "postgres.h"
 
@@ -58,40 +60,6 @@ NumericCmp(const RowCmp *c, const char *p)
 			return 1;
 		default:
 			return DatumGetInt32(DirectFunctionCall2(numeric_cmp, PointerGetDatum(p), c->nconst));
-	}
-}
-
-/* Whether the column's value at p is one of an IN list's (equal as the type's = says: NaN to NaN, -0 to 0). */
-static bool
-InList(const RowCmp *c, const char *p)
-{
-	if (c->kind == ROWCMP_INT)
-	{
-		int64		v = c->len == 8 ? DatumGetInt64(fetch_att(p, true, 8)) :
-			c->len == 4 ? DatumGetInt32(fetch_att(p, true, 4)) : DatumGetInt16(fetch_att(p, true, 2));
-		int			lo = 0,
-					hi = c->in_n;
-
-		while (lo < hi)
-		{
-			int			mid = (lo + hi) / 2;
-
-			if (c->in_ivals[mid] < v)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		return lo < c->in_n && c->in_ivals[lo] == v;
-	}
-	else
-	{
-		float8		v = c->len == 8 ? DatumGetFloat8(fetch_att(p, true, 8)) :
-			(float8) DatumGetFloat4(fetch_att(p, true, 4));
-
-		for (int i = 0; i < c->in_n; i++)
-			if (float8_cmp_internal(v, c->in_fvals[i]) == 0)
-				return true;
-		return false;
 	}
 }
 
@@ -149,7 +117,7 @@ GpuAggRowQualPasses(const GpuAggRowQual *q, const char *tp, const int *att_off)
 		}
 		if (c->in_n > 0)
 		{
-			if (!InList(c, tp + att_off[c->att - 1]))
+			if (!GpuAggInList(c, tp + att_off[c->att - 1]))
 				return false;
 			continue;
 		}
@@ -164,8 +132,7 @@ GpuAggRowQualPasses(const GpuAggRowQual *q, const char *tp, const int *att_off)
 			const char *p = tp + att_off[c->att - 1];
 			int64		v;
 
-			v = c->len == 8 ? DatumGetInt64(fetch_att(p, true, 8)) :
-				c->len == 4 ? DatumGetInt32(fetch_att(p, true, 4)) : DatumGetInt16(fetch_att(p, true, 2));
+			v = GpuAggIntAt(p, c->len);
 			if (c->modulus > 0)
 				v %= c->modulus;
 			cmp = v < c->ival ? -1 : v > c->ival ? 1 : 0;
@@ -206,8 +173,8 @@ GpuAggRowQualPasses(const GpuAggRowQual *q, const char *tp, const int *att_off)
 }
 
 /* Whether the column type is compared as signed integers or as floats. */
-static bool
-CmpKind(Oid type, RowCmpKind *kind)
+bool
+GpuAggCmpKind(Oid type, RowCmpKind *kind)
 {
 	bool		is_float;
 
@@ -365,7 +332,7 @@ CompileCmp(CustomScan *cscan, Node *node, RowCmp *c)
 		if (!NumericConst(c, ((Var *) left)->vartypmod, k))
 			return false;
 	}
-	else if (c->att == 0 || !CmpKind(c->coltype, &c->kind) || !CmpKind(k->consttype, &constkind) ||
+	else if (c->att == 0 || !GpuAggCmpKind(c->coltype, &c->kind) || !GpuAggCmpKind(k->consttype, &constkind) ||
 			 constkind != c->kind)
 		return false;
 	/* Only the type's own btree operators, and <> as the negator of its =; across types, only integers
@@ -409,6 +376,9 @@ CompileCmp(CustomScan *cscan, Node *node, RowCmp *c)
 		case DATEOID:
 			c->ival = DatumGetInt32(k->constvalue);
 			break;
+		case BOOLOID:
+			c->ival = DatumGetBool(k->constvalue);
+			break;
 		case FLOAT4OID:
 			c->fval = (float8) DatumGetFloat4(k->constvalue);
 			break;
@@ -426,187 +396,6 @@ CompileCmp(CustomScan *cscan, Node *node, RowCmp *c)
 	return true;
 }
 
-/* Whether a type is one of the integers, or one of the floats. */
-static inline bool
-IntegerType(Oid type)
-{
-	return type == INT2OID || type == INT4OID || type == INT8OID;
-}
-
-static inline bool
-FloatType(Oid type)
-{
-	return type == FLOAT4OID || type == FLOAT8OID;
-}
-
-static bool CompileText(CustomScan *cscan, Node *node, RowCmp *c);
-
-/* Ascending int64s, for qsort. */
-static int
-CmpInt64(const void *a, const void *b)
-{
-	int64		x = *(const int64 *) a;
-	int64		y = *(const int64 *) b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * column IN (constants) (= ANY of an array constant of the column's own
- * type, under its btree =) compiled as a list of its non-NULL values, which
- * is all a WHERE clause or FILTER needs: a NULL among them makes a row that
- * matches none NULL, which passes no more than false does.  False where it
- * is not of that form.
- */
-static bool
-CompileIn(CustomScan *cscan, ScalarArrayOpExpr *sa, RowCmp *c)
-{
-	Node	   *left = linitial(sa->args);
-	Node	   *right = lsecond(sa->args);
-	TypeCacheEntry *tc;
-	ArrayType  *arr;
-	Datum	   *vals;
-	bool	   *nulls;
-	int			n,
-				strategy;
-	int16		typlen;
-	bool		byval;
-	char		align;
-	Oid			lefttype,
-				righttype,
-				elemtype;
-
-	memset(c, 0, sizeof(RowCmp));
-	if (!sa->useOr || list_length(sa->args) != 2 || !IsA(left, Var) || !IsA(right, Const) ||
-		((Const *) right)->constisnull)
-		return false;
-	c->att = GpuAggScanColumn(cscan, (Expr *) left);
-	c->coltype = ((Var *) left)->vartype;
-	if (c->att == 0 || !CmpKind(c->coltype, &c->kind))
-		return false;
-	arr = DatumGetArrayTypeP(((Const *) right)->constvalue);
-	elemtype = ARR_ELEMTYPE(arr);
-	tc = lookup_type_cache(c->coltype, TYPECACHE_BTREE_OPFAMILY);
-	/* the list of the column's type, or of another width of integer or float (int24eq, float48eq) */
-	if ((elemtype != c->coltype && !(IntegerType(elemtype) && IntegerType(c->coltype)) &&
-		 !(FloatType(elemtype) && FloatType(c->coltype))) ||
-		!OidIsValid(tc->btree_opf) || !op_in_opfamily(sa->opno, tc->btree_opf))
-		return false;
-	get_op_opfamily_properties(sa->opno, tc->btree_opf, false, &strategy, &lefttype, &righttype);
-	if (strategy != BTEqualStrategyNumber || lefttype != c->coltype || righttype != elemtype)
-		return false;
-	c->len = get_typlen(c->coltype);
-	get_typlenbyvalalign(elemtype, &typlen, &byval, &align);
-	deconstruct_array(arr, elemtype, typlen, byval, align, &vals, &nulls, &n);
-	c->strategy = BTEqualStrategyNumber;
-	c->in_ivals = palloc(sizeof(int64) * Max(n, 1));
-	c->in_fvals = palloc(sizeof(float8) * Max(n, 1));
-	for (int i = 0; i < n; i++)
-	{
-		if (nulls[i])
-		{
-			c->in_nulls = true;
-			continue;
-		}
-		if (c->kind == ROWCMP_FLOAT)
-			c->in_fvals[c->in_n++] = typlen == 8 ? DatumGetFloat8(vals[i]) : (float8) DatumGetFloat4(vals[i]);
-		else
-			c->in_ivals[c->in_n++] = typlen == 8 ? DatumGetInt64(vals[i]) :
-				typlen == 4 ? DatumGetInt32(vals[i]) : DatumGetInt16(vals[i]);
-	}
-	if (c->kind == ROWCMP_INT)
-		qsort(c->in_ivals, c->in_n, sizeof(int64), CmpInt64);
-	/* a list of NULLs alone is left to the executor */
-	return c->in_n > 0;
-}
-
-/* Make c the NOT of a condition of one comparison: where that comparison goes. */
-static RowCmp *
-NotOfOne(RowCmp *c)
-{
-	GpuAggRowQual *sub = palloc0(offsetof(GpuAggRowQual, cmps) + sizeof(RowCmp));
-
-	memset(c, 0, sizeof(RowCmp));
-	sub->ncmps = 1;
-	c->kind = ROWCMP_BOOL;
-	c->negate = true;
-	c->subs = palloc(sizeof(GpuAggRowQual *));
-	c->subs[0] = sub;
-	c->nsubs = 1;
-	return &sub->cmps[0];
-}
-
-/*
- * A text, varchar or char(n) column = ANY (constants), or <> ALL (NOT IN),
- * under a deterministic collation: an OR of the values' = (compiled as
- * CompileText compiles one), under a NOT for <> ALL.  A NULL in the list
- * is left out of the OR, and makes a NOT IN never true, which is left to
- * the executor.  False where it is not of that form.
- */
-static bool
-CompileTextIn(CustomScan *cscan, ScalarArrayOpExpr *sa, RowCmp *c)
-{
-	Node	   *right = lsecond(sa->args);
-	Oid			func = get_opcode(sa->opno);
-	bool		bpchar = func == F_BPCHAREQ || func == F_BPCHARNE;
-	ArrayType  *arr;
-	Datum	   *vals;
-	bool	   *nulls;
-	int			n;
-	RowCmp	   *or = c;
-
-	memset(c, 0, sizeof(RowCmp));
-	if (list_length(sa->args) != 2 || !IsA(right, Const) || ((Const *) right)->constisnull ||
-		(sa->useOr ? func != F_TEXTEQ && func != F_BPCHAREQ : func != F_TEXTNE && func != F_BPCHARNE))
-		return false;
-	arr = DatumGetArrayTypeP(((Const *) right)->constvalue);
-	if (ARR_ELEMTYPE(arr) != (bpchar ? BPCHAROID : TEXTOID))
-		return false;
-	deconstruct_array(arr, ARR_ELEMTYPE(arr), -1, false, TYPALIGN_INT, &vals, &nulls, &n);
-	/* <> ALL: NOT (column = any of them) */
-	if (!sa->useOr)
-		or = NotOfOne(c);
-	or->kind = ROWCMP_BOOL;
-	or->subs = palloc(sizeof(GpuAggRowQual *) * Max(n, 1));
-	for (int i = 0; i < n; i++)
-	{
-		OpExpr	   *eq = makeNode(OpExpr);
-		GpuAggRowQual *sub;
-
-		if (nulls[i])
-		{
-			or->in_nulls = true;
-			continue;
-		}
-		eq->opfuncid = bpchar ? F_BPCHAREQ : F_TEXTEQ;
-		eq->inputcollid = sa->inputcollid;
-		eq->args = list_make2(linitial(sa->args),
-							  makeConst(ARR_ELEMTYPE(arr), -1, sa->inputcollid, -1, vals[i], false, false));
-		sub = palloc0(offsetof(GpuAggRowQual, cmps) + sizeof(RowCmp));
-		if (!CompileText(cscan, (Node *) eq, &sub->cmps[0]))
-			return false;
-		sub->ncmps = 1;
-		or->subs[or->nsubs++] = sub;
-	}
-	return or->nsubs > 0 && !(c->negate && or->in_nulls);
-}
-
-/*
- * column <> ALL (constants), as NOT IN is planned: the NOT of the IN list of
- * the operator's negator (=).  A NULL in the list makes it never true, which
- * is left to the executor.  False where it is not of that form.
- */
-static bool
-CompileNotIn(CustomScan *cscan, ScalarArrayOpExpr *sa, RowCmp *c)
-{
-	ScalarArrayOpExpr in = *sa;
-	RowCmp	   *list = NotOfOne(c);
-
-	in.opno = get_negator(sa->opno);
-	in.useOr = true;
-	return OidIsValid(in.opno) && CompileIn(cscan, &in, list) && !list->in_nulls;
-}
-
 /*
  * A text, varchar or char(n) column against a constant under a
  * deterministic collation, where equal means equal bytes: =, <> (texteq,
@@ -614,8 +403,8 @@ CompileNotIn(CustomScan *cscan, ScalarArrayOpExpr *sa, RowCmp *c)
  * pattern of one % at its end, no other wildcard or escape).  False where
  * it is not of that form.
  */
-static bool
-CompileText(CustomScan *cscan, Node *node, RowCmp *c)
+bool
+GpuAggCompileText(CustomScan *cscan, Node *node, RowCmp *c)
 {
 	OpExpr	   *op = (OpExpr *) node;
 	Node	   *left;
@@ -683,6 +472,71 @@ CompileText(CustomScan *cscan, Node *node, RowCmp *c)
 	c->kind = ROWCMP_TEXT;
 	c->len = -1;
 	return true;
+}
+
+/* c: a boolean column is true (or false, as want says). */
+static void
+BoolColumnIs(RowCmp *c, AttrNumber att, bool want)
+{
+	memset(c, 0, sizeof(RowCmp));
+	c->att = att;
+	c->coltype = BOOLOID;
+	c->kind = ROWCMP_INT;
+	c->len = 1;
+	c->strategy = BTEqualStrategyNumber;
+	c->ival = want;
+}
+
+/*
+ * A boolean column as a condition: itself (true), or under IS [NOT] TRUE,
+ * IS [NOT] FALSE or IS [NOT] UNKNOWN (IS NOT TRUE: false or NULL).  False
+ * where it is not of that form.
+ */
+static bool
+CompileBool(CustomScan *cscan, Node *node, RowCmp *c)
+{
+	BooleanTest *bt = IsA(node, BooleanTest) ? (BooleanTest *) node : NULL;
+	Node	   *arg = bt != NULL ? (Node *) bt->arg : node;
+	AttrNumber	att;
+
+	if (!IsA(arg, Var) || ((Var *) arg)->vartype != BOOLOID || (att = GpuAggScanColumn(cscan, (Expr *) arg)) == 0)
+		return false;
+	switch (bt != NULL ? bt->booltesttype : IS_TRUE)
+	{
+		case IS_TRUE:
+		case IS_FALSE:
+			BoolColumnIs(c, att, bt == NULL || bt->booltesttype == IS_TRUE);
+			return true;
+		case IS_UNKNOWN:
+		case IS_NOT_UNKNOWN:
+			memset(c, 0, sizeof(RowCmp));
+			c->att = att;
+			c->coltype = BOOLOID;
+			c->kind = ROWCMP_NULLTEST;
+			c->strategy = bt->booltesttype == IS_UNKNOWN ? ROWCMP_IS_NULL : ROWCMP_IS_NOT_NULL;
+			return true;
+		default:
+			{
+				/* IS NOT TRUE: = false OR IS NULL; IS NOT FALSE: = true OR IS NULL */
+				GpuAggRowQual *is = palloc0(offsetof(GpuAggRowQual, cmps) + sizeof(RowCmp));
+				GpuAggRowQual *null = palloc0(offsetof(GpuAggRowQual, cmps) + sizeof(RowCmp));
+
+				BoolColumnIs(&is->cmps[0], att, bt->booltesttype == IS_NOT_FALSE);
+				is->ncmps = 1;
+				null->cmps[0].att = att;
+				null->cmps[0].coltype = BOOLOID;
+				null->cmps[0].kind = ROWCMP_NULLTEST;
+				null->cmps[0].strategy = ROWCMP_IS_NULL;
+				null->ncmps = 1;
+				memset(c, 0, sizeof(RowCmp));
+				c->kind = ROWCMP_BOOL;
+				c->subs = palloc(sizeof(GpuAggRowQual *) * 2);
+				c->subs[0] = is;
+				c->subs[1] = null;
+				c->nsubs = 2;
+				return true;
+			}
+	}
 }
 
 /* Whether a compiled condition holds an IN list that had NULLs. */
@@ -760,37 +614,44 @@ GpuAggCompileRowQual(CustomScan *cscan, List *quals)
 			q->ncmps++;
 			continue;
 		}
+		if ((IsA(node, Var) || IsA(node, BooleanTest)) && exprType(node) == BOOLOID)
+		{
+			if (!CompileBool(cscan, node, &q->cmps[q->ncmps]))
+				return NULL;
+			q->ncmps++;
+			continue;
+		}
 		if (IsA(node, OpExpr) && ((OpExpr *) node)->opfuncid == F_TEXTNLIKE)
 		{
 			/* NOT LIKE 'prefix%': the NOT of the LIKE */
 			OpExpr	   *like = copyObject((OpExpr *) node);
 
 			like->opfuncid = F_TEXTLIKE;
-			if (!CompileText(cscan, (Node *) like, NotOfOne(&q->cmps[q->ncmps])))
+			if (!GpuAggCompileText(cscan, (Node *) like, GpuAggNotOfOne(&q->cmps[q->ncmps])))
 				return NULL;
 			q->ncmps++;
 			continue;
 		}
-		if (IsA(node, ScalarArrayOpExpr) && CompileTextIn(cscan, (ScalarArrayOpExpr *) node, &q->cmps[q->ncmps]))
+		if (IsA(node, ScalarArrayOpExpr) && GpuAggCompileTextIn(cscan, (ScalarArrayOpExpr *) node, &q->cmps[q->ncmps]))
 		{
 			q->ncmps++;
 			continue;
 		}
 		if (IsA(node, ScalarArrayOpExpr) && !((ScalarArrayOpExpr *) node)->useOr)
 		{
-			if (!CompileNotIn(cscan, (ScalarArrayOpExpr *) node, &q->cmps[q->ncmps]))
+			if (!GpuAggCompileNotIn(cscan, (ScalarArrayOpExpr *) node, &q->cmps[q->ncmps]))
 				return NULL;
 			q->ncmps++;
 			continue;
 		}
 		if (IsA(node, ScalarArrayOpExpr))
 		{
-			if (!CompileIn(cscan, (ScalarArrayOpExpr *) node, &q->cmps[q->ncmps]))
+			if (!GpuAggCompileIn(cscan, (ScalarArrayOpExpr *) node, &q->cmps[q->ncmps]))
 				return NULL;
 			q->ncmps++;
 			continue;
 		}
-		if (!CompileText(cscan, node, &q->cmps[q->ncmps]) && !CompileCmp(cscan, node, &q->cmps[q->ncmps]))
+		if (!GpuAggCompileText(cscan, node, &q->cmps[q->ncmps]) && !CompileCmp(cscan, node, &q->cmps[q->ncmps]))
 			return NULL;
 		q->ncmps++;
 	}

@@ -57,4 +57,32 @@ struct GpuAggRowQual
 	RowCmp		cmps[FLEXIBLE_ARRAY_MEMBER];
 };
 
+/* A column's value at p read as a signed integer of len bytes (bool: 0 or 1). */
+static inline int64
+GpuAggIntAt(const char *p, int len)
+{
+	switch (len)
+	{
+		case 8:
+			return DatumGetInt64(fetch_att(p, true, 8));
+		case 4:
+			return DatumGetInt32(fetch_att(p, true, 4));
+		case 2:
+			return DatumGetInt16(fetch_att(p, true, 2));
+		default:
+			return DatumGetBool(fetch_att(p, true, 1));
+	}
+}
+
+/* gpuagg_conditions.c */
+extern bool GpuAggCmpKind(Oid type, RowCmpKind *kind);
+extern bool GpuAggCompileText(CustomScan *cscan, Node *node, RowCmp *c);
+
+/* gpuagg_conditions_lists.c */
+extern bool GpuAggInList(const RowCmp *c, const char *p);
+extern bool GpuAggCompileIn(CustomScan *cscan, ScalarArrayOpExpr *sa, RowCmp *c);
+extern RowCmp *GpuAggNotOfOne(RowCmp *c);
+extern bool GpuAggCompileTextIn(CustomScan *cscan, ScalarArrayOpExpr *sa, RowCmp *c);
+extern bool GpuAggCompileNotIn(CustomScan *cscan, ScalarArrayOpExpr *sa, RowCmp *c);
+
 #endif							/* GPUAGG_CONDITIONS_H */

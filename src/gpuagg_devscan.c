@@ -9,8 +9,9 @@
  * Where: no GROUP BY, a heap table of 8 kB blocks, a WHERE clause and
  * FILTERs compiled (gpuagg_inplace.c) or absent, and every input a plain
  * column of the integers, date, timestamps, real or double precision, a
- * count of non-NULL values of any column, or double precision arithmetic
- * compiled for rows read in place (without FILTER).  The CPU copies each page
+ * count of non-NULL values of any column, double precision arithmetic
+ * compiled for rows read in place (without FILTER), or numeric and integer
+ * arithmetic compiled (gpuagg_fixedexpr.c).  The CPU copies each page
  * (through shared buffers under its content lock, or from the table's
  * files, gpuagg_pages.c) and lists the visible items of a page that is not
  * all-visible; it does nothing per row of an all-visible page.  Where the
@@ -84,8 +85,11 @@ ScanColumn(GpuextScanCol *col, TupleDesc tupdesc, AttrNumber att)
 		case 4:
 			col->missing = DatumGetInt32(d);
 			break;
-		default:
+		case 2:
 			col->missing = DatumGetInt16(d);
+			break;
+		default:
+			col->missing = DatumGetBool(d);
 			break;
 	}
 }
@@ -193,11 +197,13 @@ BuildProgram(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 			GpuAggRowQualColumns(rowfilters[i], &atts);
 			GpuAggRowQualTextColumns(rowfilters[i], &textatts);
 		}
-		if (in->arg != NULL && in->type != NULL && in->numarg != NULL && GpuAggInputIsNumeric(in))
+		if (in->arg != NULL && in->type != NULL && in->numarg != NULL)
 		{
-			/* numeric arithmetic compiled (gpuagg_numeric.c): its values bigints at its display scale */
+			/* numeric or integer arithmetic compiled (gpuagg_fixedexpr.c): numerics bigints at their display scale */
 			GpuAggNumExprColumns(in->numarg, &atts);
-			in->dev_scale = GpuAggNumExprScale(in->numarg);
+			GpuAggNumExprTextColumns(in->numarg, &textatts);
+			if (GpuAggInputIsNumeric(in))
+				in->dev_scale = GpuAggNumExprScale(in->numarg);
 			continue;
 		}
 		if (in->arg != NULL && in->type != NULL)
@@ -280,7 +286,7 @@ BuildProgram(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 		out->col = in->arg != NULL ? -1 : col_of_att[in->argatt];
 		out->value_bytes = in->type == NULL ? 0 : in->dev_scale >= 0 ? 8 : in->type->value_bytes;
 		out->from_reg = in->arg == NULL || in->type == NULL ? GPUEXT_SCAN_FROM_COLUMN :
-			in->dev_scale >= 0 ? GPUEXT_SCAN_FROM_NUMERIC : GPUEXT_SCAN_FROM_DOUBLE;
+			in->numarg != NULL ? GPUEXT_SCAN_FROM_NUMERIC : GPUEXT_SCAN_FROM_DOUBLE;
 		out->reg = out->from_reg == GPUEXT_SCAN_FROM_DOUBLE ? in->rowreg : 0;
 		if (out->from_reg == GPUEXT_SCAN_FROM_NUMERIC)
 		{

@@ -466,11 +466,24 @@ InputInPlace(GpuAggState *st, GpuAggInput *in, const char *tp, const float8 *sha
 {
 	if (in->rowfilter && !GpuAggRowQualPasses(in->rowfilter, tp, st->rows.att_off))
 		return false;
+	/* a count: the row has its column (no NULLs), or counts itself */
+	if (in->type == NULL)
+	{
+		*value = (Datum) 0;
+		return true;
+	}
 	if (in->rowreg >= 0)
 	{
 		const float8 *regs = in->rowarg ? GpuAggRowExprRun(in->rowarg, tp, st->rows.att_off) : shared;
 
 		*value = Float8GetDatum(regs[in->rowreg]);
+		return true;
+	}
+	if (in->numarg && GpuAggNumExprIntBytes(in->numarg) > 0)
+	{
+		/* an integer argument: its value, within its type's range as computed */
+		*value = GpuAggNumExprIntBytes(in->numarg) == 8 ? Int64GetDatum((int64) in->numval) :
+			GpuAggNumExprIntBytes(in->numarg) == 4 ? Int32GetDatum((int32) in->numval) : Int16GetDatum((int16) in->numval);
 		return true;
 	}
 	if (in->numarg)

@@ -12,7 +12,7 @@
  * whose branches raise no error (CompileCase).  It is evaluated by the same
  * inline functions as PostgreSQL's operators (utils/float.h), so that NaN,
  * infinities and the overflow and division errors are the same.  Numeric
- * arguments compile in gpuagg_numeric.c.  Anything else is not compiled, and
+ * and integer arguments compile in gpuagg_fixedexpr.c.  Anything else is not compiled, and
  * the node reads rows through a slot.
  */
 #include "postgres.h"
@@ -91,6 +91,7 @@ GpuAggRowExprRun(GpuAggRowExpr *e, const char *tp, const int *att_off)
 				r[s->dst] = float8_div(r[s->a], r[s->b]);
 				break;
 			case ROWOP_NEG:
+			case ROWOP_MOD:		/* not compiled in double precision */
 				r[s->dst] = -r[s->a];
 				break;
 		}
@@ -172,6 +173,7 @@ GpuAggRowExprRunColumns(const GpuAggRowExpr *e, float8 *cols, int n)
 					d[j] = float8_div(a[j], b[j]);
 				break;
 			case ROWOP_NEG:
+			case ROWOP_MOD:
 				for (int j = 0; j < n; j++)
 					d[j] = -a[j];
 				break;
@@ -384,7 +386,7 @@ GpuAggRowExprAdd(GpuAggRowExpr *e, CustomScan *cscan, Expr *expr)
 
 /*
  * Whether values of the type are read from a row's bytes as signed integers
- * (ints, date, timestamps) or as floats (*is_float): the one list of the
+ * (ints, date, timestamps, bool) or as floats (*is_float): the one list of the
  * types compiled conditions compare and the device scan reads.
  */
 bool
@@ -398,6 +400,7 @@ GpuAggCompiledType(Oid type, bool *is_float)
 		case DATEOID:
 		case TIMESTAMPOID:
 		case TIMESTAMPTZOID:
+		case BOOLOID:			/* 0 or 1 */
 			*is_float = false;
 			return true;
 		case FLOAT4OID:
@@ -476,11 +479,13 @@ GpuAggInPlaceSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 			in->rowarg = GpuAggRowExprCreate();
 			in->rowreg = GpuAggRowExprAdd(in->rowarg, cscan, list_nth(args, i));
 		}
-		if (in->arg != NULL && in->rowreg < 0 && GpuAggInputIsNumeric(in))
+		if (in->arg != NULL && in->rowreg < 0 && (GpuAggInputIsNumeric(in) || GpuAggInputIsInteger(in, exprType((Node *) list_nth(args, i)))))
 			in->numarg = GpuAggCompileNumExpr(cscan, list_nth(args, i));
 		st->rows.numargs |= in->numarg != NULL;
+		/* count(*) FILTER counts a true constant: nothing to compute */
 		if ((in->filter != NULL && in->rowfilter == NULL) ||
-			(in->arg != NULL && in->rowreg < 0 && in->numarg == NULL))
+			(in->arg != NULL && in->rowreg < 0 && in->numarg == NULL &&
+			 !(in->type == NULL && IsA(list_nth(args, i), Const) && !((Const *) list_nth(args, i))->constisnull)))
 			st->rows.fixed = false;
 		else if (in->arg == NULL)
 		{

@@ -26,7 +26,8 @@
  * reference, on pages built there, in harness_scan_heap.cuh, its GROUP BY
  * in harness_scan_groups.cuh, its gathering of pages from copies and a
  * registered pool in harness_scan_gather.cuh, numeric columns in
- * harness_scan_numeric.cuh, and OR groups in harness_scan_or.cuh.
+ * harness_scan_numeric.cuh, OR groups in harness_scan_or.cuh, and integer
+ * arithmetic in harness_scan_ints.cuh.
  * --only picks one family (sort includes the pair sorts, pairs is them
  * alone).  The last line is "N passed, M failed".  Every bitonic shape (sort_keys.cuh:
  * tile shapes, the cluster kernel at each cluster size, the pair tiles) is
@@ -1595,6 +1596,7 @@ void check_reduce_arguments()
 #include "harness_scan_gather.cuh"
 #include "harness_scan_numeric.cuh"
 #include "harness_scan_or.cuh"
+#include "harness_scan_ints.cuh"
 #include "harness_scan_units.cuh"
 
 /* Reduction correctness over every type, pattern, size and alignment. */
@@ -1767,6 +1769,7 @@ int main(int argc, char **argv)
 		run_scan_gather_checks(quick);
 		run_scan_numeric_checks(quick);
 		run_scan_or_checks(quick);
+		run_scan_int_checks(quick);
 		run_scan_unit_checks(quick);
 	}
 	printf("%d passed, %d failed\n", passed, failed);

@@ -1,0 +1,143 @@
+-- GpuAgg's arguments of integer arithmetic (+ - * / %, unary minus, casts among the integers and
+-- to numeric), integer and numeric CASE WHEN, and boolean columns as conditions: on the device
+-- scan, and for rows read in place without it.  Every result is checked against PostgreSQL's own
+-- plan; where there is a device, that the device scan ran and how many tuples it left to the CPU.
+-- What PostgreSQL raises (integer out of range, division by zero) the CPU raises reading the batch
+-- again, and only for rows that pass the WHERE clause.
+LOAD 'gpuext';
+SET gpuext.agg_min_rows = 0;
+SET gpuext.min_gpu_elements = 0;
+SET max_parallel_workers_per_gather = 0;
+
+-- 'ok' when q's rows with GpuAgg allowed equal its rows with gpuext.enable_agg off and, where there
+-- is a device, the device scan ran exactly when devscan is true, with no tuple left to the CPU;
+-- without the device scan, whether every row was read in place as in_place says; else what
+-- differed.
+CREATE FUNCTION check_expr(q text, devscan boolean DEFAULT true, in_place boolean DEFAULT NULL)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  offloads boolean := (SELECT gpu_kernels AND device_state <> 'unavailable' FROM gpuext_info()) AND
+                      current_setting('gpuext.enable_device_scan')::boolean;
+  plan jsonb;
+  node jsonb;
+  got text;
+  want text;
+  agg text := 'SELECT count(*) || '' rows: '' || coalesce(string_agg(r, '' '' ORDER BY r), '''') '
+              'FROM (SELECT row(s.*)::text AS r FROM (%s) s) g';
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
+  EXECUTE format(agg, q) INTO got;
+  PERFORM set_config('gpuext.enable_agg', 'off', true);
+  EXECUTE format(agg, q) INTO want;
+  PERFORM set_config('gpuext.enable_agg', 'on', true);
+  IF got IS DISTINCT FROM want THEN
+    RETURN format('got %s, want %s', got, want);
+  END IF;
+  node := jsonb_path_query_first(plan, '$.** ? (@."Custom Plan Provider" == "GpuAgg")');
+  IF node IS NULL THEN
+    RETURN 'GpuAgg not planned';
+  END IF;
+  IF in_place IS NOT NULL AND ((node->>'Rows In Place')::bigint = (node->>'Rows Read')::bigint) <> in_place THEN
+    RETURN format('%s of %s rows read in place', node->>'Rows In Place', node->>'Rows Read');
+  END IF;
+  IF NOT offloads THEN
+    RETURN 'ok';
+  END IF;
+  IF (node ? 'Device Scan Blocks') <> devscan THEN
+    RETURN format('device scan: %s', NOT devscan);
+  END IF;
+  IF devscan AND (node->>'Tuples Decoded On CPU')::bigint <> 0 THEN
+    RETURN format('%s tuples on the CPU', node->>'Tuples Decoded On CPU');
+  END IF;
+  RETURN 'ok';
+END $$;
+
+-- Integers of every width near their ranges' ends, booleans, a short text, numeric(15,2), NULLs in
+-- each, after a text column of varying width; then columns added with defaults.
+CREATE TABLE dx (pad text, a int4, b int8, c int2, f bool, s text, q numeric(15,2), g int4);
+INSERT INTO dx
+SELECT repeat('p', i % 50),
+       CASE WHEN i % 101 = 0 THEN NULL ELSE (i * 7919) % 200001 - 100000 END,
+       CASE WHEN i % 103 = 0 THEN NULL WHEN i % 997 = 0 THEN 9223372036854775807 - i ELSE i::int8 * 1000003 - 5000000000 END,
+       CASE WHEN i % 107 = 0 THEN NULL WHEN i % 991 = 0 THEN 32767 - i % 3 ELSE (i % 301) - 150 END,
+       CASE WHEN i % 11 = 0 THEN NULL ELSE i % 3 = 0 END,
+       CASE WHEN i % 13 = 0 THEN NULL ELSE (ARRAY['1-URGENT', '2-HIGH', '3-MEDIUM', '4-NOT SPECIFIED', '5-LOW'])[i % 5 + 1] END,
+       CASE WHEN i % 17 = 0 THEN NULL ELSE (i % 10000) / 100.0 - 20 END,
+       i % 7
+FROM generate_series(1, 20000) i;
+ALTER TABLE dx ADD COLUMN fd bool DEFAULT true, ADD COLUMN ad int4 DEFAULT 42;
+INSERT INTO dx (pad, a, b, c, f, s, q, g, fd, ad)
+SELECT 'new', i, i, i, i % 2 = 0, '2-HIGH', i, i % 7, i % 4 = 0, -i FROM generate_series(1, 500) i;
+VACUUM ANALYZE dx;
+
+-- Integer arithmetic: its result type's range, division truncating toward zero, modulus of
+-- negatives, casts that widen and narrow, integers in numeric arithmetic.
+SELECT check_expr('SELECT sum(a * 2 + c), sum(b - a), avg(a / 7), sum(a % 5), min(-c), max(c % 100 * (c % 100)), count(*) FROM dx WHERE b < 9000000000000000000');
+SELECT check_expr('SELECT sum(a::int8 * 1000000), sum((b / 1000000000)::int4), sum(c::int4 + a), sum(c + c), avg(b / -3) FROM dx WHERE b < 9000000000000000000 AND c < 16000');
+SELECT check_expr('SELECT sum(a * q), sum(q - c), avg(a::numeric * 2) FROM dx');
+SELECT check_expr('SELECT sum(2 - a), max(c / 2), min(b % 1000), sum(-(a - c) * 3) FROM dx WHERE a > 0 AND c < 0');
+SELECT check_expr('SELECT sum(ad * 2), max(ad / 5), min(ad % 4) FROM dx WHERE fd');
+-- Errors PostgreSQL raises, only for rows that pass the WHERE clause.
+SELECT sum(a * 100000) FROM dx;
+SELECT sum(c * 1000) FROM dx WHERE c > 30000;
+SELECT sum(c * 2::int2) FROM dx WHERE c > 30000;
+SELECT sum(b + b) FROM dx WHERE b > 9000000000000000000;
+SELECT sum((b / 1000)::int4) FROM dx;
+SELECT sum(a / (c - c)) FROM dx WHERE c = 1;
+SELECT sum(a % (c - c)) FROM dx WHERE c = 1;
+SELECT sum(a / (c - c)) FROM dx WHERE c IS NULL;
+SELECT check_expr('SELECT sum(a * 100000) FROM dx WHERE a BETWEEN -20000 AND 20000');
+SELECT check_expr('SELECT sum((-2147483647 - 1) / (c - c - 1)::int8) FROM dx WHERE c = 5');
+SELECT (-2147483647 - 1) / (c - c - 1) FROM dx WHERE c = 5 LIMIT 1;
+SELECT sum((-2147483647 - 1) / (c - c - 1)) FROM dx WHERE c = 5;
+
+-- Integer and numeric CASE WHEN: branches of columns (NULLs among them), constants and CASEs;
+-- conditions of every compiled form, text (TPC-H Q12's shape) and booleans among them.
+SELECT check_expr($q$SELECT sum(CASE WHEN s = '1-URGENT' OR s = '2-HIGH' THEN 1 ELSE 0 END),
+  sum(CASE WHEN s <> '1-URGENT' AND s <> '2-HIGH' THEN 1 ELSE 0 END), count(*) FROM dx$q$);
+SELECT check_expr($q$SELECT sum(CASE WHEN a > 0 THEN a WHEN c < 0 THEN c ELSE 0 END),
+  max(CASE WHEN f THEN b ELSE -1 END), min(CASE WHEN g IN (1, 2) THEN CASE WHEN a % 2 = 0 THEN c ELSE 7 END ELSE g END),
+  avg(CASE WHEN s LIKE '3%' THEN a END + 0) FROM dx$q$, false);
+SELECT check_expr($q$SELECT sum(CASE WHEN a > 0 THEN a WHEN c < 0 THEN c ELSE 0 END),
+  max(CASE WHEN f THEN b ELSE -1 END), min(CASE WHEN g IN (1, 2) THEN CASE WHEN a % 2 = 0 THEN c ELSE 7 END ELSE g END)
+  FROM dx$q$);
+SELECT check_expr($q$SELECT sum(CASE WHEN f THEN q ELSE 0.00 END), avg(CASE WHEN a < 0 THEN q ELSE -1.25 END),
+  max(CASE WHEN q IS NULL THEN 0.50 ELSE q END), sum(CASE WHEN g = 3 THEN a ELSE 0 END * 2) FROM dx WHERE g <> 6$q$);
+-- Not compiled: branches of other display scales (the value's scale would depend on the row),
+-- arithmetic in a branch (computed only where taken), no ELSE.
+SELECT check_expr('SELECT sum(CASE WHEN f THEN q ELSE 0 END) FROM dx', false);
+SELECT check_expr('SELECT sum(CASE WHEN c > 0 THEN a / c ELSE 0 END) FROM dx', false);
+SELECT check_expr('SELECT sum(CASE WHEN c > 0 THEN a END) FROM dx', false);
+
+-- Boolean columns as conditions: alone, NOT, IS [NOT] TRUE / FALSE / UNKNOWN, = and <>, IN,
+-- in WHERE, FILTER and CASE; NULLs pass none but IS NOT TRUE, IS NOT FALSE and IS UNKNOWN.
+SELECT check_expr('SELECT count(*), sum(a) FROM dx WHERE f');
+SELECT check_expr('SELECT count(*), sum(a) FROM dx WHERE NOT f');
+SELECT check_expr('SELECT count(*), sum(a) FROM dx WHERE f IS NOT TRUE');
+SELECT check_expr('SELECT count(*), sum(a) FROM dx WHERE f IS NOT FALSE AND fd');
+SELECT check_expr('SELECT count(*), sum(a) FROM dx WHERE f IS FALSE OR f IS UNKNOWN');
+SELECT check_expr('SELECT count(*), sum(a) FROM dx WHERE f IS NOT UNKNOWN AND NOT (f IS TRUE)');
+SELECT check_expr('SELECT count(*), sum(a) FROM dx WHERE f = true OR fd <> false');
+SELECT check_expr('SELECT count(*) FILTER (WHERE f), count(*) FILTER (WHERE NOT fd), sum(c) FILTER (WHERE f IN (false)), sum(CASE WHEN f THEN 1 ELSE 0 END) FROM dx');
+
+-- GROUP BY on the device: the keys' groups get the arguments' values.
+SELECT check_expr($q$SELECT g, sum(CASE WHEN f THEN 1 ELSE 0 END), sum(a * 2 - c), max(b / 7), sum(CASE WHEN f THEN q ELSE 0.00 END)
+  FROM dx GROUP BY g$q$);
+
+-- Rows read in place, without the device scan.
+SET gpuext.enable_device_scan = off;
+-- (A row with a NULL anywhere is read through the slot, so the table is copied without them.)
+CREATE TABLE dxf AS SELECT * FROM dx WHERE dx IS NOT NULL AND b < 9000000000000000000;
+VACUUM ANALYZE dxf;
+SELECT check_expr('SELECT sum(a * 2 + c), sum(b - a), avg(a / 7), sum(a % 5), min(-c), sum(a * q), count(*) FILTER (WHERE f) FROM dxf WHERE f IS NOT TRUE', false, true);
+SELECT check_expr($q$SELECT sum(CASE WHEN s = '1-URGENT' OR s = '2-HIGH' THEN 1 ELSE 0 END), sum(CASE WHEN f THEN q ELSE 0.00 END),
+  max(ad / 5), sum((b / 1000000000)::int4) FROM dxf WHERE fd$q$, false, true);
+SELECT check_expr($q$SELECT g, sum(CASE WHEN f THEN 1 ELSE 0 END), sum(a * 2 - c) FROM dxf WHERE NOT f GROUP BY g$q$, false, true);
+SELECT check_expr('SELECT sum(CASE WHEN c > 0 THEN a / c ELSE 0 END) FROM dxf', false, false);
+SELECT sum(a * 100000) FROM dxf;
+SELECT sum(a / (c - c)) FROM dxf WHERE c = 1;
+SELECT sum((b * 1000)::int4) FROM dxf;
+RESET gpuext.enable_device_scan;
+
+DROP TABLE dx, dxf;
+DROP FUNCTION check_expr;
