@@ -20,10 +20,11 @@ gpuext_scan_program_valid(const GpuextScanProgram *p, size_t outs_bytes)
 	for (int c = 0; c < p->ncols; c++)
 		if (p->cols[c].att < 0 || p->cols[c].att >= p->walk_atts || (c > 0 && p->cols[c].att <= p->cols[c - 1].att) ||
 			p->cols[c].kind > GPUEXT_SCAN_NUMERIC ||
-			(p->cols[c].kind != GPUEXT_SCAN_NULLNESS && p->cols[c].kind != GPUEXT_SCAN_BYTES &&
-			 p->cols[c].kind != GPUEXT_SCAN_NUMERIC &&
+			(p->cols[c].kind == GPUEXT_SCAN_INT &&
 			 p->att_len[p->cols[c].att] != 1 && p->att_len[p->cols[c].att] != 2 && p->att_len[p->cols[c].att] != 4 &&
-			 p->att_len[p->cols[c].att] != 8))
+			 p->att_len[p->cols[c].att] != 8) ||
+			(p->cols[c].kind == GPUEXT_SCAN_FLOAT4 && p->att_len[p->cols[c].att] != 4) ||
+			(p->cols[c].kind == GPUEXT_SCAN_FLOAT8 && p->att_len[p->cols[c].att] != 8))
 			return 0;
 	for (int i = 0; i < p->ncmps; i++)
 		if (p->cmps[i].col >= p->ncols || p->cmps[i].nulltest > GPUEXT_SCAN_IS_NOT_NULL ||

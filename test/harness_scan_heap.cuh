@@ -1186,8 +1186,11 @@ void check_scan_arguments()
 	p.cols[0].kind = GPUEXT_SCAN_INT;
 	expect_invalid("scan: a varlena read as an integer is refused", call(p));
 	p = good;
-	p.cols[2].kind = GPUEXT_SCAN_INT;
-	expect_invalid("scan: a bool read as an integer is refused", call(p));
+	p.cols[2].kind = GPUEXT_SCAN_FLOAT8;
+	expect_invalid("scan: a bool read as double precision is refused", call(p));
+	p = good;
+	p.cols[1].kind = GPUEXT_SCAN_FLOAT4;
+	expect_invalid("scan: a smallint read as real is refused", call(p));
 	p = good;
 	p.cmps[0].col = p.ncols;
 	expect_invalid("scan: a comparison of a column not read is refused", call(p));
