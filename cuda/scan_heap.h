@@ -248,7 +248,8 @@ typedef struct GpuextScanProgram
 	uint8_t		nnregs;
 	uint8_t		nnloads;
 	uint8_t		nnsteps;
-	uint8_t		pad3[5];
+	uint8_t		pad3;
+	uint32_t	numconst_nulls;	/* bit r: numeric register r starts NULL (a CASE's NULL branch) */
 	GpuextScanLoad numloads[GPUEXT_SCAN_MAX_NREGS];
 	GpuextScanNumStep numsteps[GPUEXT_SCAN_MAX_NREGS];
 	int64_t		numconsts[GPUEXT_SCAN_MAX_NREGS];	/* the numeric registers' starting values */

@@ -179,7 +179,7 @@ gpuext_scan_numeric_compute(const GpuextScanProgram *p, GpuextScanRow *row)
 {
 	__int128   *r = row->numregs;
 
-	row->nreg_nulls = 0;
+	row->nreg_nulls = p->numconst_nulls;
 	for (int i = 0; i < p->nnregs; i++)
 		r[i] = p->numconsts[i];
 	for (int i = 0; i < p->nnloads; i++)
@@ -296,7 +296,8 @@ gpuext_scan_numeric_valid(const GpuextScanProgram *p)
 	for (int o = 0; o < p->nouts; o++)
 		if (p->outs[o].from_reg == GPUEXT_SCAN_FROM_NUMERIC &&
 			(p->outs[o].reg >= p->nnregs ||
-			 (p->outs[o].value_bytes != 2 && p->outs[o].value_bytes != 4 && p->outs[o].value_bytes != 8)))
+			 (p->outs[o].value_bytes != 0 && p->outs[o].value_bytes != 2 && p->outs[o].value_bytes != 4 &&
+			  p->outs[o].value_bytes != 8)))
 			return 0;
 	return 1;
 }

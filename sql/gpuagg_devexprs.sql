@@ -97,17 +97,28 @@ SELECT check_expr($q$SELECT sum(CASE WHEN s = '1-URGENT' OR s = '2-HIGH' THEN 1 
   sum(CASE WHEN s <> '1-URGENT' AND s <> '2-HIGH' THEN 1 ELSE 0 END), count(*) FROM dx$q$);
 SELECT check_expr($q$SELECT sum(CASE WHEN a > 0 THEN a WHEN c < 0 THEN c ELSE 0 END),
   max(CASE WHEN f THEN b ELSE -1 END), min(CASE WHEN g IN (1, 2) THEN CASE WHEN a % 2 = 0 THEN c ELSE 7 END ELSE g END),
-  avg(CASE WHEN s LIKE '3%' THEN a END + 0) FROM dx$q$, false);
+  avg(CASE WHEN s LIKE '3%' THEN a END + 0) FROM dx$q$);
 SELECT check_expr($q$SELECT sum(CASE WHEN a > 0 THEN a WHEN c < 0 THEN c ELSE 0 END),
   max(CASE WHEN f THEN b ELSE -1 END), min(CASE WHEN g IN (1, 2) THEN CASE WHEN a % 2 = 0 THEN c ELSE 7 END ELSE g END)
   FROM dx$q$);
 SELECT check_expr($q$SELECT sum(CASE WHEN f THEN q ELSE 0.00 END), avg(CASE WHEN a < 0 THEN q ELSE -1.25 END),
   max(CASE WHEN q IS NULL THEN 0.50 ELSE q END), sum(CASE WHEN g = 3 THEN a ELSE 0 END * 2) FROM dx WHERE g <> 6$q$);
+-- Without ELSE (NULL), and NULL branches: what sum, avg, min and max leave out and count() does not
+-- count (count(CASE WHEN ... THEN 1 END)).
+SELECT check_expr($q$SELECT sum(CASE WHEN c > 0 THEN a END), avg(CASE WHEN f THEN q END), count(CASE WHEN s = '1-URGENT' THEN 1 END),
+  count(CASE WHEN f THEN NULL ELSE 1 END) FROM dx$q$);
+SELECT check_expr($q$SELECT max(CASE WHEN g = 1 THEN b WHEN g = 2 THEN NULL ELSE c END),
+  min(CASE WHEN a < 0 THEN q WHEN a > 50000 THEN NULL ELSE 1.50 END), count(a * 2), count(CASE WHEN f THEN c END) FROM dx$q$);
+-- The arguments' registers together past the device's 24: the CPU reads the rows.
+SELECT check_expr($q$SELECT sum(CASE WHEN c > 0 THEN a END), avg(CASE WHEN f THEN q END), count(CASE WHEN s = '1-URGENT' THEN 1 END),
+  count(CASE WHEN f THEN NULL ELSE 1 END), max(CASE WHEN g = 1 THEN b WHEN g = 2 THEN NULL ELSE c END),
+  min(CASE WHEN a < 0 THEN q WHEN a > 50000 THEN NULL ELSE 1.50 END), count(a * 2), count(CASE WHEN f THEN c END) FROM dx$q$, false);
+SELECT check_expr('SELECT sum(CASE WHEN a > 1000000 THEN a END), count(CASE WHEN a > 1000000 THEN 1 END), count(*) FROM dx');
 -- Not compiled: branches of other display scales (the value's scale would depend on the row),
--- arithmetic in a branch (computed only where taken), no ELSE.
+-- arithmetic in a branch (computed only where taken), a CASE of NULLs alone.
 SELECT check_expr('SELECT sum(CASE WHEN f THEN q ELSE 0 END) FROM dx', false);
 SELECT check_expr('SELECT sum(CASE WHEN c > 0 THEN a / c ELSE 0 END) FROM dx', false);
-SELECT check_expr('SELECT sum(CASE WHEN c > 0 THEN a END) FROM dx', false);
+SELECT check_expr('SELECT sum(CASE WHEN c > 0 THEN NULL::int4 END), count(*) FROM dx', false);
 
 -- Boolean columns as conditions: alone, NOT, IS [NOT] TRUE / FALSE / UNKNOWN, = and <>, IN,
 -- in WHERE, FILTER and CASE; NULLs pass none but IS NOT TRUE, IS NOT FALSE and IS UNKNOWN.
@@ -121,8 +132,8 @@ SELECT check_expr('SELECT count(*), sum(a) FROM dx WHERE f = true OR fd <> false
 SELECT check_expr('SELECT count(*) FILTER (WHERE f), count(*) FILTER (WHERE NOT fd), sum(c) FILTER (WHERE f IN (false)), sum(CASE WHEN f THEN 1 ELSE 0 END) FROM dx');
 
 -- GROUP BY on the device: the keys' groups get the arguments' values.
-SELECT check_expr($q$SELECT g, sum(CASE WHEN f THEN 1 ELSE 0 END), sum(a * 2 - c), max(b / 7), sum(CASE WHEN f THEN q ELSE 0.00 END)
-  FROM dx GROUP BY g$q$);
+SELECT check_expr($q$SELECT g, sum(CASE WHEN f THEN 1 ELSE 0 END), sum(a * 2 - c), max(b / 7), sum(CASE WHEN f THEN q ELSE 0.00 END),
+  count(CASE WHEN s LIKE '2%' THEN 1 END), avg(CASE WHEN c < 0 THEN q END) FROM dx GROUP BY g$q$);
 
 -- Rows read in place, without the device scan.
 SET gpuext.enable_device_scan = off;
@@ -133,6 +144,9 @@ SELECT check_expr('SELECT sum(a * 2 + c), sum(b - a), avg(a / 7), sum(a % 5), mi
 SELECT check_expr($q$SELECT sum(CASE WHEN s = '1-URGENT' OR s = '2-HIGH' THEN 1 ELSE 0 END), sum(CASE WHEN f THEN q ELSE 0.00 END),
   max(ad / 5), sum((b / 1000000000)::int4) FROM dxf WHERE fd$q$, false, true);
 SELECT check_expr($q$SELECT g, sum(CASE WHEN f THEN 1 ELSE 0 END), sum(a * 2 - c) FROM dxf WHERE NOT f GROUP BY g$q$, false, true);
+SELECT check_expr($q$SELECT count(CASE WHEN s = '1-URGENT' THEN 1 END), sum(CASE WHEN c > 0 THEN a END), avg(CASE WHEN fd THEN q END),
+  count(CASE WHEN c > 0 THEN c END) FROM dxf$q$, false, true);
+SELECT check_expr($q$SELECT g, count(CASE WHEN f THEN 1 END), max(CASE WHEN a > 0 THEN b END) FROM dxf GROUP BY g$q$, false, true);
 SELECT check_expr('SELECT sum(CASE WHEN c > 0 THEN a / c ELSE 0 END) FROM dxf', false, false);
 SELECT sum(a * 100000) FROM dxf;
 SELECT sum(a / (c - c)) FROM dxf WHERE c = 1;

@@ -122,7 +122,8 @@ typedef struct GpuAggInput
 	int			rowreg;			/* ... the register of its value there, or in st->rows.rowargs; -1 for none */
 	GpuAggNumExpr *numarg;		/* ... a numeric argument compiled, or NULL */
 	bool		fixed_byval;	/* a plain column's values are by value (else numeric) */
-	int128		numval;			/* numarg's value for the row being read */
+	int128		numval;			/* numarg's value for the row being read, */
+	bool		numnull;		/* ... or NULL */
 	ExprState  *filter;			/* NULL without FILTER */
 	GpuAggRowQual *rowfilter;	/* the FILTER compiled, or NULL */
 	const GpuextSortType *type; /* NULL: only non-NULL values are counted */
@@ -508,7 +509,7 @@ extern GpuAggNumExpr *GpuAggCompileNumExpr(CustomScan *cscan, Expr *expr);
 extern int	GpuAggNumExprScale(const GpuAggNumExpr *e);
 extern int	GpuAggNumExprIntBytes(const GpuAggNumExpr *e);
 extern bool GpuAggNumExprEval(GpuAggNumExpr *e, GpuAggNumMemo *memo, const char *tp, const int *att_off,
-							  int128 *out);
+							  int128 *out, bool *isnull);
 extern int	GpuAggNumExprToScan(const GpuAggNumExpr *e, GpuextScanProgram *p, const int *col_of_att);
 extern void GpuAggNumExprColumns(const GpuAggNumExpr *e, Bitmapset **atts);
 extern void GpuAggNumExprTextColumns(const GpuAggNumExpr *e, Bitmapset **atts);

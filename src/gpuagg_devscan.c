@@ -197,7 +197,7 @@ BuildProgram(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 			GpuAggRowQualColumns(rowfilters[i], &atts);
 			GpuAggRowQualTextColumns(rowfilters[i], &textatts);
 		}
-		if (in->arg != NULL && in->type != NULL && in->numarg != NULL)
+		if (in->arg != NULL && in->numarg != NULL)
 		{
 			/* numeric or integer arithmetic compiled (gpuagg_fixedexpr.c): numerics bigints at their display scale */
 			GpuAggNumExprColumns(in->numarg, &atts);
@@ -285,8 +285,8 @@ BuildProgram(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 
 		out->col = in->arg != NULL ? -1 : col_of_att[in->argatt];
 		out->value_bytes = in->type == NULL ? 0 : in->dev_scale >= 0 ? 8 : in->type->value_bytes;
-		out->from_reg = in->arg == NULL || in->type == NULL ? GPUEXT_SCAN_FROM_COLUMN :
-			in->numarg != NULL ? GPUEXT_SCAN_FROM_NUMERIC : GPUEXT_SCAN_FROM_DOUBLE;
+		out->from_reg = in->numarg != NULL ? GPUEXT_SCAN_FROM_NUMERIC :
+			in->arg == NULL || in->type == NULL ? GPUEXT_SCAN_FROM_COLUMN : GPUEXT_SCAN_FROM_DOUBLE;
 		out->reg = out->from_reg == GPUEXT_SCAN_FROM_DOUBLE ? in->rowreg : 0;
 		if (out->from_reg == GPUEXT_SCAN_FROM_NUMERIC)
 		{

@@ -466,7 +466,9 @@ InputInPlace(GpuAggState *st, GpuAggInput *in, const char *tp, const float8 *sha
 {
 	if (in->rowfilter && !GpuAggRowQualPasses(in->rowfilter, tp, st->rows.att_off))
 		return false;
-	/* a count: the row has its column (no NULLs), or counts itself */
+	if (in->numarg && in->numnull)
+		return false;
+	/* a count: the row has its column (no NULLs), counts itself, or its argument is not NULL */
 	if (in->type == NULL)
 	{
 		*value = (Datum) 0;
@@ -544,7 +546,8 @@ TakeFixedRow(GpuAggState *st, HeapTuple tuple)
 	{
 		GpuAggInput *in = &st->inputs[i];
 
-		if (in->numarg && !GpuAggNumExprEval(in->numarg, st->rows.nummemo, tp, st->rows.att_off, &in->numval))
+		if (in->numarg &&
+			!GpuAggNumExprEval(in->numarg, st->rows.nummemo, tp, st->rows.att_off, &in->numval, &in->numnull))
 			return false;
 	}
 	st->stats.rows_in_place++;

@@ -9,8 +9,8 @@
  * unary minus over columns and constants of smallint, integer and bigint,
  * with the casts among them and to numeric; or a searched CASE WHEN of
  * either whose conditions compile (gpuagg_conditions.c) and whose branches
- * are columns, constants or such CASEs (both are computed for every row) of
- * one display scale.  Values are 128-bit integers at the display scale
+ * are columns, constants (NULL too: a CASE without ELSE) or such CASEs
+ * (both are computed for every row) of one display scale.  Values are 128-bit integers at the display scale
  * PostgreSQL's numeric arithmetic gives them (the larger scale for + and -,
  * their sum for *), integers at scale 0, so that value and scale are
  * PostgreSQL's.  A row where an integer operation leaves its type's range
@@ -69,6 +69,7 @@ struct GpuAggNumExpr
 	uint8		result;
 	int			scale;			/* the result's display scale */
 	int			int_bytes;		/* an integer result: its width; numeric 0 */
+	uint32		null_regs;		/* bit r: register r is a NULL constant (its scale -1: any) */
 	FixLoad		loads[FIXEXPR_REGS];
 	FixStep		steps[FIXEXPR_REGS];
 	int8		reg_scale[FIXEXPR_REGS];
@@ -116,13 +117,25 @@ ConstReg(GpuAggNumExpr *e, int128 v, int scale)
 	return e->nregs++;
 }
 
+/* A new register holding NULL, of any scale; -1 where there is no room. */
+static int
+NullReg(GpuAggNumExpr *e)
+{
+	int			r = ConstReg(e, 0, -1);
+
+	if (r >= 0)
+		e->null_regs |= (uint32) 1 << r;
+	return r;
+}
+
 /* A step appended: its destination register, or -1 where there is no room. */
 static int
 AddStep(GpuAggNumExpr *e, GpuAggRowOp op, int a, int b, int scale, int int_bytes)
 {
 	FixStep    *s;
 
-	if (e->nregs == FIXEXPR_REGS || scale > FIXEXPR_MAX_SCALE)
+	if (e->nregs == FIXEXPR_REGS || scale > FIXEXPR_MAX_SCALE ||
+		(op != ROWOP_SEL && (e->reg_scale[a] < 0 || (op != ROWOP_NEG && e->reg_scale[b] < 0))))
 		return -1;
 	s = &e->steps[e->nsteps++];
 	memset(s, 0, sizeof(FixStep));
@@ -139,20 +152,19 @@ AddStep(GpuAggNumExpr *e, GpuAggRowOp op, int a, int b, int scale, int int_bytes
 
 /*
  * Whether a CASE's branch can be computed for every row, taken or not: a
- * column (cast wider), a constant that is not NULL, or a CASE of such, with
- * an ELSE.
+ * column (cast wider), a constant (NULL too), or a CASE of such.
  */
 static bool
 FixedBranch(Node *node)
 {
 	if (IsA(node, Const))
-		return !((Const *) node)->constisnull;
+		return true;
 	if (IsA(node, CaseExpr))
 	{
 		CaseExpr   *c = (CaseExpr *) node;
 		ListCell   *lc;
 
-		if (c->arg != NULL || c->defresult == NULL || !FixedBranch((Node *) c->defresult))
+		if (c->arg != NULL || (c->defresult != NULL && !FixedBranch((Node *) c->defresult)))
 			return false;
 		foreach(lc, c->args)
 			if (!FixedBranch((Node *) lfirst_node(CaseWhen, lc)->result))
@@ -182,27 +194,33 @@ static int	CompileFixed(CustomScan *cscan, Node *node, GpuAggNumExpr *e);
 
 /*
  * A searched CASE as steps that each take one WHEN's branch where its
- * condition holds, from the last WHEN back; -1 where a condition does not
- * compile, a branch could raise an error or be NULL, or the branches'
- * display scales differ (the value's scale would then depend on the row).
+ * condition holds, from the last WHEN back (no ELSE: NULL); -1 where a
+ * condition does not compile, a branch could raise an error, or the
+ * branches' display scales differ (the value's scale would then depend on
+ * the row).
  */
 static int
 CompileFixedCase(CustomScan *cscan, CaseExpr *c, GpuAggNumExpr *e)
 {
 	int			acc;
 
-	if (c->arg != NULL || c->defresult == NULL || !FixedBranch((Node *) c))
+	if (c->arg != NULL || !FixedBranch((Node *) c))
 		return -1;
-	acc = CompileFixed(cscan, (Node *) c->defresult, e);
+	acc = c->defresult != NULL ? CompileFixed(cscan, (Node *) c->defresult, e) : NullReg(e);
 	for (int i = list_length(c->args) - 1; i >= 0 && acc >= 0; i--)
 	{
 		CaseWhen   *w = list_nth_node(CaseWhen, c->args, i);
 		GpuAggRowQual *cond = GpuAggCompileRowQual(cscan, list_make1(w->expr));
 		int			then = cond != NULL ? CompileFixed(cscan, (Node *) w->result, e) : -1;
+		int			scale;
 
-		if (then < 0 || e->reg_scale[then] != e->reg_scale[acc])
+		/* a NULL's scale is the other branch's */
+		if (then < 0)
 			return -1;
-		acc = AddStep(e, ROWOP_SEL, then, acc, e->reg_scale[acc], 0);
+		scale = e->reg_scale[then] < 0 ? e->reg_scale[acc] : e->reg_scale[then];
+		if (e->reg_scale[acc] >= 0 && e->reg_scale[acc] != scale)
+			return -1;
+		acc = AddStep(e, ROWOP_SEL, then, acc, scale, 0);
 		if (acc >= 0)
 			e->steps[e->nsteps - 1].cond = cond;
 	}
@@ -227,7 +245,7 @@ CompileFixed(CustomScan *cscan, Node *node, GpuAggNumExpr *e)
 		int128		v;
 
 		if (c->constisnull)
-			return -1;
+			return c->consttype == NUMERICOID || IntegerBytes(c->consttype) > 0 ? NullReg(e) : -1;
 		switch (c->consttype)
 		{
 			case INT2OID:
@@ -341,7 +359,8 @@ GpuAggCompileNumExpr(CustomScan *cscan, Expr *expr)
 	Oid			type = exprType((Node *) expr);
 	int			result;
 
-	if ((type != NUMERICOID && IntegerBytes(type) == 0) || (result = CompileFixed(cscan, (Node *) expr, e)) < 0)
+	if ((type != NUMERICOID && IntegerBytes(type) == 0) || (result = CompileFixed(cscan, (Node *) expr, e)) < 0 ||
+		e->reg_scale[result] < 0)
 		return NULL;
 	e->result = result;
 	e->scale = e->reg_scale[result];
@@ -372,14 +391,16 @@ IntFits(int128 v, int bytes)
 
 /*
  * A compiled argument's value for a row read in place, as an integer at its
- * display scale: false for a NaN, a value past 128 bits on the way, or an
- * integer operation PostgreSQL raises an error for, which the row's slot
- * then computes.
+ * display scale, or NULL (*isnull): false for a NaN, a value past 128 bits
+ * on the way, or an integer operation PostgreSQL raises an error for, which
+ * the row's slot then computes.  A strict operation of a NULL is NULL.
  */
 bool
-GpuAggNumExprEval(GpuAggNumExpr *e, GpuAggNumMemo *memo, const char *tp, const int *att_off, int128 *out)
+GpuAggNumExprEval(GpuAggNumExpr *e, GpuAggNumMemo *memo, const char *tp, const int *att_off, int128 *out,
+				  bool *isnull)
 {
 	int128	   *r = e->regs;
+	uint32		nulls = e->null_regs;
 
 	for (int i = 0; i < e->nloads; i++)
 	{
@@ -401,11 +422,21 @@ GpuAggNumExprEval(GpuAggNumExpr *e, GpuAggNumMemo *memo, const char *tp, const i
 		int128		b = r[s->b];
 		bool		overflow;
 
+		if (s->op == ROWOP_SEL)
+		{
+			int			taken = GpuAggRowQualPasses(s->cond, tp, att_off) ? s->a : s->b;
+
+			r[s->dst] = r[taken];
+			nulls = (nulls & ~((uint32) 1 << s->dst)) | (((nulls >> taken) & 1) << s->dst);
+			continue;
+		}
+		if (((nulls >> s->a) | (s->op != ROWOP_NEG ? nulls >> s->b : 0)) & 1)
+		{
+			nulls |= (uint32) 1 << s->dst;
+			continue;
+		}
 		switch (s->op)
 		{
-			case ROWOP_SEL:
-				r[s->dst] = GpuAggRowQualPasses(s->cond, tp, att_off) ? a : b;
-				continue;
 			case ROWOP_ADD:
 				overflow = (s->ka != 0 && !GpuextFixedMulPow10(&a, s->ka)) ||
 					(s->kb != 0 && !GpuextFixedMulPow10(&b, s->kb)) || __builtin_add_overflow(a, b, &r[s->dst]);
@@ -438,6 +469,7 @@ GpuAggNumExprEval(GpuAggNumExpr *e, GpuAggNumMemo *memo, const char *tp, const i
 			return false;
 	}
 	*out = r[e->result];
+	*isnull = (nulls >> e->result) & 1;
 	return true;
 }
 
@@ -460,6 +492,7 @@ GpuAggNumExprToScan(const GpuAggNumExpr *e, GpuextScanProgram *p, const int *col
 					 "the operations are numbered alike");
 	if (base + e->nregs > GPUEXT_SCAN_MAX_NREGS)
 		return -1;
+	p->numconst_nulls |= e->null_regs << base;
 	for (int i = 0; i < e->nregs; i++)
 	{
 		if (e->regs[i] != (int64) e->regs[i])

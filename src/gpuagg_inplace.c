@@ -479,7 +479,10 @@ GpuAggInPlaceSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 			in->rowarg = GpuAggRowExprCreate();
 			in->rowreg = GpuAggRowExprAdd(in->rowarg, cscan, list_nth(args, i));
 		}
-		if (in->arg != NULL && in->rowreg < 0 && (GpuAggInputIsNumeric(in) || GpuAggInputIsInteger(in, exprType((Node *) list_nth(args, i)))))
+		/* numeric and integer arguments, and what count() counts of them (count(CASE WHEN ... THEN 1 END)) */
+		if (in->arg != NULL && in->rowreg < 0 &&
+			(GpuAggInputIsNumeric(in) || GpuAggInputIsInteger(in, exprType((Node *) list_nth(args, i))) ||
+			 (in->type == NULL && !IsA(list_nth(args, i), Const))))
 			in->numarg = GpuAggCompileNumExpr(cscan, list_nth(args, i));
 		st->rows.numargs |= in->numarg != NULL;
 		/* count(*) FILTER counts a true constant: nothing to compute */

@@ -25,15 +25,17 @@ GpuextScanNumStep scan_int_step(int op, int dst, int a, int b, int int_bytes, in
 	return s;
 }
 
-/* The outputs of scan_program_ints: each one's register and bytes. */
-const int	SCAN_INT_OUT_REG[] = {7, 8, 9, 10, 11, 12};
-const int	SCAN_INT_OUT_BYTES[] = {4, 8, 4, 2, 2, 4};
+/* The outputs of scan_program_ints: each one's register and bytes (0: counted only). */
+constexpr int SCAN_INT_OUTS = 8;
+const int	SCAN_INT_OUT_REG[SCAN_INT_OUTS] = {7, 8, 9, 10, 11, 12, 14, 14};
+const int	SCAN_INT_OUT_BYTES[SCAN_INT_OUTS] = {4, 8, 4, 2, 2, 4, 0, 2};
 
 /*
  * WHERE b IS NOT FALSE; outputs i4 * 3 + i2 (integer), i8 / i2 (bigint),
  * i4 % i2 (integer), CASE WHEN i4 > 0 THEN i2 ELSE 1 END (smallint), -i2
- * (smallint), i8::int4.  Registers: 0 i2, 1 i4, 2 i8, 3 the constant 3,
- * 4 zero, 5 one, 6 .. 12 the steps'.
+ * (smallint), i8::int4, and CASE WHEN i4 > 0 THEN i2 END counted and
+ * sent.  Registers: 0 i2, 1 i4, 2 i8, 3 the constant 3, 4 zero, 5 one,
+ * 6 .. 12 the steps', 13 NULL, 14 the last step's.
  */
 GpuextScanProgram scan_program_ints()
 {
@@ -48,14 +50,15 @@ GpuextScanProgram scan_program_ints()
 	p.cmps[scan_icmp(p, b, 1, 0, 0)].nulltest = GPUEXT_SCAN_IS_NULL;
 	p.nquals = p.ncmps;
 	sel = scan_icmp(p, i4, 5, 0, 0);
-	p.nnregs = 13;
+	p.nnregs = 15;
 	p.numconsts[3] = 3;
 	p.numconsts[5] = 1;
+	p.numconst_nulls = 1u << 13;
 	p.nnloads = 3;
 	p.numloads[0] = {(uint8_t) i2, 0};
 	p.numloads[1] = {(uint8_t) i4, 1};
 	p.numloads[2] = {(uint8_t) i8, 2};
-	p.nnsteps = 7;
+	p.nnsteps = 8;
 	p.numsteps[0] = scan_int_step(GPUEXT_SCAN_MUL, 6, 1, 3, 4);
 	p.numsteps[1] = scan_int_step(GPUEXT_SCAN_ADD, 7, 6, 0, 4);
 	p.numsteps[2] = scan_int_step(GPUEXT_SCAN_DIV, 8, 2, 0, 8);
@@ -63,7 +66,8 @@ GpuextScanProgram scan_program_ints()
 	p.numsteps[4] = scan_int_step(GPUEXT_SCAN_SEL, 10, 0, 5, 0, sel, 1);
 	p.numsteps[5] = scan_int_step(GPUEXT_SCAN_NEG, 11, 0, 0, 2);
 	p.numsteps[6] = scan_int_step(GPUEXT_SCAN_ADD, 12, 2, 4, 4);
-	for (int o = 0; o < 6; o++)
+	p.numsteps[7] = scan_int_step(GPUEXT_SCAN_SEL, 14, 0, 13, 0, sel, 1);
+	for (int o = 0; o < SCAN_INT_OUTS; o++)
 	{
 		scan_out(p, -1, SCAN_INT_OUT_BYTES[o], p.ncmps, 0);
 		p.outs[o].from_reg = GPUEXT_SCAN_FROM_NUMERIC;
@@ -86,7 +90,7 @@ std::string scan_ints_reference_differs(const GpuextScanProgram &p, const ScanSe
 {
 	uint64_t	passed = 0,
 				errors = 0;
-	std::vector<std::vector<uint64_t>> v(6);
+	std::vector<std::vector<uint64_t>> v(SCAN_INT_OUTS);
 
 	for (const ScanVisit &vis : s.visits)
 	{
@@ -103,8 +107,8 @@ std::string scan_ints_reference_differs(const GpuextScanProgram &p, const ScanSe
 					has_i8;
 		bool		err = false;
 		/* each output's value, and whether it is NULL */
-		__int128	out[6] = {0};
-		bool		null[6] = {false};
+		__int128	out[SCAN_INT_OUTS] = {0};
+		bool		null[SCAN_INT_OUTS] = {false};
 
 		if (vis.state >= 0 && scan_reaches(p, vis.state, r.natts))
 			continue;
@@ -143,23 +147,26 @@ std::string scan_ints_reference_differs(const GpuextScanProgram &p, const ScanSe
 		null[5] = !has_i8;
 		out[5] = i8;
 		err = err || (has_i8 && !scan_int_fits(out[5], 4));
+		/* CASE WHEN i4 > 0 THEN i2 END */
+		null[6] = null[7] = !(has_i4 && i4 > 0) || !has_i2;
+		out[6] = out[7] = i2;
 		if (err)
 		{
 			errors++;
 			continue;
 		}
 		passed++;
-		for (int o = 0; o < 6; o++)
+		for (int o = 0; o < SCAN_INT_OUTS; o++)
 			if (!null[o])
 				v[o].push_back(scan_low_bytes((int64_t) out[o], SCAN_INT_OUT_BYTES[o]));
 	}
-	for (int o = 0; o < 6; o++)
+	for (int o = 0; o < SCAN_INT_OUTS; o++)
 		std::sort(v[o].begin(), v[o].end());
 	if (hc[GPUEXT_SCAN_PASSED] != passed || hc[GPUEXT_SCAN_ERRORS] != errors)
 		return "the CPU passed " + std::to_string(hc[GPUEXT_SCAN_PASSED]) + " rows and flagged " +
 			std::to_string(hc[GPUEXT_SCAN_ERRORS]) + ", the rows give " + std::to_string(passed) + " and " +
 			std::to_string(errors);
-	for (int o = 0; o < 6; o++)
+	for (int o = 0; o < SCAN_INT_OUTS; o++)
 		if (hc[GPUEXT_SCAN_OUT_COUNT + o] != v[o].size() || hv[o] != v[o])
 			return "output " + std::to_string(o) + " differs from the harness's values";
 	if (passed == 0 || errors == 0)
@@ -178,14 +185,14 @@ void run_scan_int_checks(bool quick)
 		GpuextScanProgram ph = program;
 		std::vector<char> h_outs(scan_layout(ph, (uint64_t) s.npages * GPUEXT_SCAN_MAX_TUPLES), (char) POISON);
 		uint64_t	hc[GPUEXT_SCAN_COUNTERS] = {0};
-		std::vector<std::vector<uint64_t>> hv(6);
+		std::vector<std::vector<uint64_t>> hv(SCAN_INT_OUTS);
 		void	   *d_pages = nullptr,
 				   *d_vis = nullptr;
 
 		if (s.known && s.npages >= 4)
 		{
 			gpuext_scan_heap_host(&ph, s.pages.data(), s.vis.data(), s.npages, hc, h_outs.data());
-			for (int o = 0; o < 6; o++)
+			for (int o = 0; o < SCAN_INT_OUTS; o++)
 				hv[o] = scan_values(h_outs.data(), ph.outs[o].offset, hc[GPUEXT_SCAN_OUT_COUNT + o],
 									SCAN_INT_OUT_BYTES[o], false);
 			const std::string detail = scan_ints_reference_differs(ph, s, hc, hv);
