@@ -16,7 +16,9 @@
  * IS [NOT] TRUE, FALSE or UNKNOWN.  They are evaluated as PostgreSQL's
  * operators compare (float8_cmp_internal: NaN above every number and equal
  * to itself), for rows without NULLs, where OR and NOT are two-valued.
- * IN and NOT IN lists compile in gpuagg_conditions_lists.c.
+ * IN and NOT IN lists compile in gpuagg_conditions_lists.c, comparisons of
+ * extract(year ...) and date_trunc(...) of a column as its range in
+ * gpuagg_conditions_dates.c.
  */
 #include "postgres.h"
 
@@ -559,6 +561,7 @@ GpuAggRowQual *
 GpuAggCompileRowQual(CustomScan *cscan, List *quals)
 {
 	GpuAggRowQual *q = palloc(offsetof(GpuAggRowQual, cmps) + sizeof(RowCmp) * Max(list_length(quals), 1));
+	GpuAggRowQual *sub;
 	ListCell   *lc;
 
 	q->ncmps = 0;
@@ -569,8 +572,7 @@ GpuAggCompileRowQual(CustomScan *cscan, List *quals)
 		memset(&q->cmps[q->ncmps], 0, sizeof(RowCmp));
 		if (IsA(node, BoolExpr) && ((BoolExpr *) node)->boolop == AND_EXPR)
 		{
-			GpuAggRowQual *sub = GpuAggCompileRowQual(cscan, ((BoolExpr *) node)->args);
-
+			sub = GpuAggCompileRowQual(cscan, ((BoolExpr *) node)->args);
 			if (sub == NULL)
 				return NULL;
 			q = repalloc(q, offsetof(GpuAggRowQual, cmps) + sizeof(RowCmp) * (q->ncmps + sub->ncmps + list_length(quals)));
@@ -649,6 +651,14 @@ GpuAggCompileRowQual(CustomScan *cscan, List *quals)
 			if (!GpuAggCompileIn(cscan, (ScalarArrayOpExpr *) node, &q->cmps[q->ncmps]))
 				return NULL;
 			q->ncmps++;
+			continue;
+		}
+		if ((sub = GpuAggCompileDateRange(cscan, node)) != NULL)
+		{
+			/* a range of a date or timestamp column: its comparisons, ANDed */
+			q = repalloc(q, offsetof(GpuAggRowQual, cmps) + sizeof(RowCmp) * (q->ncmps + sub->ncmps + list_length(quals)));
+			memcpy(&q->cmps[q->ncmps], sub->cmps, sizeof(RowCmp) * sub->ncmps);
+			q->ncmps += sub->ncmps;
 			continue;
 		}
 		if (!GpuAggCompileText(cscan, node, &q->cmps[q->ncmps]) && !CompileCmp(cscan, node, &q->cmps[q->ncmps]))

@@ -78,6 +78,9 @@ GpuAggIntAt(const char *p, int len)
 extern bool GpuAggCmpKind(Oid type, RowCmpKind *kind);
 extern bool GpuAggCompileText(CustomScan *cscan, Node *node, RowCmp *c);
 
+/* gpuagg_conditions_dates.c */
+extern struct GpuAggRowQual *GpuAggCompileDateRange(CustomScan *cscan, Node *node);
+
 /* gpuagg_conditions_lists.c */
 extern bool GpuAggInList(const RowCmp *c, const char *p);
 extern bool GpuAggCompileIn(CustomScan *cscan, ScalarArrayOpExpr *sa, RowCmp *c);
