@@ -295,6 +295,34 @@ NumericConst(RowCmp *c, int32 typmod, Const *k)
 	return true;
 }
 
+/*
+ * The strategy of operator opno in type's btree operator family
+ * (ROWCMP_NOT_EQUAL for the negator of its =), and the operator's input
+ * types; false where it is neither.
+ */
+bool
+GpuAggBtreeStrategy(Oid opno, Oid type, int *strategy, Oid *lefttype, Oid *righttype)
+{
+	TypeCacheEntry *tc = lookup_type_cache(type, TYPECACHE_BTREE_OPFAMILY);
+	Oid			eq;
+
+	if (!OidIsValid(tc->btree_opf))
+		return false;
+	if (op_in_opfamily(opno, tc->btree_opf))
+	{
+		get_op_opfamily_properties(opno, tc->btree_opf, false, strategy, lefttype, righttype);
+		return true;
+	}
+	eq = get_negator(opno);
+	if (!OidIsValid(eq) || !op_in_opfamily(eq, tc->btree_opf))
+		return false;
+	get_op_opfamily_properties(eq, tc->btree_opf, false, strategy, lefttype, righttype);
+	if (*strategy != BTEqualStrategyNumber)
+		return false;
+	*strategy = ROWCMP_NOT_EQUAL;
+	return true;
+}
+
 /* One conjunct compiled as column <op> constant (or column % constant <op> constant), false where it is not of that form. */
 static bool
 CompileCmp(CustomScan *cscan, Node *node, RowCmp *c)
@@ -304,12 +332,10 @@ CompileCmp(CustomScan *cscan, Node *node, RowCmp *c)
 	Node	   *right;
 	Const	   *k;
 	bool		commuted = false;
-	TypeCacheEntry *tc;
 	int			strategy;
 	Oid			lefttype;
 	Oid			righttype;
 	RowCmpKind	constkind;
-	bool		not_equal = false;
 
 	if (!IsA(node, OpExpr) || list_length(op->args) != 2)
 		return false;
@@ -339,22 +365,8 @@ CompileCmp(CustomScan *cscan, Node *node, RowCmp *c)
 		return false;
 	/* Only the type's own btree operators, and <> as the negator of its =; across types, only integers
 	 * with integers, floats with floats, and date with timestamp */
-	tc = lookup_type_cache(c->coltype, TYPECACHE_BTREE_OPFAMILY);
-	if (!OidIsValid(tc->btree_opf))
+	if (!GpuAggBtreeStrategy(op->opno, c->coltype, &strategy, &lefttype, &righttype))
 		return false;
-	if (op_in_opfamily(op->opno, tc->btree_opf))
-		get_op_opfamily_properties(op->opno, tc->btree_opf, false, &strategy, &lefttype, &righttype);
-	else
-	{
-		Oid			eq = get_negator(op->opno);
-
-		if (!OidIsValid(eq) || !op_in_opfamily(eq, tc->btree_opf))
-			return false;
-		get_op_opfamily_properties(eq, tc->btree_opf, false, &strategy, &lefttype, &righttype);
-		if (strategy != BTEqualStrategyNumber)
-			return false;
-		not_equal = true;
-	}
 	if ((commuted ? righttype : lefttype) != c->coltype || (commuted ? lefttype : righttype) != k->consttype)
 		return false;
 	if (c->kind == ROWCMP_INT && c->coltype != k->consttype &&
@@ -363,9 +375,9 @@ CompileCmp(CustomScan *cscan, Node *node, RowCmp *c)
 		!(c->coltype == DATEOID && k->consttype == TIMESTAMPOID) &&
 		!(c->coltype == TIMESTAMPOID && k->consttype == DATEOID))
 		return false;
-	if (commuted)
+	if (commuted && strategy != ROWCMP_NOT_EQUAL)
 		strategy = BTCommuteStrategyNumber(strategy);
-	c->strategy = not_equal ? ROWCMP_NOT_EQUAL : strategy;
+	c->strategy = strategy;
 	c->len = get_typlen(c->coltype);
 	if (c->kind == ROWCMP_NUMERIC)
 		return true;

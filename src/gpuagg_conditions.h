@@ -76,6 +76,7 @@ GpuAggIntAt(const char *p, int len)
 
 /* gpuagg_conditions.c */
 extern bool GpuAggCmpKind(Oid type, RowCmpKind *kind);
+extern bool GpuAggBtreeStrategy(Oid opno, Oid type, int *strategy, Oid *lefttype, Oid *righttype);
 extern bool GpuAggCompileText(CustomScan *cscan, Node *node, RowCmp *c);
 
 /* gpuagg_conditions_dates.c */

@@ -29,7 +29,6 @@
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
-#include "utils/typcache.h"
 
 #include "gpuagg.h"
 #include "gpuagg_conditions.h"
@@ -251,7 +250,6 @@ GpuAggCompileDateRange(CustomScan *cscan, Node *node)
 	Const	   *unit;
 	Var		   *var;
 	AttrNumber	att;
-	TypeCacheEntry *tc;
 	int			strategy;
 	Oid			lefttype,
 				righttype;
@@ -268,22 +266,8 @@ GpuAggCompileDateRange(CustomScan *cscan, Node *node)
 		return NULL;
 	unit = linitial(f->args);
 	/* the result type's own btree operator (<> as the negator of its =) */
-	tc = lookup_type_cache(f->funcresulttype, TYPECACHE_BTREE_OPFAMILY);
-	if (!OidIsValid(tc->btree_opf))
+	if (!GpuAggBtreeStrategy(op->opno, f->funcresulttype, &strategy, &lefttype, &righttype))
 		return NULL;
-	if (op_in_opfamily(op->opno, tc->btree_opf))
-		get_op_opfamily_properties(op->opno, tc->btree_opf, false, &strategy, &lefttype, &righttype);
-	else
-	{
-		Oid			eq = get_negator(op->opno);
-
-		if (!OidIsValid(eq) || !op_in_opfamily(eq, tc->btree_opf))
-			return NULL;
-		get_op_opfamily_properties(eq, tc->btree_opf, false, &strategy, &lefttype, &righttype);
-		if (strategy != BTEqualStrategyNumber)
-			return NULL;
-		strategy = ROWCMP_NOT_EQUAL;
-	}
 	if (lefttype != f->funcresulttype || righttype != f->funcresulttype)
 		return NULL;
 	if (commuted && strategy != ROWCMP_NOT_EQUAL)

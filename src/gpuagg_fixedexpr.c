@@ -76,7 +76,7 @@ struct GpuAggNumExpr
 	int128		regs[FIXEXPR_REGS]; /* the constants set once, the rest per row */
 };
 
-/* The integer operators compiled: each function, what it does, its result's width. */
+/* The integer operators compiled: each function and what it does (its result type gives the width checked). */
 static const struct
 {
 	Oid			func;
