@@ -136,13 +136,23 @@ ColumnCmp(RowCmp *c, AttrNumber att, Oid coltype, int strategy, int64 ival)
 	c->ival = ival;
 }
 
-/* A condition of one comparison, or of two (AND). */
+/* A condition of n comparisons (AND), zeroed. */
 static GpuAggRowQual *
 Qual(int n)
 {
 	GpuAggRowQual *q = palloc0(offsetof(GpuAggRowQual, cmps) + sizeof(RowCmp) * n);
 
 	q->ncmps = n;
+	return q;
+}
+
+/* The condition column att (coltype) <strategy> ival. */
+static GpuAggRowQual *
+OneCmp(AttrNumber att, Oid coltype, int strategy, int64 ival)
+{
+	GpuAggRowQual *q = Qual(1);
+
+	ColumnCmp(&q->cmps[0], att, coltype, strategy, ival);
 	return q;
 }
 
@@ -159,40 +169,27 @@ RangeOf(AttrNumber att, Oid coltype, int strategy, int64 lo, int64 hi)
 	switch (strategy)
 	{
 		case BTLessStrategyNumber:
-			q = Qual(1);
-			ColumnCmp(&q->cmps[0], att, coltype, BTLessStrategyNumber, lo);
-			return q;
+			return OneCmp(att, coltype, BTLessStrategyNumber, lo);
 		case BTLessEqualStrategyNumber:
-			q = Qual(1);
-			ColumnCmp(&q->cmps[0], att, coltype, BTLessStrategyNumber, hi);
-			return q;
+			return OneCmp(att, coltype, BTLessStrategyNumber, hi);
 		case BTGreaterEqualStrategyNumber:
-			q = Qual(1);
-			ColumnCmp(&q->cmps[0], att, coltype, BTGreaterEqualStrategyNumber, lo);
-			return q;
+			return OneCmp(att, coltype, BTGreaterEqualStrategyNumber, lo);
 		case BTGreaterStrategyNumber:
-			q = Qual(1);
-			ColumnCmp(&q->cmps[0], att, coltype, BTGreaterEqualStrategyNumber, hi);
-			return q;
+			return OneCmp(att, coltype, BTGreaterEqualStrategyNumber, hi);
 		case BTEqualStrategyNumber:
 			q = Qual(2);
 			ColumnCmp(&q->cmps[0], att, coltype, BTGreaterEqualStrategyNumber, lo);
 			ColumnCmp(&q->cmps[1], att, coltype, BTLessStrategyNumber, hi);
 			return q;
 		default:
-			{
-				/* <>: below the range OR from its end on */
-				RowCmp	   *or;
-
-				q = Qual(1);
-				or = &q->cmps[0];
-				or->kind = ROWCMP_BOOL;
-				or->subs = palloc(sizeof(GpuAggRowQual *) * 2);
-				or->subs[0] = RangeOf(att, coltype, BTLessStrategyNumber, lo, hi);
-				or->subs[1] = RangeOf(att, coltype, BTGreaterEqualStrategyNumber, hi, hi);
-				or->nsubs = 2;
-				return q;
-			}
+			/* <>: below the range OR from its end on */
+			q = Qual(1);
+			q->cmps[0].kind = ROWCMP_BOOL;
+			q->cmps[0].subs = palloc(sizeof(GpuAggRowQual *) * 2);
+			q->cmps[0].subs[0] = OneCmp(att, coltype, BTLessStrategyNumber, lo);
+			q->cmps[0].subs[1] = OneCmp(att, coltype, BTGreaterEqualStrategyNumber, hi);
+			q->cmps[0].nsubs = 2;
+			return q;
 	}
 }
 

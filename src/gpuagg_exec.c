@@ -481,17 +481,19 @@ InputInPlace(GpuAggState *st, GpuAggInput *in, const char *tp, const float8 *sha
 		*value = Float8GetDatum(regs[in->rowreg]);
 		return true;
 	}
-	if (in->numarg && GpuAggNumExprIntBytes(in->numarg) > 0)
-	{
-		/* an integer argument: its value, within its type's range as computed */
-		*value = GpuAggNumExprIntBytes(in->numarg) == 8 ? Int64GetDatum((int64) in->numval) :
-			GpuAggNumExprIntBytes(in->numarg) == 4 ? Int32GetDatum((int32) in->numval) : Int16GetDatum((int16) in->numval);
-		return true;
-	}
 	if (in->numarg)
 	{
-		GpuextNumericAddFixedValue(acc, in->numval, GpuAggNumExprScale(in->numarg));
-		return false;
+		int			bytes = GpuAggNumExprIntBytes(in->numarg);
+
+		/* a numeric argument is added here; an integer one's value is within its type's range as computed */
+		if (bytes == 0)
+		{
+			GpuextNumericAddFixedValue(acc, in->numval, GpuAggNumExprScale(in->numarg));
+			return false;
+		}
+		*value = bytes == 8 ? Int64GetDatum((int64) in->numval) :
+			bytes == 4 ? Int32GetDatum((int32) in->numval) : Int16GetDatum((int16) in->numval);
+		return true;
 	}
 	if (in->numeric_scale >= 0)
 	{

@@ -28,6 +28,7 @@
 #include "utils/numeric.h"
 
 #include "gpuagg.h"
+#include "gpuagg_conditions.h"
 
 /* Registers of a compiled argument: its constants, its columns' values, its intermediate results. */
 #define FIXEXPR_REGS 32
@@ -150,6 +151,24 @@ AddStep(GpuAggNumExpr *e, GpuAggRowOp op, int a, int b, int scale, int int_bytes
 	return e->nregs++;
 }
 
+/* Whether a function is a cast that widens an integer or makes it a numeric: its value is its argument's. */
+static bool
+WideningCast(Oid funcid)
+{
+	switch (funcid)
+	{
+		case F_INT8_INT4:
+		case F_INT8_INT2:
+		case F_INT4_INT2:
+		case F_NUMERIC_INT2:
+		case F_NUMERIC_INT4:
+		case F_NUMERIC_INT8:
+			return true;
+		default:
+			return false;
+	}
+}
+
 /*
  * Whether a CASE's branch can be computed for every row, taken or not: a
  * column (cast wider), a constant (NULL too), or a CASE of such.
@@ -172,21 +191,7 @@ FixedBranch(Node *node)
 		return true;
 	}
 	if (IsA(node, FuncExpr) && list_length(((FuncExpr *) node)->args) == 1)
-	{
-		/* the casts that widen an integer, or make it a numeric */
-		switch (((FuncExpr *) node)->funcid)
-		{
-			case F_INT8_INT4:
-			case F_INT8_INT2:
-			case F_INT4_INT2:
-			case F_NUMERIC_INT2:
-			case F_NUMERIC_INT4:
-			case F_NUMERIC_INT8:
-				return FixedBranch(linitial(((FuncExpr *) node)->args));
-			default:
-				return false;
-		}
-	}
+		return WideningCast(((FuncExpr *) node)->funcid) && FixedBranch(linitial(((FuncExpr *) node)->args));
 	return IsA(node, Var);
 }
 
@@ -275,15 +280,10 @@ CompileFixed(CustomScan *cscan, Node *node, GpuAggNumExpr *e)
 		FuncExpr   *f = (FuncExpr *) node;
 
 		/* casts among the integers (narrowing ones checked as an addition of 0) and to numeric */
+		if (WideningCast(f->funcid))
+			return CompileFixed(cscan, linitial(f->args), e);
 		switch (f->funcid)
 		{
-			case F_INT8_INT4:
-			case F_INT8_INT2:
-			case F_INT4_INT2:
-			case F_NUMERIC_INT2:
-			case F_NUMERIC_INT4:
-			case F_NUMERIC_INT8:
-				return CompileFixed(cscan, linitial(f->args), e);
 			case F_INT4_INT8:
 			case F_INT2_INT8:
 			case F_INT2_INT4:
@@ -382,13 +382,6 @@ GpuAggNumExprIntBytes(const GpuAggNumExpr *e)
 	return e->int_bytes;
 }
 
-/* Whether v is within the range of a signed integer of bytes bytes. */
-static inline bool
-IntFits(int128 v, int bytes)
-{
-	return bytes == 8 ? v == (int64) v : bytes == 4 ? v == (int32) v : v == (int16) v;
-}
-
 /*
  * A compiled argument's value for a row read in place, as an integer at its
  * display scale, or NULL (*isnull): false for a NaN, a value past 128 bits
@@ -407,11 +400,7 @@ GpuAggNumExprEval(GpuAggNumExpr *e, GpuAggNumMemo *memo, const char *tp, const i
 		const FixLoad *l = &e->loads[i];
 
 		if (l->intlen > 0)
-		{
-			Datum		d = fetch_att(tp + att_off[l->att - 1], true, l->intlen);
-
-			r[l->dst] = l->intlen == 8 ? DatumGetInt64(d) : l->intlen == 4 ? DatumGetInt32(d) : DatumGetInt16(d);
-		}
+			r[l->dst] = GpuAggIntAt(tp + att_off[l->att - 1], l->intlen);
 		else if (GpuAggNumericColumn(memo, tp, att_off, l->att, l->scale, &r[l->dst]) != 0)
 			return false;
 	}
@@ -465,7 +454,7 @@ GpuAggNumExprEval(GpuAggNumExpr *e, GpuAggNumMemo *memo, const char *tp, const i
 				overflow = __builtin_sub_overflow((int128) 0, a, &r[s->dst]);
 				break;
 		}
-		if (overflow || (s->int_bytes > 0 && !IntFits(r[s->dst], s->int_bytes)))
+		if (overflow || (s->int_bytes > 0 && !gpuext_scan_int_fits(r[s->dst], s->int_bytes)))
 			return false;
 	}
 	*out = r[e->result];

@@ -91,8 +91,10 @@ GpuAggRowExprRun(GpuAggRowExpr *e, const char *tp, const int *att_off)
 				r[s->dst] = float8_div(r[s->a], r[s->b]);
 				break;
 			case ROWOP_NEG:
-			case ROWOP_MOD:		/* not compiled in double precision */
 				r[s->dst] = -r[s->a];
+				break;
+			case ROWOP_MOD:		/* integers only: never compiled in double precision */
+				Assert(false);
 				break;
 		}
 	}
@@ -173,9 +175,11 @@ GpuAggRowExprRunColumns(const GpuAggRowExpr *e, float8 *cols, int n)
 					d[j] = float8_div(a[j], b[j]);
 				break;
 			case ROWOP_NEG:
-			case ROWOP_MOD:
 				for (int j = 0; j < n; j++)
 					d[j] = -a[j];
+				break;
+			case ROWOP_MOD:		/* integers only: never compiled in double precision */
+				Assert(false);
 				break;
 		}
 	}
