@@ -69,8 +69,22 @@ typedef enum ServiceOp
 	SOP_GROUPS_ADD,
 	SOP_GROUPS_RESULT,
 	SOP_SCAN_HEAP,
-	SOP_GATHER_PAGES
+	SOP_GATHER_PAGES,
+	SOP_LIST					/* the slot's list of requests, run in order */
 } ServiceOp;
+
+/*
+ * Requests that only enqueue work are held by the backend and sent
+ * together, with the request that needs an answer or with a mark: one trip
+ * to the service for a batch's work rather than one a call.
+ */
+#define SERVICE_LIST_MAX 16
+
+typedef struct ServiceEntry
+{
+	int32		op;
+	uint64		arg[SERVICE_ARGS];
+} ServiceEntry;
 
 typedef enum SlotState
 {
@@ -88,11 +102,14 @@ typedef struct ServiceSlot
 	pg_atomic_uint32 seq;		/* futex word the slot's thread sleeps on */
 	pg_atomic_uint32 cancel;	/* the backend asks the running request to stop */
 	pg_atomic_uint32 worker;	/* generation whose service has a thread for this slot */
+	pg_atomic_uint32 sleeping;	/* the backend waits on its latch: answers must wake it */
 	int32		pid;
 	int32		procno;
 	uint32		generation;		/* service generation the request was written for */
 	int32		op;
 	uint64		arg[SERVICE_ARGS];
+	int32		nlist;			/* SOP_LIST: the entries of list */
+	ServiceEntry list[SERVICE_LIST_MAX];
 	uint64		out[2];
 	int32		status;
 	char		message[SERVICE_MESSAGE];

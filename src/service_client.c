@@ -97,6 +97,25 @@ Wake(ServiceSlot *s, uint32 generation)
 	}
 }
 
+/*
+ * Sleep on the latch for up to timeout_ms, flagged in the slot so that the
+ * service has the supervisor set the latch when it answers (an answer read
+ * while spinning costs no wake-up).
+ */
+static void
+SleepOnSlot(ServiceSlot *s, long timeout_ms)
+{
+	uint32		state;
+
+	pg_atomic_write_u32(&s->sleeping, 1);
+	pg_memory_barrier();
+	state = pg_atomic_read_u32(&s->state);
+	if (state != SLOT_DONE && state != SLOT_IDLE)
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, timeout_ms, PG_WAIT_EXTENSION);
+	pg_atomic_write_u32(&s->sleeping, 0);
+	ResetLatch(MyLatch);
+}
+
 /* Take the slot for a new request, waiting while an earlier one (a predecessor's close) runs. */
 static bool
 ClaimSlot(ServiceSlot *s, uint32 generation)
@@ -110,8 +129,7 @@ ClaimSlot(ServiceSlot *s, uint32 generation)
 			return true;
 		if (pg_atomic_read_u32(&gpuext_service->generation) != generation)
 			return false;
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 10, PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
+		SleepOnSlot(s, 10);
 	}
 }
 
@@ -120,7 +138,20 @@ static bool
 EnqueueOnly(ServiceOp op)
 {
 	return op == SOP_COPY_TO_DEVICE || op == SOP_COPY_TO_HOST || op == SOP_MARK || op == SOP_FREE ||
-		op == SOP_REDUCE || op == SOP_GROUPS_CLEAR || op == SOP_GROUPS_ADD || op == SOP_GROUPS_RESULT;
+		op == SOP_REDUCE || op == SOP_GROUPS_CLEAR || op == SOP_GROUPS_ADD || op == SOP_GROUPS_RESULT ||
+		op == SOP_SCAN_HEAP || op == SOP_GATHER_PAGES;
+}
+
+/*
+ * Whether a request may be held for the list sent with a later one: it
+ * enqueues device work, and holds nothing the service must free soon.  A
+ * mark is held too, but sends the list, as the work before a mark is what
+ * the backend waits for later.
+ */
+static bool
+Deferrable(ServiceOp op)
+{
+	return EnqueueOnly(op) && op != SOP_FREE;
 }
 
 /*
@@ -151,8 +182,7 @@ Answer(ServiceSlot *s, ServiceOp op, uint32 generation)
 		if (state == SLOT_REQUEST && pg_atomic_read_u32(&hdr->generation) != generation &&
 			pg_atomic_compare_exchange_u32(&s->state, &state, SLOT_IDLE))
 			return ClientFail(GPUEXT_DEVICE_LOST, "the GPU service stopped");
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 100, PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
+		SleepOnSlot(s, 100);
 	}
 	pg_read_barrier();
 	status = (GpuextStatus) s->status;
@@ -171,11 +201,16 @@ static bool pending;
 static ServiceOp pending_op;
 static uint32 pending_generation;
 
+/* Requests held for the next list (Deferrable), in order. */
+static ServiceEntry held[SERVICE_LIST_MAX];
+static int	nheld;
+
 /*
- * Send one request.  One that only enqueues work returns at once; its
- * answer is read before the next request, and a failure in it becomes that
- * request's answer (a free is still sent, so that nothing is left held).
- * Every other request waits for its answer.
+ * Send one request, with the requests held before it as one list.  One
+ * that only enqueues work is held where it may be (Deferrable) and returns
+ * at once; where sent, its answer is read before the next request, and a
+ * failure in it becomes that request's answer (a free is still sent, so
+ * that nothing is left held).  Every other request waits for its answer.
  */
 static GpuextStatus
 Call(ServiceOp op, int nargs, const uint64 *args)
@@ -183,6 +218,21 @@ Call(ServiceOp op, int nargs, const uint64 *args)
 	ServiceHeader *hdr = gpuext_service;
 	ServiceSlot *s = my_slot;
 	uint32		generation;
+	int			nlist;
+
+	Assert(nargs <= SERVICE_ARGS);
+	if (Deferrable(op) || nheld > 0)
+	{
+		held[nheld].op = op;
+		memcpy(held[nheld].arg, args, sizeof(uint64) * nargs);
+		nheld++;
+		pg_atomic_fetch_add_u64(&hdr->requests, 1);
+		if (Deferrable(op) && op != SOP_MARK && nheld < SERVICE_LIST_MAX)
+			return GPUEXT_OK;
+	}
+	/* the list goes whole or not at all */
+	nlist = nheld;
+	nheld = 0;
 
 	if (pending)
 	{
@@ -207,13 +257,22 @@ Call(ServiceOp op, int nargs, const uint64 *args)
 	s->pid = MyProcPid;
 	s->procno = GpuextMyProcNumber();
 	s->generation = generation;
-	s->op = op;
-	memcpy(s->arg, args, sizeof(uint64) * nargs);
+	if (nlist > 0)
+	{
+		s->op = SOP_LIST;
+		s->nlist = nlist;
+		memcpy(s->list, held, sizeof(ServiceEntry) * nlist);
+	}
+	else
+	{
+		s->op = op;
+		memcpy(s->arg, args, sizeof(uint64) * nargs);
+		pg_atomic_fetch_add_u64(&hdr->requests, 1);
+	}
 	pg_atomic_write_u32(&s->cancel, 0);
 	pg_write_barrier();
 	pg_atomic_write_u32(&s->state, SLOT_REQUEST);
 	Wake(s, generation);
-	pg_atomic_fetch_add_u64(&hdr->requests, 1);
 	if (EnqueueOnly(op))
 	{
 		pending = true;

@@ -318,16 +318,17 @@ FreeAll(Client *c)
 		FreeBuffer(c, c->nbuffers - 1);
 }
 
-/* Run one request of the client's. */
+static GpuextStatus ExecuteList(Client *c);
+
+/* Run one request of the client's: op with arguments a. */
 static GpuextStatus
-Execute(Client *c)
+Execute(Client *c, int op, const uint64 *a)
 {
 	ServiceSlot *s = c->slot;
-	uint64	   *a = s->arg;
 	int			d = c->device >= 0 ? c->device : 0;
 	GpuextStatus st;
 
-	switch ((ServiceOp) s->op)
+	switch ((ServiceOp) op)
 	{
 		case SOP_OPEN:
 			s->info = hdr->devices[0].info;
@@ -357,6 +358,8 @@ Execute(Client *c)
 			s->out[1] = DeviceLimit(d);
 			s->out[0] = s->out[1] - Min(s->out[1], pg_atomic_read_u64(&hdr->devices[d].used));
 			return GPUEXT_OK;
+		case SOP_LIST:
+			return ExecuteList(c);
 		default:
 			break;
 	}
@@ -364,7 +367,7 @@ Execute(Client *c)
 	/* Everything else runs on the client's device (device 0 until it holds memory). */
 	if ((st = gpuext_cuda_use_device(hdr->devices[d].ordinal)) != GPUEXT_OK)
 		return st;
-	switch ((ServiceOp) s->op)
+	switch ((ServiceOp) op)
 	{
 		case SOP_COPY_TO_DEVICE:
 			if (!Holds(c, a[0], a[2]) || !GpuextInArena((void *) (uintptr_t) a[1], a[2]))
@@ -496,8 +499,40 @@ Execute(Client *c)
 			return gpuext_matmul((GpuextMatmulAlgo) a[0], (int) a[1], (const void *) (uintptr_t) a[2],
 								 (const void *) (uintptr_t) a[3], (void *) (uintptr_t) a[4], a[5], a[6], a[7]);
 		default:
-			return Fail(c, GPUEXT_INVALID, "unknown request %d", s->op);
+			return Fail(c, GPUEXT_INVALID, "unknown request %d", op);
 	}
+}
+
+/*
+ * Run the slot's list in order, as its requests would have run one by one:
+ * after a failure only frees and closes still run, and the first failure,
+ * with its message, is the list's answer.
+ */
+static GpuextStatus
+ExecuteList(Client *c)
+{
+	ServiceSlot *s = c->slot;
+	int			n = s->nlist;
+	GpuextStatus st = GPUEXT_OK;
+
+	if (n < 1 || n > SERVICE_LIST_MAX)
+		return Fail(c, GPUEXT_INVALID, "a list of %d requests", n);
+	for (int i = 0; i < n; i++)
+	{
+		const ServiceEntry *e = &s->list[i];
+		GpuextStatus one;
+
+		if (st != GPUEXT_OK && e->op != SOP_FREE && e->op != SOP_RESET && e->op != SOP_CLOSE)
+			continue;
+		one = e->op == SOP_LIST ? Fail(c, GPUEXT_INVALID, "a list inside a list") : Execute(c, e->op, e->arg);
+		if (one != GPUEXT_OK && st == GPUEXT_OK)
+		{
+			st = one;
+			if (s->message[0] == '\0')
+				strlcpy(s->message, gpuext_cuda_error_message(), SERVICE_MESSAGE);
+		}
+	}
+	return st;
 }
 
 /* Tell the supervisor that slot index has its answer (it sets the backend's latch). */
@@ -540,7 +575,7 @@ ClientThread(void *arg)
 		if (s->generation != my_generation)
 			st = Fail(c, GPUEXT_DEVICE_LOST, "the GPU service restarted");
 		else
-			st = Execute(c);
+			st = Execute(c, s->op, s->arg);
 		if (st != GPUEXT_OK && s->message[0] == '\0')
 			strlcpy(s->message, gpuext_cuda_error_message(), SERVICE_MESSAGE);
 		if (st == GPUEXT_DEVICE_LOST && s->generation == my_generation)
@@ -552,13 +587,16 @@ ClientThread(void *arg)
 		{
 			int			d = c->device >= 0 ? c->device : 0;
 
-			pg_atomic_fetch_add_u64(&hdr->devices[d].requests, 1);
+			pg_atomic_fetch_add_u64(&hdr->devices[d].requests, s->op == SOP_LIST ? Max(s->nlist, 1) : 1);
 			pg_atomic_fetch_add_u64(&hdr->devices[d].busy_ns, NowNs() - start);
 		}
 		s->status = st;
 		pg_write_barrier();
 		pg_atomic_write_u32(&s->state, SLOT_DONE);
-		Notify(c->index);
+		/* a backend still spinning sees the answer: only one asleep needs the supervisor to wake it */
+		pg_memory_barrier();
+		if (pg_atomic_read_u32(&s->sleeping))
+			Notify(c->index);
 	}
 	return NULL;
 }

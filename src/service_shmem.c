@@ -152,6 +152,7 @@ ServiceShmemStartup(void)
 		pg_atomic_init_u32(&slot->seq, 0);
 		pg_atomic_init_u32(&slot->cancel, 0);
 		pg_atomic_init_u32(&slot->worker, 0);
+		pg_atomic_init_u32(&slot->sleeping, 0);
 		slot->device = -1;
 	}
 	GpuextServicePublishSettings();
