@@ -113,5 +113,50 @@ CREATE TEMP TABLE gpt AS SELECT * FROM gpg;
 VACUUM gpt;
 SELECT check_pages('SELECT count(*), sum(k), sum(v) FROM gpt', 'gpt', false);
 
-DROP TABLE gpg, gpc, gpt, gpw;
+-- Buffer hints: a backend's next scan of the table it read last tries each block's buffer from the
+-- scan before (no buffer table lookup), checked as ReadRecentBuffer checks it.  Another table read
+-- in between, a rewrite (a new file) and new blocks leave no stale hint, and every result is
+-- PostgreSQL's.  want: 'all' blocks read where the last scan found them, 'none', or a count.
+CREATE FUNCTION check_hints(q text, want text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  plan jsonb;
+  node jsonb;
+  hinted bigint;
+  blocks bigint;
+  wanted bigint;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
+  node := jsonb_path_query_first(plan, '$.** ? (@."Custom Plan Provider" == "GpuAgg")');
+  IF node IS NULL THEN
+    RETURN 'ok';
+  END IF;
+  hinted := (node->>'Heap Blocks Where Last Found')::bigint;
+  blocks := (node->>'Heap Blocks From Files')::bigint + (node->>'Heap Blocks Through Buffers')::bigint;
+  wanted := CASE want WHEN 'all' THEN blocks WHEN 'none' THEN 0 ELSE want::bigint END;
+  IF blocks > 0 AND hinted = wanted THEN
+    RETURN 'ok';
+  END IF;
+  RETURN format('%s of %s blocks where the last scan found them', hinted, blocks);
+END $$;
+CREATE TABLE gph AS SELECT i AS id, (i % 100)::int4 AS k, (i % 89)::float8 AS f
+FROM generate_series(1, 20000) i;
+VACUUM ANALYZE gph;
+SELECT check_pages('SELECT count(*), sum(k), sum(f) FROM gph', 'gph', NULL);
+SELECT check_hints('SELECT count(*), sum(k), sum(f) FROM gph', 'all');
+SELECT check_hints('SELECT k, count(*), sum(f) FROM gph WHERE k < 50 GROUP BY k', 'all');
+SELECT check_pages('SELECT k8, sum(x), count(*) FROM gpw GROUP BY k8', 'gpw', NULL);
+SELECT check_hints('SELECT count(*), sum(k), sum(f) FROM gph', 'none');
+SELECT pg_relation_size('gph') / current_setting('block_size')::int AS gph_blocks \gset
+INSERT INTO gph SELECT i, i % 7, i FROM generate_series(20001, 30000) i;
+SELECT check_hints('SELECT count(*), sum(k), sum(f) FROM gph', :'gph_blocks');
+SELECT check_pages('SELECT count(*), sum(k), sum(f), max(id) FROM gph', 'gph', NULL);
+UPDATE gph SET f = -f WHERE id % 10 = 0;
+SELECT check_pages('SELECT k, count(*), sum(f), min(f) FROM gph GROUP BY k', 'gph', NULL);
+VACUUM FULL gph;
+SELECT check_hints('SELECT count(*), sum(k), sum(f) FROM gph', 'none');
+SELECT check_pages('SELECT count(*), sum(k), sum(f), min(f) FROM gph', 'gph', NULL);
+SELECT check_hints('SELECT count(*), sum(k), sum(f) FROM gph', 'all');
+
+DROP TABLE gpg, gpc, gpt, gpw, gph;
 DROP FUNCTION check_pages(text, regclass, boolean);
+DROP FUNCTION check_hints(text, text);

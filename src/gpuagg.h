@@ -177,7 +177,8 @@ typedef struct GpuAggPages
 	BlockNumber segno;
 	char	   *chunk;			/* the chunk's pages read from the file */
 	bool		from_file[GPUAGG_CHUNK_BLOCKS]; /* ... which of them were (not in shared buffers) */
-	Buffer		recent[GPUAGG_CHUNK_BLOCKS];	/* ... the buffer that held each other candidate, or InvalidBuffer */
+	Buffer		recent[GPUAGG_CHUNK_BLOCKS];	/* ... the buffer that held each other block, or InvalidBuffer */
+	Buffer	   *hints;			/* per block, the buffer that last held it (BufferHints), or NULL */
 	BlockNumber chunk_start;
 	int			chunk_n;
 	int			chunk_next;
@@ -195,6 +196,7 @@ typedef struct GpuAggPages
 	int64		pages_from_files;
 	int64		pages_from_buffers;
 	int64		pages_in_place;	/* ... of which the device read in place */
+	int64		pages_hinted;	/* ... in the buffer the last scan found them in (no lookup) */
 } GpuAggPages;
 
 extern void GpuAggPagesBegin(GpuAggPages *pg, TableScanDesc scan);
@@ -211,6 +213,7 @@ typedef struct GpuAggStats
 	int64		pages_from_files;	/* heap pages read from the table's files */
 	int64		pages_from_buffers; /* ... through shared buffers */
 	int64		pages_in_place;	/* ... of which the device read in place */
+	int64		pages_hinted;	/* ... in the buffer the last scan found them in (no lookup) */
 	int64		device_batches;
 	int64		cpu_batches;
 	int64		groups;			/* GROUP BY: groups formed */

@@ -43,7 +43,45 @@
 /* Blocks read from the file under one hold of their buffer mapping partitions' locks. */
 #define FILE_GROUP_BLOCKS 8
 
+/* How far ahead the buffers of a chunk are prefetched, and how much of each page. */
+#define PREFETCH_BLOCKS 4
+#define PREFETCH_PAGE_BYTES 256
+
 bool		gpuext_read_table_files = GPUEXT_READ_TABLE_FILES_DEFAULT;
+
+/*
+ * The buffers that held the blocks of the table this backend read last
+ * (block 0's tag names it), for tables that fit in shared buffers: a scan
+ * of it again tries each block's buffer first, as ReadRecentBuffer checks
+ * it, before looking the block up in the buffer table.
+ */
+static BufferTag hints_of;
+static Buffer *hints;
+static BlockNumber hints_n;
+
+static Buffer *BufferHints(Relation rel, BlockNumber nblocks);
+
+/* The buffer that held block blkno when last read, or InvalidBuffer. */
+static inline Buffer
+HintOf(GpuAggPages *pg, BlockNumber blkno)
+{
+	return pg->hints != NULL && blkno < pg->nblocks ? pg->hints[blkno] : InvalidBuffer;
+}
+
+/*
+ * Whether buffer buf seems to hold block blkno still: its tag read without
+ * the buffer header's lock, as a hint that ReadRecentBuffer checks.  A
+ * block evicted since is looked up, so that it can be read from the file.
+ */
+static inline bool
+HintHolds(GpuAggPages *pg, Buffer buf, BlockNumber blkno)
+{
+	BufferTag	want;
+	BufferTag	held = GetBufferDescriptor(buf - 1)->tag;
+
+	GpuextInitBufferTag(&want, pg->rel, blkno);
+	return GpuextBufferTagsEqual(&want, &held);
+}
 
 /* Start reading: the scan gives the snapshot, the blocks, the strategy and any parallel share. */
 void
@@ -72,6 +110,34 @@ GpuAggPagesBegin(GpuAggPages *pg, TableScanDesc scan)
 	pg->in_place = InvalidBuffer;
 	if (pg->files)
 		pg->chunk = palloc((Size) GPUAGG_CHUNK_BLOCKS * BLCKSZ);
+	if (!RelationUsesLocalBuffers(rel) && pg->nblocks > 0 && pg->nblocks <= (BlockNumber) NBuffers)
+		pg->hints = BufferHints(rel, pg->nblocks);
+}
+
+/*
+ * The buffer hints of rel (nblocks of them): those of its last scan where
+ * it was the last table read (a table grown since keeps them for its old
+ * blocks), else none yet.
+ */
+static Buffer *
+BufferHints(Relation rel, BlockNumber nblocks)
+{
+	BufferTag	tag;
+	BlockNumber kept = 0;
+
+	memset(&tag, 0, sizeof(tag));
+	GpuextInitBufferTag(&tag, rel, 0);
+	if (hints != NULL && memcmp(&tag, &hints_of, sizeof(tag)) == 0)
+		kept = Min(hints_n, nblocks);
+	if (hints == NULL)
+		hints = MemoryContextAlloc(TopMemoryContext, sizeof(Buffer) * (Size) nblocks);
+	else if (hints_n < nblocks)
+		hints = repalloc(hints, sizeof(Buffer) * (Size) nblocks);
+	hints_n = Max(hints_n, nblocks);
+	StaticAssertStmt(InvalidBuffer == 0, "zeroed hints are invalid buffers");
+	memset(hints + kept, 0, sizeof(Buffer) * (Size) (hints_n - kept));
+	hints_of = tag;
+	return hints;
 }
 
 /* The next chunk of blocks for this process: [start, start + n), false when none is left. */
@@ -192,9 +258,12 @@ ReadGroupLocked(GpuAggPages *pg, const bool *candidate, int first, int last, int
 			LWLockAcquire(BufMappingPartitionLockByIndex(parts[k]), LW_SHARED);
 		for (int i = first; i <= last; i++)
 		{
-			int			id = candidate[i] ? BufTableLookup(&tags[i - first], hashes[i - first]) : -1;
+			int			id;
 
-			pg->from_file[i] = candidate[i] && id < 0;
+			if (!candidate[i])
+				continue;
+			id = BufTableLookup(&tags[i - first], hashes[i - first]);
+			pg->from_file[i] = id < 0;
 			pg->recent[i] = id >= 0 ? BufferDescriptorGetBuffer(GetBufferDescriptor(id)) : InvalidBuffer;
 			if (pg->from_file[i])
 			{
@@ -263,8 +332,12 @@ ReadChunkFiles(GpuAggPages *pg)
 		BlockNumber blkno = pg->chunk_start + i;
 
 		pg->from_file[i] = false;
-		pg->recent[i] = InvalidBuffer;
-		candidate[i] = blkno / RELSEG_SIZE == segno && VM_ALL_VISIBLE(pg->rel, blkno, &pg->vmbuf);
+		pg->recent[i] = HintOf(pg, blkno);
+		if (BufferIsValid(pg->recent[i]) && !HintHolds(pg, pg->recent[i], blkno))
+			pg->recent[i] = InvalidBuffer;
+		/* a block whose buffer is known goes through it; the others are looked up */
+		candidate[i] = !BufferIsValid(pg->recent[i]) && blkno / RELSEG_SIZE == segno &&
+			VM_ALL_VISIBLE(pg->rel, blkno, &pg->vmbuf);
 		if (candidate[i])
 		{
 			if (first < 0)
@@ -337,7 +410,10 @@ TakeBufferPage(GpuAggPages *pg, BlockNumber blkno, Buffer recent)
 		pgstat_count_buffer_read(rel);
 		pgstat_count_buffer_hit(rel);
 		buf = recent;
+		pg->pages_hinted += recent == HintOf(pg, blkno);
 	}
+	if (pg->hints != NULL && blkno < pg->nblocks)
+		pg->hints[blkno] = buf;
 	heap_page_prune_opt(rel, buf);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
@@ -396,6 +472,24 @@ TakeBufferPage(GpuAggPages *pg, BlockNumber blkno, Buffer recent)
 }
 
 /*
+ * Ask the CPU for a buffer a few pages ahead (its descriptor, its page's
+ * header and first line pointers): each page's work is a chain of cache
+ * misses otherwise.
+ */
+static inline void
+PrefetchBufferPage(Buffer buf)
+{
+	const char *page;
+
+	if (!BufferIsValid(buf) || BufferIsLocal(buf))
+		return;
+	page = BufferGetBlock(buf);
+	__builtin_prefetch(GetBufferDescriptor(buf - 1));
+	for (int off = 0; off < PREFETCH_PAGE_BYTES; off += PG_CACHE_LINE_SIZE)
+		__builtin_prefetch(page + off);
+}
+
+/*
  * The next page of this process's share: pg->page, its block pg->blkno and
  * the offsets of its visible rows (pg->offsets, pg->ntuples), valid until
  * the next call; false at the end.
@@ -415,8 +509,10 @@ GpuAggPagesNext(GpuAggPages *pg)
 	}
 	i = pg->chunk_next++;
 	pg->blkno = pg->chunk_start + i;
+	if (i + PREFETCH_BLOCKS < pg->chunk_n)
+		PrefetchBufferPage(pg->files ? pg->recent[i + PREFETCH_BLOCKS] : HintOf(pg, pg->blkno + PREFETCH_BLOCKS));
 	if (!pg->files || !pg->from_file[i] || !TakeFilePage(pg, i))
-		TakeBufferPage(pg, pg->blkno, pg->files ? pg->recent[i] : InvalidBuffer);
+		TakeBufferPage(pg, pg->blkno, pg->files ? pg->recent[i] : HintOf(pg, pg->blkno));
 	return true;
 }
 

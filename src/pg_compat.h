@@ -82,15 +82,17 @@
 
 /*
  * 16 names a relation's file by a RelFileLocator (InitBufferTag), 15 by a
- * RelFileNode (INIT_BUFFERTAG); 18 returns relpath's path in a struct.
+ * RelFileNode (INIT_BUFFERTAG), and compares tags by BufferTagsEqual; 18 returns relpath's path in a struct.
  * 18 renamed PageIsVerifiedExtended to PageIsVerified, with one more argument.
  */
 #if PG_VERSION_NUM >= 160000
 #define GpuextInitBufferTag(tag, rel, blkno) InitBufferTag((tag), &(rel)->rd_locator, MAIN_FORKNUM, (blkno))
 #define GpuextReadRecentBuffer(rel, blkno, buf) ReadRecentBuffer((rel)->rd_locator, MAIN_FORKNUM, (blkno), (buf))
+#define GpuextBufferTagsEqual(a, b) BufferTagsEqual((a), (b))
 #else
 #define GpuextInitBufferTag(tag, rel, blkno) INIT_BUFFERTAG(*(tag), (rel)->rd_node, MAIN_FORKNUM, (blkno))
 #define GpuextReadRecentBuffer(rel, blkno, buf) ReadRecentBuffer((rel)->rd_node, MAIN_FORKNUM, (blkno), (buf))
+#define GpuextBufferTagsEqual(a, b) BUFFERTAGS_EQUAL(*(a), *(b))
 #endif
 #if PG_VERSION_NUM >= 180000
 #define GpuextRelFilePath(rel) pstrdup(relpathperm((rel)->rd_locator, MAIN_FORKNUM).str)
