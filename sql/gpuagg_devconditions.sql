@@ -1,11 +1,11 @@
 -- Custom Scan (GpuAgg)'s device scan with conditions beyond a list of comparisons: IN lists,
--- NOT IN, OR, NOT pushed down to the comparisons, and text compared as its bytes (=, <>, IN,
+-- NOT IN, OR, OR of ANDs, NOT pushed down to the comparisons, and text compared as its bytes (=, <>, IN,
 -- LIKE 'prefix%', char(n) without its trailing blanks), in WHERE clauses and FILTERs, with SQL's
 -- NULL logic (a NULL column, a NULL in the list), NaN and -0.  Every result is checked against
 -- PostgreSQL's own plan in the same test; where there is a device, that the device scan ran
--- (EXPLAIN ANALYZE's Device Scan line), or that the forms it does not run (an OR of ANDs, a
--- NOT IN list holding a NULL, more comparisons than a program holds, text constants past 16
--- bytes) kept the CPU's path.
+-- (EXPLAIN ANALYZE's Device Scan line), or that the forms it does not run (a NOT IN list holding
+-- a NULL, more comparisons than a program holds, an OR of ANDs whose distribution would, text
+-- constants past 16 bytes) kept the CPU's path.
 LOAD 'gpuext';
 SET gpuext.agg_min_rows = 0;
 SET gpuext.min_gpu_elements = 0;
@@ -107,9 +107,20 @@ SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE c = ''ab'' OR c = '
 SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE c IN (''ab c'', ''é'', ''abcdef'')');
 SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE c <> ''ab   ''');
 SELECT check_cond('SELECT v, count(*) FILTER (WHERE c = ''ab'' OR t = ''x2''), sum(i4) FILTER (WHERE t <> ''x0'') FROM dcond WHERE v <> '''' GROUP BY v');
--- Forms the device does not run: an OR of ANDs, a text constant past 16 bytes, a pattern with
--- more than a trailing %, more comparisons than a program holds.
-SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE (i4 < 5 AND f8 > 2) OR i8 < 0', false);
+-- An OR of ANDs, distributed into OR groups that must all hold: NULLs, NaN, IN lists, text,
+-- NOT over it, in WHERE, FILTER and CASE, with and without GROUP BY.
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE (i4 < 5 AND f8 > 2) OR i8 < 0');
+SELECT check_cond('SELECT count(*), sum(i8), min(f8) FROM dcond WHERE (i4 < 5 AND f8 > 2) OR (i8 < 0 AND d > date ''2000-01-10'') OR t = ''x1''');
+SELECT check_cond('SELECT count(*), sum(i4) FROM dcond WHERE (f8 = ''NaN'' AND i4 IS NULL) OR (f4 IS NULL AND n > 50) OR (f8 = 0 AND i2 IS NOT NULL)');
+SELECT check_cond('SELECT count(*), sum(i4) FROM dcond WHERE (v IN (''MAIL'', ''SHIP'') AND i2 > 0) OR (i4 NOT IN (1, 2) AND i8 > 900) OR c = ''ab''');
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE NOT ((i4 < 5 AND f8 > 2) OR (i8 < 0 AND f4 >= 0))');
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE ((i4 < 5 OR i2 = 3) AND f8 > 2) OR NOT (i8 < 0 OR d IS NULL)');
+SELECT check_cond('SELECT count(*) FILTER (WHERE (i4 < 5 AND f8 > 2) OR i8 < 0), sum(i8) FILTER (WHERE (i2 > 0 AND t = ''x3'') OR f4 IS NULL), sum(CASE WHEN (i4 < 10 AND i2 > 0) OR i8 > 900 THEN i4 ELSE 0 END) FROM dcond');
+SELECT check_cond('SELECT d, count(*), sum(i8) FROM dcond WHERE (i4 < 5 AND f8 > 2) OR (i2 IN (1, 2) AND v LIKE ''S%'') GROUP BY d');
+-- Forms the device does not run: an OR of ANDs past the program's room once distributed (81
+-- groups), a text constant past 16 bytes, a pattern with more than a trailing %, more
+-- comparisons than a program holds.
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE (i4 < 5 AND f8 > 2 AND i2 > 0) OR (i8 < 0 AND f4 > 0 AND d > date ''2000-01-03'') OR (n > 50 AND i4 > 40 AND f8 < 1) OR (t = ''x1'' AND i2 < 0 AND i8 > 500)', false);
 SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE t = ''x1234567890123456''', false);
 SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE t LIKE ''x_%''', false);
 SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE i4 IN (' ||

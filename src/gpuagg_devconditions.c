@@ -8,7 +8,8 @@
  * only where its condition is true; with every NOT pushed down to a
  * comparison (its negator, which is NULL where the comparison is), a NULL
  * comparison can therefore be taken as false, which is what the device's
- * comparisons give for a NULL column.  An OR of ANDs is left to the CPU.
+ * comparisons give for a NULL column.  An OR of ANDs is distributed into OR
+ * groups, up to the program's room.
  */
 #include "postgres.h"
 
@@ -90,100 +91,109 @@ ScanCloseGroup(GpuextScanProgram *p)
 	p->cmps[p->ncmps - 1].or_next = 0;
 }
 
-static bool ScanGroups(const GpuAggRowQual *q, bool neg, GpuextScanProgram *p, const int *col_of_att);
-static bool ScanGroupsOf(const RowCmp *c, bool neg, GpuextScanProgram *p, const int *col_of_att);
-
-/* A condition (negated where neg) appended as comparisons of one OR group; false where it is not one. */
-static bool
-ScanOr(const GpuAggRowQual *q, bool neg, GpuextScanProgram *p, const int *col_of_att)
+/*
+ * A condition in conjunctive form: a List of clauses (OR groups), each a
+ * List of ScanLits, all of which must hold.  An OR of ANDs is distributed
+ * into it (Kleene's logic is a distributive lattice, so the form is true
+ * exactly where the condition is), up to CNF_MAX_CLAUSES clauses.
+ */
+typedef struct ScanLit
 {
-	if (!neg && q->ncmps != 1)
-		return false;
-	for (int i = 0; i < q->ncmps; i++)
-	{
-		const RowCmp *c = &q->cmps[i];
-		bool		ok = true;
+	const RowCmp *c;
+	int			v;				/* the value of an IN list */
+	bool		neg;
+} ScanLit;
 
-		if (c->kind == ROWCMP_BOOL && c->negate)
-			ok = ScanOr(c->subs[0], !neg, p, col_of_att);
-		else if (c->kind == ROWCMP_BOOL && neg)
-			ok = c->nsubs == 1 && ScanOr(c->subs[0], true, p, col_of_att);
-		else if (c->kind == ROWCMP_BOOL)
-			for (int j = 0; j < c->nsubs && ok; j++)
-				ok = ScanOr(c->subs[j], false, p, col_of_att);
-		else if (c->in_n > 0 && neg)
-			ok = c->in_n == 1 && !c->in_nulls && ScanLiteral(c, 0, true, p, col_of_att);
-		else if (c->in_n > 0)
-			for (int v = 0; v < c->in_n && ok; v++)
-				ok = ScanLiteral(c, v, false, p, col_of_att);
-		else
-			ok = ScanLiteral(c, 0, neg, p, col_of_att);
-		if (!ok)
-			return false;
-	}
-	return true;
+#define CNF_MAX_CLAUSES GPUEXT_SCAN_MAX_CMPS
+
+static List *CnfOfQual(const GpuAggRowQual *q, bool neg, bool *ok);
+
+/* One clause of one literal. */
+static List *
+CnfLiteral(const RowCmp *c, int v, bool neg)
+{
+	ScanLit    *l = palloc(sizeof(ScanLit));
+
+	l->c = c;
+	l->v = v;
+	l->neg = neg;
+	return list_make1(list_make1(l));
 }
 
-/* A condition (negated where neg) appended as OR groups that must all hold; false where the device cannot. */
-static bool
-ScanGroups(const GpuAggRowQual *q, bool neg, GpuextScanProgram *p, const int *col_of_att)
+/* a OR b of two conjunctive forms: each clause of a with each of b. */
+static List *
+CnfOr(List *a, List *b, bool *ok)
 {
-	if (neg && q->ncmps == 1)
-		return ScanGroupsOf(&q->cmps[0], true, p, col_of_att);
-	if (neg)
+	List	   *out = NIL;
+	ListCell   *ca;
+	ListCell   *cb;
+
+	if (list_length(a) * list_length(b) > CNF_MAX_CLAUSES)
 	{
-		/* NOT (a AND b): NOT a OR NOT b */
-		if (!ScanOr(q, true, p, col_of_att))
-			return false;
-		ScanCloseGroup(p);
-		return true;
+		*ok = false;
+		return NIL;
 	}
-	for (int i = 0; i < q->ncmps; i++)
-		if (!ScanGroupsOf(&q->cmps[i], false, p, col_of_att))
-			return false;
-	return true;
+	foreach(ca, a)
+		foreach(cb, b)
+			out = lappend(out, list_concat_copy((List *) lfirst(ca), (List *) lfirst(cb)));
+	return out;
 }
 
-/* One compiled condition (negated where neg) appended as OR groups that must all hold. */
-static bool
-ScanGroupsOf(const RowCmp *c, bool neg, GpuextScanProgram *p, const int *col_of_att)
+/* The conjunctive form of one compiled condition, negated where neg; *ok false where the device cannot. */
+static List *
+CnfOfCmp(const RowCmp *c, bool neg, bool *ok)
 {
+	List	   *out = NIL;
+
 	if (c->kind == ROWCMP_BOOL && c->negate)
-		return ScanGroups(c->subs[0], !neg, p, col_of_att);
-	if (c->kind == ROWCMP_BOOL && neg)
-	{
-		/* NOT (a OR b): NOT a AND NOT b */
-		for (int j = 0; j < c->nsubs; j++)
-			if (!ScanGroups(c->subs[j], true, p, col_of_att))
-				return false;
-		return true;
-	}
+		return CnfOfQual(c->subs[0], !neg, ok);
 	if (c->kind == ROWCMP_BOOL)
 	{
-		for (int j = 0; j < c->nsubs; j++)
-			if (!ScanOr(c->subs[j], false, p, col_of_att))
-				return false;
-		ScanCloseGroup(p);
-		return true;
+		/* OR of its subconditions; NOT (a OR b): NOT a AND NOT b */
+		for (int j = 0; j < c->nsubs && *ok; j++)
+		{
+			List	   *sub = CnfOfQual(c->subs[j], neg, ok);
+
+			out = neg ? list_concat(out, sub) : j == 0 ? sub : CnfOr(out, sub, ok);
+		}
+		return out;
 	}
 	if (c->in_n > 0 && neg)
 	{
 		/* NOT IN: each value's <>; with a NULL in the list never true, left to the CPU */
 		if (c->in_nulls)
-			return false;
-		for (int v = 0; v < c->in_n; v++)
-		{
-			if (!ScanLiteral(c, v, true, p, col_of_att))
-				return false;
-			ScanCloseGroup(p);
-		}
-		return true;
+			*ok = false;
+		for (int v = 0; v < c->in_n && *ok; v++)
+			out = list_concat(out, CnfLiteral(c, v, true));
+		return out;
 	}
-	for (int v = 0; v < Max(c->in_n, 1); v++)
-		if (!ScanLiteral(c, v, neg, p, col_of_att))
-			return false;
-	ScanCloseGroup(p);
-	return true;
+	if (c->in_n > 0)
+	{
+		/* IN: one clause of each value's = */
+		List	   *clause = NIL;
+
+		for (int v = 0; v < c->in_n; v++)
+			clause = list_concat(clause, linitial(CnfLiteral(c, v, false)));
+		return list_make1(clause);
+	}
+	return CnfLiteral(c, 0, neg);
+}
+
+/* The conjunctive form of an AND of compiled conditions, negated where neg (NOT (a AND b): NOT a OR NOT b). */
+static List *
+CnfOfQual(const GpuAggRowQual *q, bool neg, bool *ok)
+{
+	List	   *out = NIL;
+
+	for (int i = 0; i < q->ncmps && *ok; i++)
+	{
+		List	   *one = CnfOfCmp(&q->cmps[i], neg, ok);
+
+		out = !neg ? list_concat(out, one) : i == 0 ? one : CnfOr(out, one, ok);
+	}
+	if (list_length(out) > CNF_MAX_CLAUSES)
+		*ok = false;
+	return out;
 }
 
 /*
@@ -191,10 +201,28 @@ ScanGroupsOf(const RowCmp *c, bool neg, GpuextScanProgram *p, const int *col_of_
  * column's index among the program's columns) with NOT pushed down to the
  * comparisons, as OR groups that must all hold (an IN list is one group of
  * its values' =); false where the device cannot run it (a text constant
- * past GPUEXT_SCAN_TEXT_BYTES, an OR of ANDs, no room).
+ * past GPUEXT_SCAN_TEXT_BYTES, no room).
  */
 bool
 GpuAggRowQualToScan(const GpuAggRowQual *q, GpuextScanProgram *p, const int *col_of_att)
 {
-	return ScanGroups(q, false, p, col_of_att);
+	bool		ok = true;
+	List	   *cnf = CnfOfQual(q, false, &ok);
+	ListCell   *cc;
+
+	foreach(cc, cnf)
+	{
+		ListCell   *cl;
+
+		foreach(cl, (List *) lfirst(cc))
+		{
+			const ScanLit *l = lfirst(cl);
+
+			ok = ok && ScanLiteral(l->c, l->v, l->neg, p, col_of_att);
+		}
+		if (!ok)
+			break;
+		ScanCloseGroup(p);
+	}
+	return ok;
 }
