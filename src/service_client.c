@@ -326,6 +326,8 @@ SvcOpen(GpuextDeviceInfo *info)
 		before_shmem_exit(ClientExit, 0);
 	}
 	WaitForService();
+	/* a new session sends nothing held for an old one */
+	nheld = 0;
 	st = Call(SOP_OPEN, 0, NULL);
 	if (st != GPUEXT_OK)
 		return st;
@@ -343,6 +345,7 @@ SvcReset(void)
 
 	if (client_generation != 0 && client_generation == pg_atomic_read_u32(&gpuext_service->generation))
 		st = Call(SOP_RESET, 0, NULL);
+	nheld = 0;
 	client_generation = 0;
 	return st == GPUEXT_DEVICE_LOST ? GPUEXT_OK : st;
 }
