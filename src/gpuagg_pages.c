@@ -43,6 +43,9 @@
 /* Blocks read from the file under one hold of their buffer mapping partitions' locks. */
 #define FILE_GROUP_BLOCKS 8
 
+/* The largest table whose buffers a backend keeps as hints: 8 GB, 4 MB of hints. */
+#define HINTS_MAX_BLOCKS ((BlockNumber) 1 << 20)
+
 /* How far ahead the buffers of a chunk are prefetched, and how much of each page. */
 #define PREFETCH_BLOCKS 4
 #define PREFETCH_PAGE_BYTES 256
@@ -51,9 +54,10 @@ bool		gpuext_read_table_files = GPUEXT_READ_TABLE_FILES_DEFAULT;
 
 /*
  * The buffers that held the blocks of the table this backend read last
- * (block 0's tag names it), for tables that fit in shared buffers: a scan
- * of it again tries each block's buffer first, as ReadRecentBuffer checks
- * it, before looking the block up in the buffer table.
+ * (block 0's tag names it), for tables that fit in shared buffers and in
+ * HINTS_MAX_BLOCKS: a scan of it again tries each block's buffer first, as
+ * ReadRecentBuffer checks it, before looking the block up in the buffer
+ * table.
  */
 static BufferTag hints_of;
 static Buffer *hints;
@@ -110,7 +114,8 @@ GpuAggPagesBegin(GpuAggPages *pg, TableScanDesc scan)
 	pg->in_place = InvalidBuffer;
 	if (pg->files)
 		pg->chunk = palloc((Size) GPUAGG_CHUNK_BLOCKS * BLCKSZ);
-	if (!RelationUsesLocalBuffers(rel) && pg->nblocks > 0 && pg->nblocks <= (BlockNumber) NBuffers)
+	if (!RelationUsesLocalBuffers(rel) && pg->nblocks > 0 && pg->nblocks <= (BlockNumber) NBuffers &&
+		pg->nblocks <= HINTS_MAX_BLOCKS)
 		pg->hints = BufferHints(rel, pg->nblocks);
 }
 
