@@ -108,16 +108,16 @@ typedef struct ScanLit
 
 static List *CnfOfQual(const GpuAggRowQual *q, bool neg, bool *ok);
 
-/* One clause of one literal. */
-static List *
-CnfLiteral(const RowCmp *c, int v, bool neg)
+/* One literal: comparison c (value v of an IN list), negated where neg. */
+static ScanLit *
+NewLit(const RowCmp *c, int v, bool neg)
 {
 	ScanLit    *l = palloc(sizeof(ScanLit));
 
 	l->c = c;
 	l->v = v;
 	l->neg = neg;
-	return list_make1(list_make1(l));
+	return l;
 }
 
 /* a OR b of two conjunctive forms: each clause of a with each of b. */
@@ -164,7 +164,7 @@ CnfOfCmp(const RowCmp *c, bool neg, bool *ok)
 		if (c->in_nulls)
 			*ok = false;
 		for (int v = 0; v < c->in_n && *ok; v++)
-			out = list_concat(out, CnfLiteral(c, v, true));
+			out = lappend(out, list_make1(NewLit(c, v, true)));
 		return out;
 	}
 	if (c->in_n > 0)
@@ -173,10 +173,10 @@ CnfOfCmp(const RowCmp *c, bool neg, bool *ok)
 		List	   *clause = NIL;
 
 		for (int v = 0; v < c->in_n; v++)
-			clause = list_concat(clause, linitial(CnfLiteral(c, v, false)));
+			clause = lappend(clause, NewLit(c, v, false));
 		return list_make1(clause);
 	}
-	return CnfLiteral(c, 0, neg);
+	return list_make1(list_make1(NewLit(c, 0, neg)));
 }
 
 /* The conjunctive form of an AND of compiled conditions, negated where neg (NOT (a AND b): NOT a OR NOT b). */
@@ -210,6 +210,8 @@ GpuAggRowQualToScan(const GpuAggRowQual *q, GpuextScanProgram *p, const int *col
 	List	   *cnf = CnfOfQual(q, false, &ok);
 	ListCell   *cc;
 
+	if (!ok)
+		return false;
 	foreach(cc, cnf)
 	{
 		ListCell   *cl;
@@ -218,11 +220,10 @@ GpuAggRowQualToScan(const GpuAggRowQual *q, GpuextScanProgram *p, const int *col
 		{
 			const ScanLit *l = lfirst(cl);
 
-			ok = ok && ScanLiteral(l->c, l->v, l->neg, p, col_of_att);
+			if (!ScanLiteral(l->c, l->v, l->neg, p, col_of_att))
+				return false;
 		}
-		if (!ok)
-			break;
 		ScanCloseGroup(p);
 	}
-	return ok;
+	return true;
 }

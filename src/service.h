@@ -80,6 +80,13 @@ typedef enum ServiceOp
  */
 #define SERVICE_LIST_MAX 16
 
+/* Whether a request still runs after an earlier one failed: what releases memory does. */
+static inline bool
+ServiceRunsAfterFailure(int op)
+{
+	return op == SOP_FREE || op == SOP_RESET || op == SOP_CLOSE;
+}
+
 typedef struct ServiceEntry
 {
 	int32		op;

@@ -240,7 +240,7 @@ Call(ServiceOp op, int nargs, const uint64 *args)
 
 		pending = false;
 		st = Answer(s, pending_op, pending_generation);
-		if (st != GPUEXT_OK && op != SOP_FREE && op != SOP_RESET && op != SOP_CLOSE)
+		if (st != GPUEXT_OK && !ServiceRunsAfterFailure(op))
 			return st;
 	}
 	generation = pg_atomic_read_u32(&hdr->generation);

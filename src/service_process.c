@@ -522,7 +522,7 @@ ExecuteList(Client *c)
 		const ServiceEntry *e = &s->list[i];
 		GpuextStatus one;
 
-		if (st != GPUEXT_OK && e->op != SOP_FREE && e->op != SOP_RESET && e->op != SOP_CLOSE)
+		if (st != GPUEXT_OK && !ServiceRunsAfterFailure(e->op))
 			continue;
 		one = e->op == SOP_LIST ? Fail(c, GPUEXT_INVALID, "a list inside a list") : Execute(c, e->op, e->arg);
 		if (one != GPUEXT_OK && st == GPUEXT_OK)
