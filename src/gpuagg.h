@@ -5,7 +5,8 @@
  *		(agg_accum.h); with, into per-group states on the device
  *		(gpuext_groups_* of gpuext_cuda.h) or, without one, in host memory.
  *
- *	gpuagg_plan.c		the upper-paths hook, the path, its cost and its plan
+ *	gpuagg_plan.c		the upper-paths hook, the path and its plan
+ *	gpuagg_cost.c		the path's cost
  *	gpuagg_exec.c		the scan, the batches, the device reduction, the result rows
  *	gpuagg_pages.c		the table's pages and their visible rows (all-visible ones straight from its
  *						files), added column by column where the inputs are plain columns or compiled
@@ -17,6 +18,7 @@
  *	gpuagg_spill.c		groups past hash_mem: their rows spilled to partitions, each aggregated in turn
  *	gpuagg_devscan.c	the device scan: pages to the device, decoded, filtered and reduced there
  *	gpuagg_devgroups.c	... under GROUP BY: the device's table of keys numbered as the node's groups
+ *	gpuagg_devkeys.c	... which keys it groups, and how (for the planner too)
  *	gpuagg_parallel.c	parallel workers: their share of the table, merged by the leader
  *	gpuagg_numeric.c	numeric inputs: int64 at the scale of numeric(p <= 18, s), else exact CPU accumulators;
  *						numeric arguments compiled
@@ -432,6 +434,12 @@ GpuAggWalkOffsets(GpuAggState *st, const char *tp)
 /* gpuagg_plan.c */
 extern void GpuAggInit(void);
 
+/* gpuagg_cost.c */
+extern bool GpuAggNumericOnCpu(Node *arg);
+extern void GpuAggCostPath(PlannerInfo *root, RelOptInfo *baserel, List *aggrefs, List *keys, List *having,
+						   double groups, PathTarget *target, int workers, bool devscan, Path *path);
+extern void GpuAggCostSpill(RelOptInfo *baserel, List *keys, List *aggrefs, double fits, Path *path);
+
 /* gpuagg_exec.c */
 extern Node *GpuAggCreateState(CustomScan *cscan);
 extern AttrNumber GpuAggScanColumn(CustomScan *cscan, Expr *expr);
@@ -460,7 +468,7 @@ extern void GpuAggGroupLookupKeys(GpuAggState *st, const Datum *keys, uint32 *gr
 extern void GpuAggKeysReset(GpuAggState *st);
 extern bool GpuAggKeysByValue(GpuAggState *st);
 extern int16 GpuAggByteEqualType(Oid type, int32 typmod);
-extern int16 GpuAggByteEqualKey(Form_pg_attribute attr, Oid eqop, Oid collation);
+extern int16 GpuAggByteEqualKey(Oid type, int32 typmod, Oid eqop, Oid collation);
 extern void GpuAggGroupsEnd(GpuAggState *st);
 
 /* gpuagg_group.c */
@@ -545,6 +553,13 @@ extern void GpuAggDevScanCpuBatch(GpuAggState *st, GpuAggDevScan *ds);
 extern void GpuAggDevScanUpload(GpuAggDevScan *ds);
 extern void GpuAggDevScanEnqueue(GpuAggDevScan *ds, const GpuextScanProgram *p);
 extern void GpuAggDevScanWait(GpuAggDevScan *ds);
+
+/* gpuagg_devkeys.c */
+#define GPUAGG_DEVGROUPS_MAX_SLOTS ((uint32) 1 << 20)	/* the device's table of groups, at most */
+extern Var *GpuAggDevKeyColumn(Node *expr, Index scanrelid, GpuextScanKey *key);
+extern double GpuAggDevKeyGroupsBound(const GpuextScanKey *key, Oid coltype);
+extern double GpuAggKeysGroupsBound(List *keys, Index relid);
+extern bool GpuAggDevKeysExpected(List *keys, List *eqops, Index relid, Oid reloid, double groups);
 
 /* gpuagg_devgroups.c */
 extern bool GpuAggDevGroupsKeys(GpuAggState *st, TupleDesc tupdesc, Bitmapset **byteatts, Bitmapset **intatts);

@@ -8,11 +8,7 @@
  *		into the groups' device states (gpuagg_group.c) without the CPU
  *		touching a row.
  *
- * Where: every key a column (a type of at most 15 bytes, or of varying
- * width), an integer column modulo a constant, a date or timestamp column
- * under date_trunc or extract (its image a value standing for the key's:
- * the unit's first day, a day of 2000 with the same month), or any other
- * function of one such column (its image the column's value); the key's
+ * Where: every key one the device groups (gpuagg_devkeys.c), the key's
  * value computed here from the image, once for each image met.  Rows with
  * the same keys may have several images (a function's many arguments of
  * one result): the lookup maps them to one group.  Each key's equal values
@@ -46,176 +42,22 @@
 
 /* The table's slots: at least this many, and four per group the plan expects, up to the most. */
 #define DEVGROUPS_MIN_SLOTS 1024
-#define DEVGROUPS_MAX_SLOTS ((uint32) 1 << 20)
 
-/* A unit's or field's name, as date_trunc and extract take it, and its unit on the device (0: none). */
-typedef struct KeyUnitName
-{
-	const char *name;
-	uint8		date_unit;		/* over a date */
-	uint8		time_unit;		/* over a timestamp */
-} KeyUnitName;
-
-static const KeyUnitName trunc_units[] = {
-	{"day", GPUEXT_SCAN_TRUNC_DAY, GPUEXT_SCAN_TRUNC_DAY},
-	{"week", GPUEXT_SCAN_TRUNC_WEEK, GPUEXT_SCAN_TRUNC_WEEK},
-	{"month", GPUEXT_SCAN_TRUNC_MONTH, GPUEXT_SCAN_TRUNC_MONTH},
-	{"quarter", GPUEXT_SCAN_TRUNC_QUARTER, GPUEXT_SCAN_TRUNC_QUARTER},
-	{"year", GPUEXT_SCAN_TRUNC_YEAR, GPUEXT_SCAN_TRUNC_YEAR},
-	{"hour", 0, GPUEXT_SCAN_TRUNC_HOUR},
-	{"minute", 0, GPUEXT_SCAN_TRUNC_MINUTE},
-	{"second", 0, GPUEXT_SCAN_TRUNC_SECOND},
-};
-
-static const KeyUnitName extract_fields[] = {
-	{"year", GPUEXT_SCAN_TRUNC_YEAR, GPUEXT_SCAN_TRUNC_YEAR},
-	{"quarter", GPUEXT_SCAN_FIELD_QUARTER, GPUEXT_SCAN_FIELD_QUARTER},
-	{"month", GPUEXT_SCAN_FIELD_MONTH, GPUEXT_SCAN_FIELD_MONTH},
-	{"day", GPUEXT_SCAN_FIELD_DAY, GPUEXT_SCAN_FIELD_DAY},
-	{"doy", GPUEXT_SCAN_FIELD_DOY, GPUEXT_SCAN_FIELD_DOY},
-	{"dow", GPUEXT_SCAN_FIELD_DOW, GPUEXT_SCAN_FIELD_DOW},
-	{"isodow", GPUEXT_SCAN_FIELD_DOW, GPUEXT_SCAN_FIELD_DOW},
-	{"hour", 0, GPUEXT_SCAN_FIELD_HOUR},
-	{"minute", 0, GPUEXT_SCAN_FIELD_MINUTE},
-	{"second", 0, GPUEXT_SCAN_FIELD_SECOND},
-	{"milliseconds", 0, GPUEXT_SCAN_FIELD_SECOND},
-	{"microseconds", 0, GPUEXT_SCAN_FIELD_SECOND},
-};
-
-/* A Var of a date, or of a timestamp (*micros), possibly a date under a cast to timestamp or timestamptz; else NULL. */
-static Node *
-DateOrTimestampColumn(Node *node, bool timestamptz, uint8 *micros)
-{
-	FuncExpr   *cast = (FuncExpr *) node;
-
-	*micros = IsA(node, Var) && exprType(node) == TIMESTAMPOID && !timestamptz;
-	if (*micros)
-		return node;
-	if (!IsA(node, FuncExpr) || list_length(cast->args) != 1 || !IsA(linitial(cast->args), Var) ||
-		exprType(linitial(cast->args)) != DATEOID ||
-		cast->funcid != (timestamptz ? F_TIMESTAMPTZ_DATE : F_TIMESTAMP_DATE))
-		return IsA(node, Var) && exprType(node) == DATEOID ? node : NULL;
-	return linitial(cast->args);
-}
-
-/*
- * The date or timestamp column under date_trunc(unit, column) or
- * extract(field from column) (date_part too), with the key's unit on the
- * device in key->trunc (see GpuextScanKey); NULL for any other expression,
- * whose column is grouped by its own value.  A date under date_trunc is cast
- * to timestamptz: its value is a function of the unit's first day all the
- * same, one to one (the session's time zone moves every such day alike).  A
- * timestamptz under either depends on the time zone at each instant, and is
- * grouped by its own value.
- */
-static Node *
-UnitColumn(Node *node, GpuextScanKey *key)
-{
-	FuncExpr   *f = (FuncExpr *) node;
-	const KeyUnitName *names;
-	int			nnames;
-	Const	   *unit;
-	Node	   *var;
-	char	   *name;
-
-	key->trunc = GPUEXT_SCAN_TRUNC_NONE;
-	if (!IsA(node, FuncExpr) || list_length(f->args) != 2 || !IsA(linitial(f->args), Const))
-		return NULL;
-	unit = linitial(f->args);
-	if (unit->constisnull || unit->consttype != TEXTOID)
-		return NULL;
-	switch (f->funcid)
-	{
-		case F_DATE_TRUNC_TEXT_TIMESTAMPTZ:
-		case F_DATE_TRUNC_TEXT_TIMESTAMP:
-			var = DateOrTimestampColumn(lsecond(f->args), f->funcid == F_DATE_TRUNC_TEXT_TIMESTAMPTZ, &key->micros);
-			/* the date itself is a timestamp only under a cast */
-			if (var == lsecond(f->args) && !key->micros)
-				return NULL;
-			names = trunc_units;
-			nnames = lengthof(trunc_units);
-			break;
-		case F_EXTRACT_TEXT_DATE:
-		case F_EXTRACT_TEXT_TIMESTAMP:
-		case F_DATE_PART_TEXT_TIMESTAMP:
-			var = DateOrTimestampColumn(lsecond(f->args), false, &key->micros);
-			if (var != NULL && (f->funcid == F_EXTRACT_TEXT_DATE) != (var == lsecond(f->args) && !key->micros))
-				return NULL;
-			names = extract_fields;
-			nnames = lengthof(extract_fields);
-			break;
-		default:
-			return NULL;
-	}
-	if (var == NULL)
-		return NULL;
-	name = TextDatumGetCString(unit->constvalue);
-	for (int u = 0; u < nnames; u++)
-		if (pg_strcasecmp(name, names[u].name) == 0)
-			key->trunc = key->micros ? names[u].time_unit : names[u].date_unit;
-	pfree(name);
-	return key->trunc != GPUEXT_SCAN_TRUNC_NONE ? var : NULL;
-}
-
-/*
- * The one column an expression reads, where the expression's value is a
- * function of that column's value alone (nothing volatile, no subquery):
- * the key is then grouped on the device by the column's value, and
- * computed here once for each value met; else NULL.
- */
-static Node *
-FunctionOfColumn(Node *expr, Index scanrelid)
-{
-	List	   *vars = pull_var_clause(expr, PVC_RECURSE_AGGREGATES | PVC_RECURSE_WINDOWFUNCS | PVC_RECURSE_PLACEHOLDERS);
-	Var		   *var = NULL;
-	ListCell   *lc;
-
-	if (vars == NIL || contain_volatile_functions(expr) || contain_subplans(expr))
-		return NULL;
-	foreach(lc, vars)
-	{
-		Var		   *v = lfirst_node(Var, lc);
-
-		if (v->varno != scanrelid || v->varlevelsup != 0 || v->varattno <= 0 ||
-			(var != NULL && v->varattno != var->varattno))
-			return NULL;
-		var = v;
-	}
-	return (Node *) var;
-}
-
-/*
- * Key k's column (from 1) and how the device makes its part of the key
- * image (key's modulus, trunc and micros): the column itself, an integer
- * column modulo a positive constant, a date or timestamp column under a unit
- * (UnitColumn), or any other function of one column (FunctionOfColumn),
- * grouped by the column's value; 0 where the key reads no column or more
- * than one.
- */
+/* Key k's column (from 1) and how the device makes its part of the key image (GpuAggDevKeyColumn); 0 where none. */
 static AttrNumber
 KeyColumn(GpuAggState *st, int k, GpuextScanKey *key)
 {
 	CustomScan *cscan = (CustomScan *) st->css.ss.ps.plan;
-	Node	   *expr;
-	Node	   *var;
+	Var		   *var;
 
 	key->modulus = 0;
 	key->trunc = GPUEXT_SCAN_TRUNC_NONE;
 	key->micros = 0;
 	if (st->groups.key_exprs[k] == NULL)
 		return st->groups.key_att[k];
-	expr = (Node *) list_nth_node(TargetEntry, cscan->custom_scan_tlist, st->naggs + k)->expr;
-	var = GpuAggModColumn(expr, &key->modulus);
-	if (var == NULL || key->modulus <= 0)
-	{
-		key->modulus = 0;
-		var = UnitColumn(expr, key);
-	}
-	if (var == NULL)
-		var = FunctionOfColumn(expr, cscan->scan.scanrelid);
-	if (var == NULL || ((Var *) var)->varno != cscan->scan.scanrelid || ((Var *) var)->varattno <= 0)
-		return 0;
-	return ((Var *) var)->varattno;
+	var = GpuAggDevKeyColumn((Node *) list_nth_node(TargetEntry, cscan->custom_scan_tlist, st->naggs + k)->expr,
+						cscan->scan.scanrelid, key);
+	return var != NULL ? var->varattno : 0;
 }
 
 /* How many bytes of the key image a column's value takes: its length, -1 for any (varlena), 0 where it cannot. */
@@ -243,8 +85,8 @@ KeyValuesCanonical(GpuAggState *st, int k, const GpuextScanKey *key)
 	Node	   *expr = (Node *) list_nth_node(TargetEntry, cscan->custom_scan_tlist, st->naggs + k)->expr;
 
 	return key->trunc != GPUEXT_SCAN_TRUNC_NONE ||
-		GpuAggByteEqualKey(TupleDescAttr(st->groups.keyslot->tts_tupleDescriptor, k),
-						   list_nth_oid(lfourth(cscan->custom_private), k), exprCollation(expr)) != 0;
+		GpuAggByteEqualKey(exprType(expr), exprTypmod(expr), list_nth_oid(lfourth(cscan->custom_private), k),
+						   exprCollation(expr)) != 0;
 }
 
 /*
@@ -357,11 +199,7 @@ GpuAggDevGroupsKeyValueRead(const GpuextScanProgram *p)
 	return false;
 }
 
-/*
- * The groups the run may have: the planner's estimate, or fewer where every
- * key has few values (a bool 3 with NULL, an integer modulo m 2m - 1 and
- * NULL), as the planner does not bound an expression by its modulus.
- */
+/* The groups the run may have: the planner's estimate, or fewer where every key has few values (GpuAggDevKeyGroupsBound). */
 static double
 ExpectedGroups(GpuAggState *st)
 {
@@ -373,12 +211,7 @@ ExpectedGroups(GpuAggState *st)
 		GpuextScanKey key;
 		AttrNumber	att = KeyColumn(st, k, &key);
 
-		if (key.modulus > 0)
-			bound *= 2.0 * key.modulus;
-		else if (att > 0 && TupleDescAttr(tupdesc, att - 1)->atttypid == BOOLOID)
-			bound *= 3;
-		else
-			bound = 0;
+		bound *= GpuAggDevKeyGroupsBound(&key, att > 0 ? TupleDescAttr(tupdesc, att - 1)->atttypid : InvalidOid);
 	}
 	return bound > 0 ? Min(bound, st->css.ss.ps.plan->plan_rows) : st->css.ss.ps.plan->plan_rows;
 }
@@ -390,7 +223,7 @@ GpuAggDevGroupsLayout(GpuAggState *st, GpuextScanProgram *p, size_t outs)
 	double		expected = ExpectedGroups(st);
 	uint32		cap = DEVGROUPS_MIN_SLOTS;
 
-	while (cap < DEVGROUPS_MAX_SLOTS && cap < expected * 4)
+	while (cap < GPUAGG_DEVGROUPS_MAX_SLOTS && cap < expected * 4)
 		cap *= 2;
 	p->table_cap = cap;
 	for (int o = 0; o < p->nouts; o++)
@@ -414,7 +247,7 @@ GpuAggDevGroupsLayout(GpuAggState *st, GpuextScanProgram *p, size_t outs)
 bool
 GpuAggDevGroupsUsable(GpuAggState *st)
 {
-	return st->groups.use_device && ExpectedGroups(st) * 4 <= DEVGROUPS_MAX_SLOTS;
+	return st->groups.use_device && ExpectedGroups(st) * 4 <= GPUAGG_DEVGROUPS_MAX_SLOTS;
 }
 
 /* The pinned host memory of a GROUP BY scan's buffers: new images, per-group counts, then the slots' groups. */

@@ -167,13 +167,13 @@ GpuAggByteEqualType(Oid type, int32 typmod)
  * GpuAggByteEqualType gives it, else 0.
  */
 int16
-GpuAggByteEqualKey(Form_pg_attribute attr, Oid eqop, Oid collation)
+GpuAggByteEqualKey(Oid type, int32 typmod, Oid eqop, Oid collation)
 {
 	int16		len;
 
-	if (lookup_type_cache(attr->atttypid, TYPECACHE_EQ_OPR)->eq_opr != eqop)
+	if (lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr != eqop)
 		return 0;
-	len = GpuAggByteEqualType(attr->atttypid, attr->atttypmod);
+	len = GpuAggByteEqualType(type, typmod);
 	if (len < 0 && (!OidIsValid(collation) || !get_collation_isdeterministic(collation)))
 		return 0;
 	return len;
@@ -187,7 +187,8 @@ ByteEqualKeys(GpuAggState *st, TupleDesc desc, const Oid *eqops, const Oid *coll
 	int16	   *typlen = palloc(sizeof(int16) * st->groups.nkeys);
 
 	for (int i = 0; i < st->groups.nkeys; i++)
-		if ((typlen[i] = GpuAggByteEqualKey(TupleDescAttr(desc, i), eqops[i], collations[i])) == 0)
+		if ((typlen[i] = GpuAggByteEqualKey(TupleDescAttr(desc, i)->atttypid, TupleDescAttr(desc, i)->atttypmod,
+											 eqops[i], collations[i])) == 0)
 			return NULL;
 	images = palloc0(sizeof(GpuAggKeyImages));
 	images->typlen = typlen;

@@ -14,18 +14,14 @@
  * numbered in a hash table; the values go to the device in batches with
  * their group numbers.
  *
- * Cost: the path is a sequential scan (its pages, cpu_tuple_cost and the
- * WHERE clause per row, as cost_seqscan), the keys and their hashing
- * (cpu_operator_cost a key, as a hashed Agg), the arguments and FILTERs per
- * passing row, and per value going to the device a tenth of
- * cpu_operator_cost, in place of PostgreSQL's transition functions; per
- * group the output row and HAVING.  Groups are kept in hash_mem: where the
- * estimated groups would not fit, the rows of the others are spilled and
- * read back (gpuagg_spill.c), charged as a hashed Agg's spill, without
- * workers; where they cannot be spilled, the path is not offered.  The
- * fixed costs of the device (a batch's launch and wait, pinned buffers) are
- * not in the cost but in gpuext.agg_min_rows, the measured crossover, as
- * gpuext.sort_min_rows is for sorts.
+ * Cost (gpuagg_cost.c): a sequential scan with the per-row work on the
+ * CPU, or where the device is expected to scan the table, its pages and a
+ * small share per row.  Groups are kept in hash_mem: where the estimated
+ * groups would not fit, the rows of the others are spilled and read back
+ * (gpuagg_spill.c), without workers; where they cannot be spilled, the path
+ * is not offered.  The fixed costs of the device are not in the cost but in
+ * gpuext.agg_min_rows, the measured crossover, as gpuext.sort_min_rows is
+ * for sorts.
  *
  * Where the query could run in parallel, a second path launches workers
  * itself (gpuagg_parallel.c), as many as a parallel scan of the table
@@ -63,9 +59,6 @@
 bool		gpuext_enable_agg = GPUEXT_ENABLE_AGG_DEFAULT;
 bool		gpuext_debug_agg_without_gain = false;
 int			gpuext_agg_min_rows = GPUEXT_AGG_MIN_ROWS_DEFAULT;
-
-/* Per value sent to the device, in units of cpu_operator_cost (a transition function costs 1). */
-#define GPUAGG_VALUE_COST 0.1
 
 static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
 
@@ -327,13 +320,6 @@ SpillEligible(List *keys, List *eqops, List *aggrefs)
 	return list_length(keys) + list_length(aggrefs) <= 64;
 }
 
-/* Whether the argument is a numeric added exactly on the CPU (no fixed scale that fits a bigint). */
-static bool
-NumericOnCpu(Node *arg)
-{
-	return getBaseType(exprType(arg)) == NUMERICOID && GpuAggNumericScale(arg) < 0;
-}
-
 /*
  * Whether GpuAgg gains anything without GROUP BY: some aggregate's values
  * are reduced on the device (every argument but count's and numerics added
@@ -353,12 +339,90 @@ GainsWithoutKeys(RelOptInfo *input_rel, List *aggrefs)
 		Oid			type;
 
 		if (aggref->args != NIL && AggrefRefusal(aggref, &kind, &type) == NULL && kind != GPUEXT_AGG_COUNT &&
-			!NumericOnCpu((Node *) linitial_node(TargetEntry, aggref->args)->expr))
+			!GpuAggNumericOnCpu((Node *) linitial_node(TargetEntry, aggref->args)->expr))
 			return true;
 	}
 	foreach(lc, input_rel->baserestrictinfo)
 		clauses = lappend(clauses, lfirst_node(RestrictInfo, lc)->clause);
 	return GpuAggCompileRowQual(NULL, clauses) != NULL;
+}
+
+/* Whether every numeric column the expression reads has a scale the device reads (numeric(p, s), s small). */
+static bool
+NumericColumnsOnDevice(Node *expr)
+{
+	ListCell   *lc;
+
+	foreach(lc, pull_var_clause(expr, PVC_RECURSE_AGGREGATES | PVC_RECURSE_PLACEHOLDERS))
+	{
+		Var		   *var = lfirst_node(Var, lc);
+		int			scale = GpuAggNumericScale((Node *) var);
+
+		if (getBaseType(var->vartype) == NUMERICOID && (scale < 0 || scale > GPUEXT_SCAN_NUMERIC_MAX_UP))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Whether the executor is expected to scan the table on the device
+ * (gpuagg_devscan.c): the WHERE clause and the FILTERs compiled, each
+ * argument a column the device reads, a constant counted or arithmetic
+ * compiled, and the keys grouped there.  An estimate from the plan's
+ * expressions, for the cost; the executor decides from the table.
+ */
+static bool
+DevScanExpected(PlannerInfo *root, RelOptInfo *input_rel, Index relid, List *aggrefs, List *keys, List *eqops, double groups)
+{
+	List	   *clauses = NIL;
+	bool		key_exprs = false;
+	ListCell   *lc;
+
+	if (!gpuext_enable_device_scan || BLCKSZ != GPUEXT_SCAN_PAGE_BYTES ||
+		(gpuext_device_mode != GPUEXT_DEVICE_GPU && input_rel->tuples < gpuext_min_gpu_elements) ||
+		list_length(aggrefs) > GPUEXT_SCAN_MAX_OUTS ||
+		(keys != NIL && !GpuAggDevKeysExpected(keys, eqops, relid, planner_rt_fetch(relid, root)->relid, groups)))
+		return false;
+	foreach(lc, input_rel->baserestrictinfo)
+		clauses = lappend(clauses, lfirst_node(RestrictInfo, lc)->clause);
+	if (clauses != NIL && (GpuAggCompileRowQual(NULL, clauses) == NULL || !NumericColumnsOnDevice((Node *) clauses)))
+		return false;
+	foreach(lc, keys)
+		key_exprs |= !IsA(lfirst(lc), Var);
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *aggref = lfirst_node(Aggref, lc);
+		GpuextAggKind kind;
+		Oid			type;
+		Expr	   *arg;
+		bool		is_float;
+
+		if (aggref->aggfilter != NULL && (GpuAggCompileRowQual(NULL, list_make1(aggref->aggfilter)) == NULL ||
+										  !NumericColumnsOnDevice((Node *) aggref->aggfilter)))
+			return false;
+		if (aggref->args == NIL || AggrefRefusal(aggref, &kind, &type) != NULL)
+			continue;
+		arg = linitial_node(TargetEntry, aggref->args)->expr;
+		if (IsA(arg, Var) && kind == GPUEXT_AGG_COUNT)
+			continue;
+		if (!NumericColumnsOnDevice((Node *) arg))
+			return false;
+		if (IsA(arg, Var))
+		{
+			/* a column the device reads */
+			if (getBaseType(exprType((Node *) arg)) != NUMERICOID && !GpuAggCompiledType(exprType((Node *) arg), &is_float))
+				return false;
+		}
+		else if (exprType((Node *) arg) == FLOAT8OID)
+		{
+			/* double precision arithmetic, shared by the inputs of rows read in place */
+			if (aggref->aggfilter != NULL || key_exprs || GpuAggRowExprAdd(GpuAggRowExprCreate(), NULL, arg) < 0)
+				return false;
+		}
+		else if (GpuAggCompileNumExpr(NULL, arg) == NULL && !(IsA(arg, Const) && !((Const *) arg)->constisnull))
+			return false;
+	}
+	return true;
 }
 
 /* Whether an expression holds a Param: parallel runs pass none to their workers. */
@@ -406,18 +470,6 @@ ParallelWorkers(PlannerInfo *root, RelOptInfo *input_rel, List *aggrefs, List *k
 	return compute_parallel_worker(input_rel, input_rel->pages, -1, max_parallel_workers_per_gather);
 }
 
-/* The processes a parallel plan's per-row cost is divided among (costsize.c's get_parallel_divisor). */
-static double
-ParallelDivisor(int workers)
-{
-	double		divisor = workers;
-	double		leader = 1.0 - 0.3 * workers;
-
-	if (parallel_leader_participation && leader > 0)
-		divisor += leader;
-	return divisor;
-}
-
 /* The table of a one-table query GpuAgg can scan, or 0 with why not. */
 static Index
 ScanRel(PlannerInfo *root, RelOptInfo *input_rel, const char **refusal)
@@ -452,100 +504,6 @@ ScanRel(PlannerInfo *root, RelOptInfo *input_rel, const char **refusal)
 }
 
 /*
- * The path's cost (see the file's head): a sequential scan with its WHERE
- * clause, per row the keys and their hashing, per passing row the arguments
- * and FILTERs that are not plain columns, per value the device's share, and
- * per group the output row and HAVING; with workers, the per-row costs
- * divided among the processes, the workers' start and the groups they send.
- */
-static void
-CostPath(PlannerInfo *root, RelOptInfo *baserel, List *aggrefs, List *keys, List *having,
-		 double groups, PathTarget *target, int workers, Path *path)
-{
-	double		run;
-	double		spc_seq_page_cost;
-	double		per_row = 0;
-	ListCell   *lc;
-	QualCost	qc;
-	List	   *inputs = NIL;
-	List	   *clauses = NIL;
-	bool		compiled_where;
-
-	get_tablespace_page_costs(baserel->reltablespace, NULL, &spc_seq_page_cost);
-	foreach(lc, baserel->baserestrictinfo)
-		clauses = lappend(clauses, lfirst_node(RestrictInfo, lc)->clause);
-	compiled_where = GpuAggCompileRowQual(NULL, clauses) != NULL;
-	/* Aggregates of one argument under one FILTER share an input (GpuAggPlanPath) */
-	foreach(lc, aggrefs)
-	{
-		Aggref	   *aggref = lfirst_node(Aggref, lc);
-
-		if (aggref->args != NIL || aggref->aggfilter != NULL)
-			inputs = list_append_unique(inputs, list_make2(aggref->args, aggref->aggfilter));
-	}
-	foreach(lc, inputs)
-	{
-		List	   *args = linitial(lfirst(lc));
-		Node	   *filter = lsecond(lfirst(lc));
-
-		if (filter)
-		{
-			cost_qual_eval_node(&qc, filter, root);
-			per_row += qc.per_tuple;
-		}
-		if (args != NIL)
-		{
-			Node	   *arg = (Node *) linitial_node(TargetEntry, args)->expr;
-
-			/*
-			 * a numeric added on the CPU costs what a transition function does;
-			 * its arithmetic, where compiled for rows read in place, is 128-bit
-			 * integer arithmetic instead of numeric's: not charged
-			 */
-			if (NumericOnCpu(arg) && filter == NULL && compiled_where && !IsA(arg, Var) &&
-				GpuAggCompileNumExpr(NULL, (Expr *) arg) != NULL)
-				per_row += cpu_operator_cost;
-			else
-			{
-				cost_qual_eval_node(&qc, arg, root);
-				per_row += qc.per_tuple + (NumericOnCpu(arg) ? 1 : GPUAGG_VALUE_COST) * cpu_operator_cost;
-			}
-		}
-	}
-	cost_qual_eval(&qc, keys, root);
-	per_row += qc.per_tuple + cpu_operator_cost * list_length(keys);
-	run = (cpu_tuple_cost + baserel->baserestrictcost.per_tuple) * baserel->tuples + per_row * baserel->rows;
-	if (workers > 0)
-		run = run / ParallelDivisor(workers) + parallel_setup_cost + parallel_tuple_cost * groups * workers;
-	path->startup_cost = baserel->baserestrictcost.startup + target->cost.startup + qc.startup +
-		spc_seq_page_cost * baserel->pages + run;
-	cost_qual_eval(&qc, having, root);
-	path->startup_cost += qc.startup;
-	path->total_cost = path->startup_cost +
-		(cpu_tuple_cost + target->cost.per_tuple + qc.per_tuple) * groups;
-	path->rows = groups;
-	if (having != NIL)
-		path->rows = clamp_row_est(groups * clauselist_selectivity(root, having, 0, JOIN_INNER, NULL));
-}
-
-/*
- * Spilling, where only a share (fits) of the groups fits in hash_mem: the
- * other groups' rows written and read back (as cost_agg charges a hashed Agg's
- * spill), and their keys looked up again.
- */
-static void
-CostSpill(RelOptInfo *baserel, List *keys, List *aggrefs, double fits, Path *path)
-{
-	double		rows = baserel->rows * (1 - fits);
-	double		pages = ceil(rows * sizeof(Datum) * (list_length(keys) + 1 + list_length(aggrefs)) / BLCKSZ);
-	Cost		cost = pages * (random_page_cost + seq_page_cost) +
-		rows * (cpu_tuple_cost + cpu_operator_cost * list_length(keys));
-
-	path->startup_cost += cost;
-	path->total_cost += cost;
-}
-
-/*
  * Offer a GpuAgg path for the aggregates of a one-table query where it can
  * use a GPU (not under gpuext.device = cpu, nor in a build without device
  * code, nor under auto where no GPU can be used), after any earlier hook;
@@ -564,6 +522,7 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	double		groups = 1;
 	double		fits = 1;
 	int			workers;
+	bool		devscan;
 
 	if (prev_create_upper_paths_hook)
 		prev_create_upper_paths_hook(root, stage, input_rel, output_rel, extra);
@@ -592,6 +551,8 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	if (aggrefs != NIL && keys != NIL)
 	{
 		groups = estimate_num_groups(root, keys, input_rel->rows, NULL, NULL);
+		if (GpuAggKeysGroupsBound(keys, relid) > 0)
+			groups = Min(groups, GpuAggKeysGroupsBound(keys, relid));
 		fits = get_hash_memory_limit() / (groups * GroupBytes(keys, aggrefs));
 		if (fits < 1 && !SpillEligible(keys, eqops, aggrefs))
 		{
@@ -610,6 +571,7 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 
 	/* The serial path, and one with workers where the table would get some and the groups fit */
 	workers = fits < 1 ? 0 : ParallelWorkers(root, input_rel, aggrefs, keys);
+	devscan = DevScanExpected(root, input_rel, relid, aggrefs, keys, eqops, groups);
 	for (int w = 0; w <= workers; w += Max(workers, 1))
 	{
 		CustomPath *cpath = makeNode(CustomPath);
@@ -621,9 +583,10 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		cpath->methods = &gpuagg_path_methods;
 		cpath->custom_private = lappend(list_make5(makeInteger(relid), aggrefs, keys, having, eqops),
 										makeInteger(w));
-		CostPath(root, input_rel, aggrefs, keys, having, groups, output_rel->reltarget, w, &cpath->path);
+		GpuAggCostPath(root, input_rel, aggrefs, keys, having, groups, output_rel->reltarget, w, devscan,
+					   &cpath->path);
 		if (fits < 1)
-			CostSpill(input_rel, keys, aggrefs, fits, &cpath->path);
+			GpuAggCostSpill(input_rel, keys, aggrefs, fits, &cpath->path);
 		add_path(output_rel, &cpath->path);
 	}
 }
