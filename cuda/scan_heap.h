@@ -92,6 +92,9 @@ typedef struct GpuextScanCmp
 	uint8_t		or_next;		/* this and the next comparison are in one OR group */
 	uint8_t		text;			/* GPUEXT_SCAN_TEXT_*: a GPUEXT_SCAN_BYTES column's bytes against tbytes */
 	uint8_t		tlen;			/* ... the constant's length */
+	uint8_t		unit;			/* a date or timestamp column: its image under this unit is compared */
+	uint8_t		micros;			/* ... (GPUEXT_SCAN_TRUNC_* or _FIELD_*) of a timestamp, else of a date */
+	uint8_t		pad[6];
 	int64_t		modulus;		/* integers, > 0: the value modulo this is compared */
 	int64_t		ival;
 	double		fval;
@@ -334,6 +337,7 @@ gpuext_scan_varsize(const unsigned char *p, uint32_t avail)
 }
 
 #include "scan_heap_numeric.h"
+#include "scan_heap_units.h"
 
 /* A column's value read at p: integers sign-extended, floats' bits. */
 static inline GPUEXT_HD int64_t
@@ -460,6 +464,15 @@ gpuext_scan_decode(const GpuextScanProgram *p, const unsigned char *page, unsign
 			row->nulls |= 1u << c;
 		else
 			row->vals[c] = p->cols[c].missing;
+	}
+	/* a date_trunc compared that the device leaves to the CPU: the CPU reads the batch */
+	for (int i = 0; i < p->ncmps; i++)
+	{
+		int64_t		rep;
+
+		if (p->cmps[i].unit != GPUEXT_SCAN_TRUNC_NONE && !(row->nulls & (1u << p->cmps[i].col)) &&
+			gpuext_scan_cmp_unit(&p->cmps[i], row->vals[p->cmps[i].col], &rep) < 0)
+			return -1;
 	}
 	return 1;
 }

@@ -1,7 +1,8 @@
 /*
  * scan_heap_cmps.h
  *		The device scan's comparisons: a column of a decoded row against a
- *		constant (integers, integers modulo a constant, floats as double
+ *		constant (integers, integers modulo a constant, dates and timestamps
+ *		under a unit of date_trunc or a field of extract, floats as double
  *		precision with NaN above all, numeric at a scale, text as its bytes)
  *		or a null test, and the WHERE clause's and FILTERs' OR groups of
  *		them.  Included by scan_heap.h after the row's decoding.
@@ -65,6 +66,9 @@ gpuext_scan_cmp(const GpuextScanProgram *p, const GpuextScanRow *row, const Gpue
 
 		if (k->modulus > 0)
 			v %= k->modulus;
+		/* under a unit, its image; a field of an infinity is NULL (date_trunc's leftovers never get here) */
+		if (k->unit != GPUEXT_SCAN_TRUNC_NONE && gpuext_scan_cmp_unit(k, row->vals[k->col], &v) <= 0)
+			return 0;
 		cmp = v < k->ival ? -1 : v > k->ival ? 1 : 0;
 	}
 	switch (k->strategy)

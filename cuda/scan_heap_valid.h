@@ -63,6 +63,15 @@ gpuext_scan_program_valid(const GpuextScanProgram *p, size_t outs_bytes)
 	for (int i = 0; i < p->ncmps; i++)
 		if (p->cols[p->cmps[i].col].kind == GPUEXT_SCAN_NUMERIC && p->cmps[i].is_float)
 			return 0;
+	/* a unit of a date (4 bytes) or timestamp (8) column, compared as an integer; times of day of timestamps */
+	for (int i = 0; i < p->ncmps; i++)
+		if (p->cmps[i].unit != GPUEXT_SCAN_TRUNC_NONE &&
+			(p->cmps[i].unit >= GPUEXT_SCAN_UNITS || p->cmps[i].micros > 1 || p->cmps[i].nulltest ||
+			 p->cmps[i].is_float || p->cmps[i].text || p->cmps[i].num_up || p->cmps[i].modulus ||
+			 p->cols[p->cmps[i].col].kind != GPUEXT_SCAN_INT ||
+			 p->att_len[p->cols[p->cmps[i].col].att] != (p->cmps[i].micros ? 8 : 4) ||
+			 (!p->cmps[i].micros && gpuext_scan_unit_of_time(p->cmps[i].unit))))
+			return 0;
 	if (!gpuext_scan_groups_valid(p, outs_bytes) || !gpuext_scan_numeric_valid(p))
 		return 0;
 	for (int o = 0; o < p->nouts; o++)

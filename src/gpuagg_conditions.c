@@ -36,6 +36,7 @@
 #include "utils/float.h"
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
+#include "utils/timestamp.h"
 #include "utils/typcache.h"
 
 #include "agg_accum.h"
@@ -91,6 +92,35 @@ TextMeets(const RowCmp *c, const char *p)
 	return r;
 }
 
+/* date_trunc's units the device may leave to the CPU, by name. */
+static const char *const trunc_unit_names[] = {
+	[GPUEXT_SCAN_TRUNC_MONTH] = "month", [GPUEXT_SCAN_TRUNC_QUARTER] = "quarter", [GPUEXT_SCAN_TRUNC_YEAR] = "year",
+};
+
+/*
+ * A date or timestamp value under the comparison's unit, in place (as the
+ * device computes it, scan_heap_units.h); false where it is NULL (a field of
+ * an infinity).  Where the device would leave date_trunc to the CPU, near
+ * the first timestamps, PostgreSQL's timestamp_trunc computes it, raising
+ * its error where it does.
+ */
+static bool
+UnitImage(const RowCmp *c, int64 *v)
+{
+	GpuextScanCmp k = {.unit = c->unit, .micros = c->micros};
+	int64		rep;
+	int			got = gpuext_scan_cmp_unit(&k, *v, &rep);
+
+	if (got < 0)
+	{
+		Assert(c->micros && c->unit < lengthof(trunc_unit_names) && trunc_unit_names[c->unit] != NULL);
+		rep = DatumGetTimestamp(DirectFunctionCall2(timestamp_trunc, CStringGetTextDatum(trunc_unit_names[c->unit]),
+													TimestampGetDatum(*v)));
+	}
+	*v = rep;
+	return got != 0;
+}
+
 /* Whether a row passes every compiled comparison of the WHERE clause or a FILTER. */
 bool
 GpuAggRowQualPasses(const GpuAggRowQual *q, const char *tp, const int *att_off)
@@ -137,6 +167,8 @@ GpuAggRowQualPasses(const GpuAggRowQual *q, const char *tp, const int *att_off)
 			v = GpuAggIntAt(p, c->len);
 			if (c->modulus > 0)
 				v %= c->modulus;
+			if (c->unit != GPUEXT_SCAN_TRUNC_NONE && !UnitImage(c, &v))
+				return false;
 			cmp = v < c->ival ? -1 : v > c->ival ? 1 : 0;
 		}
 		else if (c->kind == ROWCMP_NUMERIC)
@@ -553,16 +585,19 @@ CompileBool(CustomScan *cscan, Node *node, RowCmp *c)
 	}
 }
 
-/* Whether a compiled condition holds an IN list that had NULLs. */
+/*
+ * Whether a compiled condition may be NULL for a row without NULLs: it holds
+ * an IN list that had NULLs, or a field of extract (NULL for an infinity).
+ */
 static bool
-HasNullList(const GpuAggRowQual *q)
+MayBeNull(const GpuAggRowQual *q)
 {
 	for (int i = 0; i < q->ncmps; i++)
 	{
-		if (q->cmps[i].in_nulls)
+		if (q->cmps[i].in_nulls || q->cmps[i].unit >= GPUEXT_SCAN_FIELD_QUARTER)
 			return true;
 		for (int j = 0; j < q->cmps[i].nsubs; j++)
-			if (HasNullList(q->cmps[i].subs[j]))
+			if (MayBeNull(q->cmps[i].subs[j]))
 				return true;
 	}
 	return false;
@@ -605,8 +640,8 @@ GpuAggCompileRowQual(CustomScan *cscan, List *quals)
 			{
 				if ((c->subs[c->nsubs] = GpuAggCompileRowQual(cscan, list_make1(lfirst(la)))) == NULL)
 					return NULL;
-				/* NOT of an IN list holding NULLs is never true, which the compiled list cannot say */
-				if (c->negate && HasNullList(c->subs[c->nsubs]))
+				/* NOT of NULL is not true, which a compiled NOT (two-valued, for rows without NULLs) cannot say */
+				if (c->negate && MayBeNull(c->subs[c->nsubs]))
 					return NULL;
 				c->nsubs++;
 			}

@@ -36,6 +36,8 @@ typedef struct RowCmp
 	int64		ival;
 	float8		fval;
 	int64		modulus;		/* > 0: the column's value % modulus is compared */
+	uint8		unit;			/* a date or timestamp column's image under this unit is compared */
+	bool		micros;			/* ... (GPUEXT_SCAN_TRUNC_* or _FIELD_*, scan_heap_units.h) of a timestamp */
 	int			nscale;			/* numeric: the scale both are compared at, */
 	int			colscale;		/* ... the column's (its type's), */
 	int128		nval;			/* ... the constant at it, */

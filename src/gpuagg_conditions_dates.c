@@ -1,12 +1,12 @@
 /*
  * gpuagg_conditions_dates.c
- *		Comparisons of extract(year from ...) or date_part('year', ...) of a
+ *		Comparisons of extract(field from ...) or date_part(field, ...) of a
  *		date or timestamp column, and of date_trunc(unit, ...) of a timestamp
  *		column, with a constant, compiled for GpuAgg's WHERE clause and
- *		FILTERs (gpuagg_conditions.c) as comparisons of the column itself.
+ *		FILTERs (gpuagg_conditions.c).
  *
- * Both functions are monotonic in the column, infinities included (the
- * year of infinity is Infinity, date_trunc of it is itself), so each
+ * The year and date_trunc are monotonic in the column, infinities included
+ * (the year of infinity is Infinity, date_trunc of it is itself), so such a
  * comparison is a range of the column: extract(year from d) >= 1995 is
  * d >= date '1995-01-01', and date_trunc('day', ts) = '1995-03-01' is
  * ts >= '1995-03-01' AND ts < '1995-03-02' for the unit day.  A year is never 0 (1 BC is
@@ -14,6 +14,16 @@
  * unit's start) makes = never true and <> true for every value not NULL.
  * The bounds come from PostgreSQL's own date2j, timestamp_trunc and
  * timestamp_pl_interval, so they are its calendar's.
+ *
+ * The other fields (month, day, dow, hour, second ...) are not monotonic:
+ * each is compared through the column's image under the field, computed
+ * per row on the device and for rows read in place alike
+ * (cuda/scan_heap_units.h: the first day of that month in 2000, the day of
+ * the month less one ...), which orders as the field does, with the
+ * constant made an image the same way.  A field of an infinity is NULL.
+ * date_trunc to a month, quarter or year is compared as the truncated
+ * value itself, the device leaving the first timestamps, where PostgreSQL
+ * raises its error, to the CPU.
  */
 #include "postgres.h"
 
@@ -53,6 +63,47 @@ static const struct
 };
 
 /*
+ * The units of date_trunc compared on the device (scan_heap_units.h): the
+ * truncated timestamp itself, where a range of the column would not raise
+ * PostgreSQL's error for the first timestamps; the device leaves those to
+ * the CPU.
+ */
+static const struct
+{
+	const char *name;
+	uint8		unit;
+} TruncOnDevice[] = {
+	{"month", GPUEXT_SCAN_TRUNC_MONTH}, {"quarter", GPUEXT_SCAN_TRUNC_QUARTER}, {"year", GPUEXT_SCAN_TRUNC_YEAR},
+};
+
+/*
+ * extract's fields other than the year, compared on the device through
+ * their image (scan_heap_units.h), a value that orders as the field does:
+ * integer fields from lo to hi; the seconds (scale > 0) as the image's
+ * microseconds of the minute, scale of them a unit of the field.  Not dow's
+ * ISO form, whose Sunday (7) is out of the image's order.
+ */
+static const struct
+{
+	const char *name;
+	uint8		unit;
+	int64		lo;
+	int64		hi;
+	int64		scale;
+} FieldUnits[] = {
+	{"quarter", GPUEXT_SCAN_FIELD_QUARTER, 1, 4, 0},
+	{"month", GPUEXT_SCAN_FIELD_MONTH, 1, 12, 0},
+	{"day", GPUEXT_SCAN_FIELD_DAY, 1, 31, 0},
+	{"doy", GPUEXT_SCAN_FIELD_DOY, 1, 366, 0},
+	{"dow", GPUEXT_SCAN_FIELD_DOW, 0, 6, 0},
+	{"hour", GPUEXT_SCAN_FIELD_HOUR, 0, 23, 0},
+	{"minute", GPUEXT_SCAN_FIELD_MINUTE, 0, 59, 0},
+	{"second", GPUEXT_SCAN_FIELD_SECOND, 0, 0, 1000000},
+	{"milliseconds", GPUEXT_SCAN_FIELD_SECOND, 0, 0, 1000},
+	{"microseconds", GPUEXT_SCAN_FIELD_SECOND, 0, 0, 1},
+};
+
+/*
  * The first value of year y (BC negative, never 0) as a date's days or a
  * timestamp's microseconds; past the type's range, a value above every
  * finite one (its infinity) or below every finite one but above -infinity.
@@ -79,6 +130,45 @@ NextYear(int64 y)
 }
 
 /*
+ * The least integer at or above a constant (numeric, or float8 where scale
+ * is 1) times scale, held within below .. above, and whether it is that
+ * integer within them; false for NaN, the infinities and a float8 scaled.
+ */
+static bool
+ConstCeil(Const *k, int64 scale, int64 below, int64 above, int64 *least, bool *exact)
+{
+	if (k->consttype == NUMERICOID)
+	{
+		Numeric		n = DatumGetNumeric(k->constvalue);
+		Datum		v = k->constvalue;
+		Datum		ceiling;
+
+		if (numeric_is_nan(n) || numeric_is_inf(n))
+			return false;
+		if (scale != 1)
+			v = DirectFunctionCall2(numeric_mul, v, NumericGetDatum(int64_to_numeric(scale)));
+		ceiling = DirectFunctionCall1(numeric_ceil, v);
+		*exact = DatumGetInt32(DirectFunctionCall2(numeric_cmp, v, ceiling)) == 0;
+		if (DatumGetInt32(DirectFunctionCall2(numeric_cmp, ceiling, NumericGetDatum(int64_to_numeric(above)))) > 0)
+			ceiling = NumericGetDatum(int64_to_numeric(above)), *exact = false;
+		else if (DatumGetInt32(DirectFunctionCall2(numeric_cmp, ceiling, NumericGetDatum(int64_to_numeric(below)))) < 0)
+			ceiling = NumericGetDatum(int64_to_numeric(below)), *exact = false;
+		*least = DatumGetInt64(DirectFunctionCall1(numeric_int8, ceiling));
+	}
+	else
+	{
+		float8		v = DatumGetFloat8(k->constvalue);
+
+		if (isnan(v) || isinf(v) || scale != 1)
+			return false;
+		*exact = v == ceil(v) && v <= above && v >= below;
+		v = ceil(v);
+		*least = v > above ? above : v < below ? below : (int64) v;
+	}
+	return true;
+}
+
+/*
  * The year a constant (numeric or float8) stands at: the least year at or
  * above it (years past both ranges held at YEAR_ABOVE_ALL or
  * YEAR_BELOW_ALL), and whether it is that year; false for NaN and the
@@ -87,33 +177,8 @@ NextYear(int64 y)
 static bool
 ConstYear(Const *k, int64 *least, bool *exact)
 {
-	if (k->consttype == NUMERICOID)
-	{
-		Numeric		n = DatumGetNumeric(k->constvalue);
-		Datum		ceiling;
-		Datum		above = NumericGetDatum(int64_to_numeric(YEAR_ABOVE_ALL));
-		Datum		below = NumericGetDatum(int64_to_numeric(YEAR_BELOW_ALL));
-
-		if (numeric_is_nan(n) || numeric_is_inf(n))
-			return false;
-		ceiling = DirectFunctionCall1(numeric_ceil, k->constvalue);
-		*exact = DatumGetInt32(DirectFunctionCall2(numeric_cmp, k->constvalue, ceiling)) == 0;
-		if (DatumGetInt32(DirectFunctionCall2(numeric_cmp, ceiling, above)) > 0)
-			ceiling = above, *exact = false;
-		else if (DatumGetInt32(DirectFunctionCall2(numeric_cmp, ceiling, below)) < 0)
-			ceiling = below, *exact = false;
-		*least = DatumGetInt64(DirectFunctionCall1(numeric_int8, ceiling));
-	}
-	else
-	{
-		float8		v = DatumGetFloat8(k->constvalue);
-
-		if (isnan(v) || isinf(v))
-			return false;
-		*exact = v == ceil(v) && v <= YEAR_ABOVE_ALL && v >= YEAR_BELOW_ALL;
-		v = ceil(v);
-		*least = v > YEAR_ABOVE_ALL ? YEAR_ABOVE_ALL : v < YEAR_BELOW_ALL ? YEAR_BELOW_ALL : (int64) v;
-	}
+	if (!ConstCeil(k, 1, YEAR_BELOW_ALL, YEAR_ABOVE_ALL, least, exact))
+		return false;
 	/* there is no year 0 */
 	if (*least == 0)
 	{
@@ -123,15 +188,17 @@ ConstYear(Const *k, int64 *least, bool *exact)
 	return true;
 }
 
-/* c: column att (coltype) <strategy> ival. */
+/* c: column att (coltype), under unit where it is not GPUEXT_SCAN_TRUNC_NONE, <strategy> ival. */
 static void
-ColumnCmp(RowCmp *c, AttrNumber att, Oid coltype, int strategy, int64 ival)
+ColumnCmp(RowCmp *c, AttrNumber att, Oid coltype, uint8 unit, int strategy, int64 ival)
 {
 	memset(c, 0, sizeof(RowCmp));
 	c->att = att;
 	c->coltype = coltype;
 	c->kind = ROWCMP_INT;
 	c->len = coltype == DATEOID ? 4 : 8;
+	c->unit = unit;
+	c->micros = coltype != DATEOID;
 	c->strategy = strategy;
 	c->ival = ival;
 }
@@ -146,48 +213,49 @@ Qual(int n)
 	return q;
 }
 
-/* The condition column att (coltype) <strategy> ival. */
+/* The condition column att (coltype), under unit, <strategy> ival. */
 static GpuAggRowQual *
-OneCmp(AttrNumber att, Oid coltype, int strategy, int64 ival)
+OneCmp(AttrNumber att, Oid coltype, uint8 unit, int strategy, int64 ival)
 {
 	GpuAggRowQual *q = Qual(1);
 
-	ColumnCmp(&q->cmps[0], att, coltype, strategy, ival);
+	ColumnCmp(&q->cmps[0], att, coltype, unit, strategy, ival);
 	return q;
 }
 
 /*
  * value <strategy> the constant, where value is a monotonic function of the
- * column whose values from lo on are at least the constant and from hi on
- * above it (lo = hi: no value equals it): the column's range.
+ * column (under unit: of its image) whose values from lo on are at least
+ * the constant and from hi on above it (lo = hi: no value equals it): the
+ * column's (the image's) range.
  */
 static GpuAggRowQual *
-RangeOf(AttrNumber att, Oid coltype, int strategy, int64 lo, int64 hi)
+RangeOf(AttrNumber att, Oid coltype, uint8 unit, int strategy, int64 lo, int64 hi)
 {
 	GpuAggRowQual *q;
 
 	switch (strategy)
 	{
 		case BTLessStrategyNumber:
-			return OneCmp(att, coltype, BTLessStrategyNumber, lo);
+			return OneCmp(att, coltype, unit, BTLessStrategyNumber, lo);
 		case BTLessEqualStrategyNumber:
-			return OneCmp(att, coltype, BTLessStrategyNumber, hi);
+			return OneCmp(att, coltype, unit, BTLessStrategyNumber, hi);
 		case BTGreaterEqualStrategyNumber:
-			return OneCmp(att, coltype, BTGreaterEqualStrategyNumber, lo);
+			return OneCmp(att, coltype, unit, BTGreaterEqualStrategyNumber, lo);
 		case BTGreaterStrategyNumber:
-			return OneCmp(att, coltype, BTGreaterEqualStrategyNumber, hi);
+			return OneCmp(att, coltype, unit, BTGreaterEqualStrategyNumber, hi);
 		case BTEqualStrategyNumber:
 			q = Qual(2);
-			ColumnCmp(&q->cmps[0], att, coltype, BTGreaterEqualStrategyNumber, lo);
-			ColumnCmp(&q->cmps[1], att, coltype, BTLessStrategyNumber, hi);
+			ColumnCmp(&q->cmps[0], att, coltype, unit, BTGreaterEqualStrategyNumber, lo);
+			ColumnCmp(&q->cmps[1], att, coltype, unit, BTLessStrategyNumber, hi);
 			return q;
 		default:
 			/* <>: below the range OR from its end on */
 			q = Qual(1);
 			q->cmps[0].kind = ROWCMP_BOOL;
 			q->cmps[0].subs = palloc(sizeof(GpuAggRowQual *) * 2);
-			q->cmps[0].subs[0] = OneCmp(att, coltype, BTLessStrategyNumber, lo);
-			q->cmps[0].subs[1] = OneCmp(att, coltype, BTGreaterEqualStrategyNumber, hi);
+			q->cmps[0].subs[0] = OneCmp(att, coltype, unit, BTLessStrategyNumber, lo);
+			q->cmps[0].subs[1] = OneCmp(att, coltype, unit, BTGreaterEqualStrategyNumber, hi);
 			q->cmps[0].nsubs = 2;
 			return q;
 	}
@@ -229,14 +297,87 @@ TruncRange(AttrNumber att, Const *unit, int strategy, Timestamp t)
 																	 ObjectIdGetDatum(InvalidOid),
 																	 Int32GetDatum(-1))));
 	/* values from start on truncate to start or later; t not a unit's start: none equals it */
-	return start == t ? RangeOf(att, TIMESTAMPOID, strategy, t, next) : RangeOf(att, TIMESTAMPOID, strategy, next, next);
+	return start == t ? RangeOf(att, TIMESTAMPOID, GPUEXT_SCAN_TRUNC_NONE, strategy, t, next) :
+		RangeOf(att, TIMESTAMPOID, GPUEXT_SCAN_TRUNC_NONE, strategy, next, next);
+}
+
+/* The image of value v of an integer field of a date or (micros) timestamp, as the device makes it. */
+static int64
+FieldImage(uint8 unit, int64 v, bool micros)
+{
+	int64		days;
+
+	switch (unit)
+	{
+		case GPUEXT_SCAN_FIELD_QUARTER:
+			days = date2j(2000, (int) (v - 1) * 3 + 1, 1) - POSTGRES_EPOCH_JDATE;
+			break;
+		case GPUEXT_SCAN_FIELD_MONTH:
+			days = date2j(2000, (int) v, 1) - POSTGRES_EPOCH_JDATE;
+			break;
+		case GPUEXT_SCAN_FIELD_DAY:
+		case GPUEXT_SCAN_FIELD_DOY:
+			days = v - 1;
+			break;
+		case GPUEXT_SCAN_FIELD_DOW:
+			days = v + 1;		/* 2000-01-02, a Sunday (0), on */
+			break;
+		case GPUEXT_SCAN_FIELD_HOUR:
+			return v * USECS_PER_HOUR;
+		default:
+			Assert(unit == GPUEXT_SCAN_FIELD_MINUTE);
+			return v * USECS_PER_MINUTE;
+	}
+	return micros ? days * USECS_PER_DAY : days;
 }
 
 /*
- * A comparison of extract(year ...), date_part('year', ...) or
+ * extract(field from column) <strategy> k (date_part too) for a field
+ * other than the year, as a comparison of the column's image under the
+ * field (FieldUnits); NULL for a field not compiled, or one the column's
+ * type has not (PostgreSQL raises its error).
+ */
+static GpuAggRowQual *
+FieldRange(Var *var, AttrNumber att, const char *field, Const *k, int strategy)
+{
+	bool		micros = var->vartype == TIMESTAMPOID;
+
+	for (int u = 0; u < lengthof(FieldUnits); u++)
+	{
+		uint8		unit = FieldUnits[u].unit;
+		int64		lo = FieldUnits[u].lo;
+		int64		hi = FieldUnits[u].hi;
+		int64		least;
+		bool		exact;
+		int64		from;
+
+		if (pg_strcasecmp(field, FieldUnits[u].name) != 0 || (!micros && gpuext_scan_unit_of_time(unit)))
+			continue;
+		if (FieldUnits[u].scale > 0)
+		{
+			/* the image is the field times scale, under a minute's microseconds */
+			if (!ConstCeil(k, FieldUnits[u].scale, 0, USECS_PER_MINUTE, &least, &exact))
+				return NULL;
+			return RangeOf(att, var->vartype, unit, strategy, least, exact ? least + 1 : least);
+		}
+		if (!ConstCeil(k, 1, lo - 1, hi + 1, &least, &exact))
+			return NULL;
+		/* the images of the values from the least one at or above the constant on, and past it */
+		from = least < lo ? FieldImage(unit, lo, micros) :
+			least > hi ? FieldImage(unit, hi, micros) + 1 : FieldImage(unit, least, micros);
+		if (!exact || least < lo || least > hi)
+			return RangeOf(att, var->vartype, unit, strategy, from, from);
+		return RangeOf(att, var->vartype, unit, strategy, from,
+					   least == hi ? FieldImage(unit, hi, micros) + 1 : FieldImage(unit, least + 1, micros));
+	}
+	return NULL;
+}
+
+/*
+ * A comparison of extract(field ...), date_part(field, ...) or
  * date_trunc(unit, ...) of a column with a constant, by the btree
- * operators of its result type, as a condition on the column; NULL where
- * the node is not of those forms.
+ * operators of its result type, as a condition on the column or its image;
+ * NULL where the node is not of those forms.
  */
 GpuAggRowQual *
 GpuAggCompileDateRange(CustomScan *cscan, Node *node)
@@ -272,11 +413,16 @@ GpuAggCompileDateRange(CustomScan *cscan, Node *node)
 	if (f->funcid == F_DATE_TRUNC_TEXT_TIMESTAMP)
 	{
 		Timestamp	t = DatumGetTimestamp(k->constvalue);
+		char	   *name = TextDatumGetCString(unit->constvalue);
 
-		if (!IsA(lsecond(f->args), Var) || exprType(lsecond(f->args)) != TIMESTAMPOID || TIMESTAMP_NOT_FINITE(t) ||
+		if (!IsA(lsecond(f->args), Var) || exprType(lsecond(f->args)) != TIMESTAMPOID ||
 			(att = GpuAggScanColumn(cscan, lsecond(f->args))) == 0)
 			return NULL;
-		return TruncRange(att, unit, strategy, t);
+		/* a month, quarter or year: the truncated value itself, computed on the device (infinities too) */
+		for (int u = 0; u < lengthof(TruncOnDevice); u++)
+			if (pg_strcasecmp(name, TruncOnDevice[u].name) == 0)
+				return OneCmp(att, TIMESTAMPOID, TruncOnDevice[u].unit, strategy, t);
+		return TIMESTAMP_NOT_FINITE(t) ? NULL : TruncRange(att, unit, strategy, t);
 	}
 	if (f->funcid == F_EXTRACT_TEXT_DATE || f->funcid == F_EXTRACT_TEXT_TIMESTAMP ||
 		f->funcid == F_DATE_PART_TEXT_TIMESTAMP)
@@ -286,12 +432,15 @@ GpuAggCompileDateRange(CustomScan *cscan, Node *node)
 		bool		exact;
 		bool		micros;
 
-		if (pg_strcasecmp(field, "year") != 0 || (var = YearColumn(f)) == NULL ||
-			(att = GpuAggScanColumn(cscan, (Expr *) var)) == 0 || !ConstYear(k, &least, &exact))
+		if ((var = YearColumn(f)) == NULL || (att = GpuAggScanColumn(cscan, (Expr *) var)) == 0)
+			return NULL;
+		if (pg_strcasecmp(field, "year") != 0)
+			return FieldRange(var, att, field, k, strategy);
+		if (!ConstYear(k, &least, &exact))
 			return NULL;
 		micros = var->vartype == TIMESTAMPOID;
 		/* values from the start of the least year at or above the constant are at least it */
-		return RangeOf(att, var->vartype, strategy, YearStart(least, micros),
+		return RangeOf(att, var->vartype, GPUEXT_SCAN_TRUNC_NONE, strategy, YearStart(least, micros),
 					   exact ? YearStart(NextYear(least), micros) : YearStart(least, micros));
 	}
 	return NULL;

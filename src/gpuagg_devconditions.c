@@ -64,6 +64,8 @@ ScanLiteral(const RowCmp *c, int v, bool neg, GpuextScanProgram *p, const int *c
 	k->col = col_of_att[c->att];
 	k->is_float = c->kind == ROWCMP_FLOAT;
 	k->modulus = c->modulus;
+	k->unit = c->unit;
+	k->micros = c->micros;
 	if (c->kind == ROWCMP_NULLTEST)
 	{
 		k->nulltest = (c->strategy == ROWCMP_IS_NULL) != neg ? GPUEXT_SCAN_IS_NULL : GPUEXT_SCAN_IS_NOT_NULL;

@@ -1,12 +1,14 @@
 /*
  * harness_scan_units.cuh
- *		The device scan's date and timestamp key units (gpuext_scan_key_unit
- *		in cuda/scan_heap_groups.h), run on the device, against a reference
- *		built on PostgreSQL's own calendar arithmetic (date2j and j2date of
- *		utils/adt/datetime.c), a different algorithm: every unit over dates
- *		and timestamps from 4714 BC to past the timestamps' end, leap days,
- *		the days around each end of the range the device leaves to the CPU,
- *		and the infinities.  Included by kernel_harness.cu.
+ *		The device scan's date and timestamp units (cuda/scan_heap_units.h),
+ *		run on the device, against a reference built on PostgreSQL's own
+ *		calendar arithmetic (date2j and j2date of utils/adt/datetime.c), a
+ *		different algorithm: every unit over dates and timestamps from 4714 BC
+ *		to past the timestamps' end, leap days, the days around each end of
+ *		the range the device leaves to the CPU, and the infinities; as GROUP
+ *		BY keys (gpuext_scan_key_unit), and as comparisons with a constant
+ *		(gpuext_scan_cmp_unit, gpuext_scan_cmp), over every valid date and
+ *		timestamp.  Included by kernel_harness.cu.
  */
 
 /* Days of the Julian calendar of 2000-01-01 (POSTGRES_EPOCH_JDATE). */
@@ -55,8 +57,8 @@ void unit_j2date(int64_t jd, int64_t *year, int64_t *month, int64_t *day)
 	*month = (int64_t) ((quad + 10) % 12 + 1);
 }
 
-/* The reference: what the unit makes of v, and whether the device is to leave it to the CPU (false). */
-bool unit_reference(int64_t v, int unit, bool micros, int64_t *rep)
+/* The reference: what the unit makes of v, and whether the device is to leave it to the CPU (false, where ends). */
+bool unit_reference(int64_t v, int unit, bool micros, int64_t *rep, bool ends = true)
 {
 	const int64_t usecs_day = 86400000000LL;
 	const int64_t first = -UNIT_EPOCH_JDATE + 366;
@@ -114,7 +116,7 @@ bool unit_reference(int64_t v, int unit, bool micros, int64_t *rep)
 		default:
 			break;
 	}
-	if (day < first || day > last)
+	if (ends && (day < first || day > last))
 		return false;
 	unit_j2date(day + UNIT_EPOCH_JDATE, &y, &m, &d);
 	switch (unit)
@@ -257,5 +259,136 @@ void run_scan_unit_checks(bool quick)
 		cudaFree(d_v);
 		cudaFree(d_rep);
 		cudaFree(d_ok);
+	}
+}
+
+/* Each value under comparison k's unit on the device, and k itself against each value's image. */
+__global__ void cmp_unit_kernel(const int64_t *v, size_t n, GpuextScanCmp k, int64_t *rep, int *got, int *holds)
+{
+	size_t		i = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
+	GpuextScanProgram p;
+	GpuextScanRow row;
+
+	if (i >= n)
+		return;
+	got[i] = gpuext_scan_cmp_unit(&k, v[i], &rep[i]);
+	p.ncols = 1;
+	p.cols[0].kind = GPUEXT_SCAN_INT;
+	row.nulls = 0;
+	row.nans = 0;
+	row.vals[0] = v[i];
+	holds[i] = gpuext_scan_cmp(&p, &row, &k);
+}
+
+/*
+ * The reference of a comparison's unit: 0 for a field of an infinity
+ * (NULL), -1 where date_trunc is left to the CPU, else 1 and the image;
+ * fields over any valid date or timestamp.
+ */
+int cmp_unit_reference(int64_t v, int unit, bool micros, int64_t *rep)
+{
+	bool		infinite = micros ? (v == INT64_MIN || v == INT64_MAX) : (v == INT32_MIN || v == INT32_MAX);
+
+	if (unit < GPUEXT_SCAN_FIELD_QUARTER)
+		return unit_reference(v, unit, micros, rep) ? 1 : -1;
+	if (infinite)
+		return 0;
+	unit_reference(v, unit, micros, rep, false);
+	return 1;
+}
+
+/*
+ * Every unit as a comparison, over the valid dates (Julian day 0 to
+ * 5874897-12-31) or timestamps: each value's image against the reference,
+ * and each strategy against an image the values take, with the outputs
+ * poisoned first.
+ */
+void run_scan_cmp_unit_checks(bool quick)
+{
+	const int64_t usecs_day = 86400000000LL;
+
+	for (int micros = 0; micros <= 1; micros++)
+	{
+		std::vector<int64_t> all = unit_values(micros, quick);
+		std::vector<int64_t> v;
+		const int64_t lo = -UNIT_EPOCH_JDATE;
+		const int64_t hi = micros ? 109203528 - UNIT_EPOCH_JDATE : 2147483494 - UNIT_EPOCH_JDATE;
+
+		for (int64_t x : all)
+		{
+			int64_t		day = micros ? (x >= 0 ? x / usecs_day : -((-x - 1) / usecs_day) - 1) : x;
+
+			if ((micros ? (x == INT64_MIN || x == INT64_MAX) : (x == INT32_MIN || x == INT32_MAX)) ||
+				(day >= lo && day < hi))
+				v.push_back(x);
+		}
+		/* the last dates, past the timestamps' range */
+		if (!micros)
+			for (int64_t day = hi - 3; day < hi; day++)
+				v.push_back(day);
+		const size_t n = v.size();
+		int64_t    *d_v,
+				   *d_rep;
+		int		   *d_got,
+				   *d_holds;
+
+		unit_must(cudaMalloc(&d_v, n * sizeof(int64_t)), "value allocation");
+		unit_must(cudaMalloc(&d_rep, n * sizeof(int64_t)), "output allocation");
+		unit_must(cudaMalloc(&d_got, n * sizeof(int)), "output allocation");
+		unit_must(cudaMalloc(&d_holds, n * sizeof(int)), "output allocation");
+		unit_must(cudaMemcpy(d_v, v.data(), n * sizeof(int64_t), cudaMemcpyHostToDevice), "upload");
+		for (int unit = GPUEXT_SCAN_TRUNC_DAY; unit < GPUEXT_SCAN_UNITS; unit++)
+		{
+			std::string detail;
+
+			if (!micros && gpuext_scan_unit_of_time(unit))
+				continue;
+			for (int strategy = 1; strategy <= GPUEXT_SCAN_NOT_EQUAL && detail.empty(); strategy++)
+			{
+				GpuextScanCmp k;
+				std::vector<int64_t> rep(n);
+				std::vector<int> got(n),
+							holds(n);
+				int64_t		image = 0;
+
+				memset(&k, 0, sizeof(k));
+				k.unit = (uint8_t) unit;
+				k.micros = (uint8_t) micros;
+				k.strategy = (uint8_t) strategy;
+				/* an image some values take: that of the value in the middle */
+				cmp_unit_reference(v[n / 2], unit, micros, &image);
+				k.ival = image;
+				unit_must(cudaMemset(d_rep, 0xA5, n * sizeof(int64_t)), "poison");
+				unit_must(cudaMemset(d_got, 0xA5, n * sizeof(int)), "poison");
+				unit_must(cudaMemset(d_holds, 0xA5, n * sizeof(int)), "poison");
+				cmp_unit_kernel<<<(unsigned) ((n + 255) / 256), 256>>>(d_v, n, k, d_rep, d_got, d_holds);
+				unit_must(cudaGetLastError(), "comparison kernel");
+				unit_must(cudaMemcpy(rep.data(), d_rep, n * sizeof(int64_t), cudaMemcpyDeviceToHost), "download");
+				unit_must(cudaMemcpy(got.data(), d_got, n * sizeof(int), cudaMemcpyDeviceToHost), "download");
+				unit_must(cudaMemcpy(holds.data(), d_holds, n * sizeof(int), cudaMemcpyDeviceToHost), "download");
+				for (size_t i = 0; i < n && detail.empty(); i++)
+				{
+					int64_t		want = 0;
+					int			has = cmp_unit_reference(v[i], unit, micros, &want);
+					int			c = want < image ? -1 : want > image ? 1 : 0;
+					int			hold = has != 1 ? 0 :
+						strategy == 1 ? c < 0 : strategy == 2 ? c <= 0 : strategy == 3 ? c == 0 :
+						strategy == 4 ? c >= 0 : strategy == 5 ? c > 0 : c != 0;
+
+					if (got[i] != has || (has == 1 && rep[i] != want) || (has >= 0 && holds[i] != hold))
+						detail = "value " + std::to_string(v[i]) + ", strategy " + std::to_string(strategy) +
+							": device " + std::to_string(got[i]) + "/" + std::to_string(rep[i]) + "/" +
+							std::to_string(holds[i]) + ", reference " + std::to_string(has) + "/" +
+							std::to_string(want) + "/" + std::to_string(hold);
+				}
+			}
+			report(detail.empty(), std::string("scan comparison unit ") + std::to_string(unit) +
+				   (micros ? " of timestamps" : " of dates") + ", " + std::to_string(n) + " values, 6 strategies",
+				   detail);
+		}
+		cudaFree(d_v);
+		cudaFree(d_rep);
+		cudaFree(d_got);
+		cudaFree(d_holds);
 	}
 }

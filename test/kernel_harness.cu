@@ -1771,6 +1771,7 @@ int main(int argc, char **argv)
 		run_scan_or_checks(quick);
 		run_scan_int_checks(quick);
 		run_scan_unit_checks(quick);
+		run_scan_cmp_unit_checks(quick);
 	}
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
