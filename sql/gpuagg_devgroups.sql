@@ -335,6 +335,11 @@ SELECT costed_on_device('SELECT avg(n::numeric(10,2)) FROM dg WHERE kt IN (''t1'
 SET gpuext.enable_device_scan = off;
 SELECT costed_on_device('SELECT k4 % 7, count(*), sum(f8) FROM dg GROUP BY 1');
 RESET gpuext.enable_device_scan;
+-- groups expected past hash_mem: the device scan would leave the batches to the CPU
+SELECT costed_on_device('SELECT i4 % 2000, count(*), sum(f8) FROM dg GROUP BY 1', true);
+SET work_mem = '64kB';
+SELECT costed_on_device('SELECT i4 % 2000, count(*), sum(f8) FROM dg GROUP BY 1', true);
+RESET work_mem;
 RESET gpuext.device;
 DROP FUNCTION costed_on_device(text, boolean);
 

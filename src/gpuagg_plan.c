@@ -571,7 +571,8 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 
 	/* The serial path, and one with workers where the table would get some and the groups fit */
 	workers = fits < 1 ? 0 : ParallelWorkers(root, input_rel, aggrefs, keys);
-	devscan = DevScanExpected(root, input_rel, relid, aggrefs, keys, eqops, groups);
+	/* a batch whose new groups would pass hash_mem is read on the CPU: no device scan where they do not fit */
+	devscan = fits >= 1 && DevScanExpected(root, input_rel, relid, aggrefs, keys, eqops, groups);
 	for (int w = 0; w <= workers; w += Max(workers, 1))
 	{
 		CustomPath *cpath = makeNode(CustomPath);
