@@ -205,14 +205,17 @@ SELECT coalesce(string_agg(q || ': ' || r, E'\n'), 'all ok') AS truncs FROM (
          unnest(ARRAY['<', '<=', '=', '>=', '>', '<>']) op,
          unnest(ARRAY['1995-03-01', '1995-01-01', '1995-03-15 12:34:56.5', 'infinity', '-infinity', '0044-01-01 BC']) k) x) y
 WHERE r <> 'ok';
--- In OR groups, FILTERs and CASE, and under NOT (PostgreSQL makes it <>, NULL for an infinity all
--- the same); a field in an IN list and the ISO day of the week (not in the image's order) keep the
--- executor.
+-- In OR groups, FILTERs and CASE, IN and NOT IN lists, and under NOT (PostgreSQL makes it <>, NULL
+-- for an infinity all the same); NOT IN a list with a NULL and the ISO day of the week (not in the
+-- image's order) keep the executor.
 SELECT check_expr($q$SELECT count(*), sum(v) FROM dd WHERE extract(month from d) = 3 OR extract(hour from ts) >= 20$q$);
+SELECT check_expr($q$SELECT count(*), sum(v) FROM dd WHERE extract(dow from d) IN (0, 6) AND extract(month from ts) NOT IN (1, 2, 12)$q$);
+SELECT check_expr($q$SELECT count(*), sum(v) FROM dd WHERE extract(quarter from d) IN (1, NULL, 4.5) OR date_part('hour', ts) = ANY ('{3,5}')$q$);
+SELECT check_expr($q$SELECT count(*), sum(v) FROM ddt WHERE date_trunc('year', ts) IN ('1995-01-01', '1996-03-01', 'infinity')$q$);
+SELECT check_expr($q$SELECT count(*), sum(v) FROM dd WHERE extract(day from d) NOT IN (1, NULL)$q$, false);
 SELECT check_expr($q$SELECT count(*) FILTER (WHERE extract(dow from d) = 0), sum(CASE WHEN extract(quarter from ts) = 4 THEN v ELSE 0 END),
   count(*) FILTER (WHERE date_trunc('year', ts) = '1996-01-01') FROM ddt$q$);
 SELECT check_expr($q$SELECT count(*), sum(v) FROM dd WHERE NOT (extract(month from d) = 3 OR v < 100)$q$);
-SELECT check_expr($q$SELECT count(*), sum(v) FROM dd WHERE extract(month from d) = 3 OR extract(dow from ts) IN (0, 6)$q$, false);
 SELECT check_expr($q$SELECT count(*), sum(v) FROM dd WHERE extract(isodow from d) = 7$q$, false);
 -- The first timestamps' month, quarter and year start before the range: PostgreSQL raises its
 -- error, the device leaving those rows to the CPU; the last ones it leaves to the CPU too.

@@ -681,6 +681,14 @@ GpuAggCompileRowQual(CustomScan *cscan, List *quals)
 			q->ncmps++;
 			continue;
 		}
+		if (IsA(node, ScalarArrayOpExpr) && (sub = GpuAggCompileDateIn(cscan, (ScalarArrayOpExpr *) node)) != NULL)
+		{
+			/* extract or date_trunc IN a list: one OR of them, or for <> ALL the comparisons ANDed */
+			q = repalloc(q, offsetof(GpuAggRowQual, cmps) + sizeof(RowCmp) * (q->ncmps + sub->ncmps + list_length(quals)));
+			memcpy(&q->cmps[q->ncmps], sub->cmps, sizeof(RowCmp) * sub->ncmps);
+			q->ncmps += sub->ncmps;
+			continue;
+		}
 		if (IsA(node, ScalarArrayOpExpr) && GpuAggCompileTextIn(cscan, (ScalarArrayOpExpr *) node, &q->cmps[q->ncmps]))
 		{
 			q->ncmps++;

@@ -83,6 +83,7 @@ extern bool GpuAggCompileText(CustomScan *cscan, Node *node, RowCmp *c);
 
 /* gpuagg_conditions_dates.c */
 extern struct GpuAggRowQual *GpuAggCompileDateRange(CustomScan *cscan, Node *node);
+extern struct GpuAggRowQual *GpuAggCompileDateIn(CustomScan *cscan, ScalarArrayOpExpr *sa);
 
 /* gpuagg_conditions_lists.c */
 extern bool GpuAggInList(const RowCmp *c, const char *p);

@@ -31,6 +31,8 @@
 #include "catalog/pg_type.h"
 #include "datatype/timestamp.h"
 #include "nodes/nodeFuncs.h"
+#include "nodes/makefuncs.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/datetime.h"
@@ -358,6 +360,8 @@ FieldRange(Var *var, AttrNumber att, const char *field, Const *k, int strategy)
 			/* the image is the field times scale, under a minute's microseconds */
 			if (!ConstCeil(k, FieldUnits[u].scale, 0, USECS_PER_MINUTE, &least, &exact))
 				return NULL;
+			if (exact && (strategy == BTEqualStrategyNumber || strategy == ROWCMP_NOT_EQUAL))
+				return OneCmp(att, var->vartype, unit, strategy, least);
 			return RangeOf(att, var->vartype, unit, strategy, least, exact ? least + 1 : least);
 		}
 		if (!ConstCeil(k, 1, lo - 1, hi + 1, &least, &exact))
@@ -367,6 +371,9 @@ FieldRange(Var *var, AttrNumber att, const char *field, Const *k, int strategy)
 			least > hi ? FieldImage(unit, hi, micros) + 1 : FieldImage(unit, least, micros);
 		if (!exact || least < lo || least > hi)
 			return RangeOf(att, var->vartype, unit, strategy, from, from);
+		/* a value the field takes: = and <> of its image, which no other value has */
+		if (strategy == BTEqualStrategyNumber || strategy == ROWCMP_NOT_EQUAL)
+			return OneCmp(att, var->vartype, unit, strategy, from);
 		return RangeOf(att, var->vartype, unit, strategy, from,
 					   least == hi ? FieldImage(unit, hi, micros) + 1 : FieldImage(unit, least + 1, micros));
 	}
@@ -444,4 +451,70 @@ GpuAggCompileDateRange(CustomScan *cscan, Node *node)
 					   exact ? YearStart(NextYear(least), micros) : YearStart(least, micros));
 	}
 	return NULL;
+}
+
+/*
+ * extract(...), date_part(...) or date_trunc(...) of a column = ANY
+ * (constants), as an OR of the comparisons GpuAggCompileDateRange makes, or
+ * <> ALL as their AND (no NOT: a field of an infinity is NULL); NULL where
+ * it is not of that form, or a NULL in the list makes <> ALL never true.
+ */
+GpuAggRowQual *
+GpuAggCompileDateIn(CustomScan *cscan, ScalarArrayOpExpr *sa)
+{
+	Node	   *right = lsecond(sa->args);
+	ArrayType  *arr;
+	Datum	   *vals;
+	bool	   *nulls;
+	int			n;
+	int16		elmlen;
+	bool		elmbyval;
+	char		elmalign;
+	GpuAggRowQual *q;
+	RowCmp	   *or;
+
+	if (list_length(sa->args) != 2 || !IsA(linitial(sa->args), FuncExpr) || !IsA(right, Const) ||
+		((Const *) right)->constisnull)
+		return NULL;
+	arr = DatumGetArrayTypeP(((Const *) right)->constvalue);
+	get_typlenbyvalalign(ARR_ELEMTYPE(arr), &elmlen, &elmbyval, &elmalign);
+	deconstruct_array(arr, ARR_ELEMTYPE(arr), elmlen, elmbyval, elmalign, &vals, &nulls, &n);
+	q = Qual(sa->useOr ? 1 : 0);
+	or = &q->cmps[0];
+	if (sa->useOr)
+	{
+		or->kind = ROWCMP_BOOL;
+		or->subs = palloc(sizeof(GpuAggRowQual *) * Max(n, 1));
+	}
+	for (int i = 0; i < n; i++)
+	{
+		OpExpr	   *cmp = makeNode(OpExpr);
+		GpuAggRowQual *sub;
+
+		if (nulls[i])
+		{
+			/* = ANY: a NULL never makes it true; <> ALL: never true */
+			if (!sa->useOr)
+				return NULL;
+			or->in_nulls = true;
+			continue;
+		}
+		cmp->opno = sa->opno;
+		cmp->opfuncid = sa->opfuncid;
+		cmp->opresulttype = BOOLOID;
+		cmp->inputcollid = sa->inputcollid;
+		cmp->args = list_make2(linitial(sa->args), makeConst(ARR_ELEMTYPE(arr), -1, InvalidOid, elmlen, vals[i],
+															 false, elmbyval));
+		if ((sub = GpuAggCompileDateRange(cscan, (Node *) cmp)) == NULL)
+			return NULL;
+		if (sa->useOr)
+			or->subs[or->nsubs++] = sub;
+		else
+		{
+			q = repalloc(q, offsetof(GpuAggRowQual, cmps) + sizeof(RowCmp) * (q->ncmps + sub->ncmps));
+			memcpy(&q->cmps[q->ncmps], sub->cmps, sizeof(RowCmp) * sub->ncmps);
+			q->ncmps += sub->ncmps;
+		}
+	}
+	return q->ncmps > 0 && (!sa->useOr || or->nsubs > 0) ? q : NULL;
 }
