@@ -117,6 +117,13 @@ SELECT check_pages('SELECT count(*), sum(k), sum(v) FROM gpt', 'gpt', false);
 -- scan before (no buffer table lookup), checked as ReadRecentBuffer checks it.  Another table read
 -- in between, a rewrite (a new file) and new blocks leave no stale hint, and every result is
 -- PostgreSQL's.  want: 'all' blocks read where the last scan found them, 'none', or a count.
+CREATE FUNCTION explain_json(q text) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  plan jsonb;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
+  RETURN plan;
+END $$;
 CREATE FUNCTION check_hints(q text, want text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
   plan jsonb;
@@ -156,7 +163,29 @@ VACUUM FULL gph;
 SELECT check_hints('SELECT count(*), sum(k), sum(f) FROM gph', 'none');
 SELECT check_pages('SELECT count(*), sum(k), sum(f), min(f) FROM gph', 'gph', NULL);
 SELECT check_hints('SELECT count(*), sum(k), sum(f) FROM gph', 'all');
+-- A parallel run shares the leader's hints with its workers, who update them for the blocks they
+-- read, and the leader keeps them: the runs after one find every block where it was found.
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_leader_participation = off;
+SELECT (jsonb_path_query_first(p, '$.** ? (@."Custom Plan Provider" == "GpuAgg")')->>'Workers Launched')::int > 0
+         AS workers_read_the_blocks
+FROM (SELECT explain_json('SELECT count(*), sum(k), sum(f) FROM gph') p) e;
+SELECT check_hints('SELECT count(*), sum(k), sum(f) FROM gph', 'all');
+SELECT check_hints('SELECT k, count(*), sum(f) FROM gph GROUP BY k', 'all');
+SELECT check_pages('SELECT k8, sum(x), count(*) FROM gpw GROUP BY k8', 'gpw', NULL);
+SELECT check_hints('SELECT count(*), sum(k), sum(f) FROM gph', 'none');
+SELECT check_hints('SELECT count(*), sum(k), sum(f) FROM gph', 'all');
+RESET parallel_leader_participation;
+RESET max_parallel_workers_per_gather;
+SELECT check_hints('SELECT count(*), sum(k), sum(f) FROM gph', 'all');
+RESET min_parallel_table_scan_size;
+RESET parallel_tuple_cost;
+RESET parallel_setup_cost;
 
 DROP TABLE gpg, gpc, gpt, gpw, gph;
 DROP FUNCTION check_pages(text, regclass, boolean);
 DROP FUNCTION check_hints(text, text);
+DROP FUNCTION explain_json(text);

@@ -180,7 +180,8 @@ typedef struct GpuAggPages
 	char	   *chunk;			/* the chunk's pages read from the file */
 	bool		from_file[GPUAGG_CHUNK_BLOCKS]; /* ... which of them were (not in shared buffers) */
 	Buffer		recent[GPUAGG_CHUNK_BLOCKS];	/* ... the buffer that held each other block, or InvalidBuffer */
-	Buffer	   *hints;			/* per block, the buffer that last held it (BufferHints), or NULL */
+	Buffer	   *hints;			/* per block, the buffer that last held it (BufferHints), or NULL ... */
+	BlockNumber hints_n;		/* ... for the first hints_n blocks */
 	BlockNumber chunk_start;
 	int			chunk_n;
 	int			chunk_next;
@@ -204,6 +205,9 @@ typedef struct GpuAggPages
 extern void GpuAggPagesBegin(GpuAggPages *pg, TableScanDesc scan);
 extern bool GpuAggPagesNext(GpuAggPages *pg);
 extern void GpuAggPagesEnd(GpuAggPages *pg);
+extern BlockNumber GpuAggPagesHintsFit(Relation rel, BlockNumber nblocks);
+extern void GpuAggPagesShareHints(GpuAggPages *pg, Buffer *hints, BlockNumber n);
+extern void GpuAggPagesHintsCopy(Relation rel, Buffer *hints, BlockNumber n, bool keep);
 
 /* What EXPLAIN ANALYZE reports, summed over the node's runs. */
 typedef struct GpuAggStats
@@ -292,6 +296,8 @@ typedef struct GpuAggWorkers
 	ParallelContext *pcxt;		/* the leader's, during a run with workers */
 	shm_mq_handle **queues;		/* ... per worker, where its results come */
 	ParallelTableScanDesc pscan;	/* the scan this process shares, or NULL */
+	Buffer	   *hints;			/* ... the buffer hints it shares (in the DSM), or NULL ... */
+	BlockNumber hints_n;		/* ... for the first hints_n blocks */
 	bool		leader_scans;	/* the leader reads blocks too */
 } GpuAggWorkers;
 

@@ -642,6 +642,8 @@ ScanTable(GpuAggState *st)
 		HeapTupleData tuple;
 
 		GpuAggPagesBegin(pg, scan);
+		if (st->workers.pscan != NULL && st->workers.hints != NULL)
+			GpuAggPagesShareHints(pg, st->workers.hints, st->workers.hints_n);
 		tuple.t_tableOid = RelationGetRelid(rel);
 		/* the device scan, where it takes this run; else row by row here */
 		if (!GpuAggDevScanUsable(st, pg) || !GpuAggDevScanRun(st, pg))

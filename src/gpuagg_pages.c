@@ -69,7 +69,7 @@ static Buffer *BufferHints(Relation rel, BlockNumber nblocks);
 static inline Buffer
 HintOf(GpuAggPages *pg, BlockNumber blkno)
 {
-	return pg->hints != NULL && blkno < pg->nblocks ? pg->hints[blkno] : InvalidBuffer;
+	return pg->hints != NULL && blkno < pg->hints_n ? pg->hints[blkno] : InvalidBuffer;
 }
 
 /*
@@ -114,9 +114,44 @@ GpuAggPagesBegin(GpuAggPages *pg, TableScanDesc scan)
 	pg->in_place = InvalidBuffer;
 	if (pg->files)
 		pg->chunk = palloc((Size) GPUAGG_CHUNK_BLOCKS * BLCKSZ);
-	if (!RelationUsesLocalBuffers(rel) && pg->nblocks > 0 && pg->nblocks <= (BlockNumber) NBuffers &&
-		pg->nblocks <= HINTS_MAX_BLOCKS)
+	/* a parallel run's processes share theirs (GpuAggPagesShareHints) */
+	if (pg->pbscan == NULL && GpuAggPagesHintsFit(rel, pg->nblocks) > 0)
+	{
 		pg->hints = BufferHints(rel, pg->nblocks);
+		pg->hints_n = pg->nblocks;
+	}
+}
+
+/* How many blocks of rel (of nblocks) get buffer hints: all where it fits in shared buffers and the limit, else 0. */
+BlockNumber
+GpuAggPagesHintsFit(Relation rel, BlockNumber nblocks)
+{
+	return !RelationUsesLocalBuffers(rel) && nblocks <= (BlockNumber) NBuffers && nblocks <= HINTS_MAX_BLOCKS ?
+		nblocks : 0;
+}
+
+/* A parallel run's reader takes the hints its processes share (n blocks), reading and updating them. */
+void
+GpuAggPagesShareHints(GpuAggPages *pg, Buffer *hints, BlockNumber n)
+{
+	pg->hints = hints;
+	pg->hints_n = hints != NULL ? n : 0;
+}
+
+/*
+ * The hints of a parallel run: into hints (n blocks, shared memory), this
+ * backend's for rel where rel is its last table read, else none; or, keep,
+ * back from there, once the run is over, as this backend's for rel.
+ */
+void
+GpuAggPagesHintsCopy(Relation rel, Buffer *shared, BlockNumber n, bool keep)
+{
+	Buffer	   *own = BufferHints(rel, n);
+
+	if (keep)
+		memcpy(own, shared, sizeof(Buffer) * (Size) n);
+	else
+		memcpy(shared, own, sizeof(Buffer) * (Size) n);
 }
 
 /*
@@ -417,7 +452,7 @@ TakeBufferPage(GpuAggPages *pg, BlockNumber blkno, Buffer recent)
 		buf = recent;
 		pg->pages_hinted += recent == HintOf(pg, blkno);
 	}
-	if (pg->hints != NULL && blkno < pg->nblocks)
+	if (pg->hints != NULL && blkno < pg->hints_n)
 		pg->hints[blkno] = buf;
 	heap_page_prune_opt(rel, buf);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);

@@ -17,6 +17,12 @@
  * worker's ERROR is raised in the leader as Gather raises it; on an ERROR
  * the context goes with the transaction.  A worker that lost the device
  * (auto) sends no groups, and the leader runs the query again on the CPU.
+ *
+ * The buffer hints of the table's blocks (gpuagg_pages.c) are shared too:
+ * the leader's own where the table is its last one read, which every
+ * process reads and updates for the blocks it reads, and the leader keeps
+ * when the run is over, so that the next run, parallel or not, finds every
+ * block where the last one did.
  */
 #include "postgres.h"
 
@@ -26,6 +32,7 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "optimizer/optimizer.h"
+#include "storage/bufmgr.h"
 #include "storage/shm_mq.h"
 #include "storage/shm_toc.h"
 #include "utils/memutils.h"
@@ -36,6 +43,7 @@
 #define KEY_SHARED	UINT64CONST(0xE6A6A66000000001)
 #define KEY_PLAN	UINT64CONST(0xE6A6A66000000002)
 #define KEY_QUEUES	UINT64CONST(0xE6A6A66000000003)
+#define KEY_HINTS	UINT64CONST(0xE6A6A66000000004)
 
 /* Each worker's message queue, and the chunks of groups it sends. */
 #define QUEUE_BYTES ((Size) 1 << 20)
@@ -57,10 +65,11 @@ typedef struct GroupRecord
 	int64		rows;
 } GroupRecord;
 
-/* What the leader shares with its workers: the table, then its parallel scan. */
+/* What the leader shares with its workers: the table, its blocks' buffer hints (KEY_HINTS), then its parallel scan. */
 typedef struct GpuAggShared
 {
 	Oid			relid;
+	BlockNumber hints_n;
 } GpuAggShared;
 
 #define SHARED_SCAN(sh) ((ParallelTableScanDesc) ((char *) (sh) + BUFFERALIGN(sizeof(GpuAggShared))))
@@ -93,6 +102,7 @@ GpuAggParallelStart(GpuAggState *st)
 	Relation	rel = st->css.ss.ss_currentRelation;
 	char	   *plan = nodeToString(st->css.ss.ps.plan);
 	Size		shared_bytes = BUFFERALIGN(sizeof(GpuAggShared)) + table_parallelscan_estimate(rel, estate->es_snapshot);
+	BlockNumber hints_n = GpuAggPagesHintsFit(rel, RelationGetNumberOfBlocks(rel));
 	ParallelContext *pcxt;
 	GpuAggShared *shared;
 	char	   *space;
@@ -102,13 +112,25 @@ GpuAggParallelStart(GpuAggState *st)
 	shm_toc_estimate_chunk(&pcxt->estimator, shared_bytes);
 	shm_toc_estimate_chunk(&pcxt->estimator, strlen(plan) + 1);
 	shm_toc_estimate_chunk(&pcxt->estimator, mul_size(QUEUE_BYTES, st->workers.nworkers));
-	shm_toc_estimate_keys(&pcxt->estimator, 3);
+	shm_toc_estimate_chunk(&pcxt->estimator, sizeof(Buffer) * (Size) hints_n);
+	shm_toc_estimate_keys(&pcxt->estimator, 4);
 	InitializeParallelDSM(pcxt);
 
 	shared = shm_toc_allocate(pcxt->toc, shared_bytes);
 	shared->relid = RelationGetRelid(rel);
+	shared->hints_n = hints_n;
 	table_parallelscan_initialize(rel, SHARED_SCAN(shared), estate->es_snapshot);
 	shm_toc_insert(pcxt->toc, KEY_SHARED, shared);
+	/* the leader's hints for the table, which every process reads and updates, and the leader keeps */
+	st->workers.hints = NULL;
+	st->workers.hints_n = 0;
+	if (hints_n > 0)
+	{
+		st->workers.hints = shm_toc_allocate(pcxt->toc, sizeof(Buffer) * (Size) hints_n);
+		st->workers.hints_n = hints_n;
+		GpuAggPagesHintsCopy(rel, st->workers.hints, hints_n, false);
+		shm_toc_insert(pcxt->toc, KEY_HINTS, st->workers.hints);
+	}
 	space = shm_toc_allocate(pcxt->toc, strlen(plan) + 1);
 	strcpy(space, plan);
 	shm_toc_insert(pcxt->toc, KEY_PLAN, space);
@@ -267,6 +289,10 @@ GpuAggParallelFinish(GpuAggState *st)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("a GpuAgg parallel worker ended without its results")));
+	if (st->workers.hints != NULL)
+		GpuAggPagesHintsCopy(st->css.ss.ss_currentRelation, st->workers.hints, st->workers.hints_n, true);
+	st->workers.hints = NULL;
+	st->workers.hints_n = 0;
 	for (int i = 0; i < pcxt->nworkers; i++)
 		shm_mq_detach(st->workers.queues[i]);
 	DestroyParallelContext(pcxt);
@@ -426,6 +452,8 @@ GpuAggWorkerMain(dsm_segment *seg, shm_toc *toc)
 	ExecInitScanTupleSlot(estate, &st->css.ss, ExecTypeFromTL(cscan->custom_scan_tlist), &TTSOpsVirtual);
 	st->css.methods->BeginCustomScan(&st->css, estate, 0);
 	st->workers.pscan = SHARED_SCAN(shared);
+	st->workers.hints = shm_toc_lookup(toc, KEY_HINTS, true);
+	st->workers.hints_n = st->workers.hints != NULL ? shared->hints_n : 0;
 
 	old = MemoryContextSwitchTo(st->runcxt);
 	GpuAggWorkerScan(st);
