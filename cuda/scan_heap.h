@@ -243,7 +243,8 @@ typedef struct GpuextScanProgram
 	uint8_t		nregs;
 	uint8_t		nloads;
 	uint8_t		nsteps;
-	uint8_t		pad2[5];
+	uint8_t		pad2;
+	uint32_t	const_nulls;	/* bit r: register r starts NULL (a CASE's NULL branch) */
 	GpuextScanLoad loads[GPUEXT_SCAN_MAX_REGS];
 	GpuextScanStep steps[GPUEXT_SCAN_MAX_REGS];
 	double		consts[GPUEXT_SCAN_MAX_REGS];	/* the registers' starting values: the constants */
@@ -526,7 +527,7 @@ gpuext_scan_compute(const GpuextScanProgram *p, GpuextScanRow *row)
 {
 	double	   *r = row->regs;
 
-	row->reg_nulls = 0;
+	row->reg_nulls = p->const_nulls;
 	for (int i = 0; i < p->nregs; i++)
 		r[i] = p->consts[i];
 	for (int i = 0; i < p->nloads; i++)

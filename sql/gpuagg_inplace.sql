@@ -205,6 +205,12 @@ SELECT check_inp_error('SELECT sum(1 / f8) FROM ginp_nn WHERE f8 > 0');
 -- under a FILTER only for the rows the FILTER passes.
 SELECT check_inp('SELECT sum(f8 * (1 - g)), avg(f8 * (1 - g) * (1 + g)), max(f8 * (1 - g)) FILTER (WHERE i4 > 0), max(1 / g) FILTER (WHERE g > 0) FROM ginp_nn');
 SELECT check_inp_error('SELECT sum(f8 * (1 - g)), max(1 / g) FILTER (WHERE g > 0), max(f8 / g) FILTER (WHERE g >= 0.5) FROM ginp_nn');
+-- CASE of double precision without ELSE, or with a NULL branch: NULL where no branch is taken, not
+-- added (not counted by count()), row by row; beside arguments added page by page.
+SELECT check_inp($q$SELECT sum(CASE WHEN i4 > 0 THEN f8 END), avg(CASE WHEN g < 0.25 THEN NULL ELSE g END),
+  max(CASE WHEN i2 < 0 THEN f8 END), count(CASE WHEN i2 < 0 THEN f8 END), min(CASE WHEN f8 > 10 THEN f8 END) FILTER (WHERE i4 % 2 = 0),
+  sum(f8 * (1 - g)), count(*) FROM ginp_nn$q$);
+SELECT check_inp($q$SELECT k, sum(CASE WHEN i4 > 0 THEN CASE WHEN g > 0.5 THEN f8 END ELSE g END) FROM ginp_nn GROUP BY k$q$);
 
 -- Which rows were read in place: all without NULLs where the WHERE clause, FILTERs and arguments
 -- compile (a cast of an integer to numeric does), none where one does not (a function of a column,
@@ -229,6 +235,7 @@ SELECT inp_rows('SELECT sum(f8) FROM ginp WHERE abs(i4) > 0');
 SELECT inp_rows('SELECT sum(f8) FROM ginp WHERE k < ''c''');
 SELECT inp_rows('SELECT sum(i4::numeric * 2) FROM ginp');
 SELECT inp_rows('SELECT sum(abs(i4) * 2) FROM ginp');
+SELECT inp_rows($q$SELECT sum(CASE WHEN i4 > 0 THEN f8 END), count(CASE WHEN i2 < 0 THEN f8 END) FROM ginp_nn$q$);
 SELECT count(*) FILTER (WHERE a = 'NaN' OR c > 2::numeric ^ 64) AS rows_for_the_slot FROM ginp_num;
 SELECT inp_rows('SELECT k, sum(a * (1 - b)), avg(a), sum(c * 100) FROM ginp_num GROUP BY k');
 SELECT inp_rows('SELECT k, sum(a * (1 - b)), avg(a) FROM ginp_num GROUP BY k');

@@ -547,6 +547,8 @@ extern void GpuAggRowExprTextColumns(const GpuAggRowExpr *e, Bitmapset **atts);
 extern bool GpuAggRowExprToScan(const GpuAggRowExpr *e, GpuextScanProgram *p, const int *col_of_att);
 extern bool GpuAggRowQualPasses(const GpuAggRowQual *q, const char *tp, const int *att_off);
 extern const float8 *GpuAggRowExprRun(GpuAggRowExpr *e, const char *tp, const int *att_off);
+extern bool GpuAggRowExprMayBeNull(const GpuAggRowExpr *e, int reg);
+extern bool GpuAggRowExprNull(const GpuAggRowExpr *e, int reg);
 extern float8 *GpuAggRowExprColumns(const GpuAggRowExpr *e);
 extern void GpuAggRowExprLoad(const GpuAggRowExpr *e, const char *tp, const int *att_off, float8 *cols, int j);
 extern void GpuAggRowExprRunColumns(const GpuAggRowExpr *e, float8 *cols, int n);

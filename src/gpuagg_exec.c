@@ -469,7 +469,8 @@ InputInPlace(GpuAggState *st, GpuAggInput *in, const char *tp, const float8 *sha
 	if (in->numarg && in->numnull)
 		return false;
 	/* a count: the row has its column (no NULLs), counts itself, or its argument is not NULL */
-	if (in->type == NULL)
+	if (in->type == NULL &&
+		(in->rowreg < 0 || !GpuAggRowExprMayBeNull(in->rowarg ? in->rowarg : st->rows.rowargs, in->rowreg)))
 	{
 		*value = (Datum) 0;
 		return true;
@@ -478,6 +479,9 @@ InputInPlace(GpuAggState *st, GpuAggInput *in, const char *tp, const float8 *sha
 	{
 		const float8 *regs = in->rowarg ? GpuAggRowExprRun(in->rowarg, tp, st->rows.att_off) : shared;
 
+		/* a CASE that took no branch, or a NULL one */
+		if (GpuAggRowExprNull(in->rowarg ? in->rowarg : st->rows.rowargs, in->rowreg))
+			return false;
 		*value = Float8GetDatum(regs[in->rowreg]);
 		return true;
 	}

@@ -9,7 +9,9 @@
  * An argument compiles when it is + - * / and unary minus of double
  * precision over columns of double precision (or of integers and real cast
  * to it) and constants, and searched CASE WHENs whose conditions compile and
- * whose branches raise no error (CompileCase).  It is evaluated by the same
+ * whose branches raise no error (CompileCase), NULL where no branch is taken
+ * without ELSE or the branch is NULL; such a CASE is not an operand of the
+ * arithmetic.  It is evaluated by the same
  * inline functions as PostgreSQL's operators (utils/float.h), so that NaN,
  * infinities and the overflow and division errors are the same.  Numeric
  * and integer arguments compile in gpuagg_fixedexpr.c.  Anything else is not compiled, and
@@ -57,26 +59,37 @@ struct GpuAggRowExpr
 	RowLoad		loads[ROWEXPR_REGS];
 	RowStep		steps[ROWEXPR_REGS];
 	float8		regs[ROWEXPR_REGS]; /* the constants set once, the rest per row */
+	uint32		null_regs;		/* bit r: register r is a NULL constant (a CASE's NULL branch) */
+	uint32		maybe_null;		/* bit r: register r may be NULL (those, and CASEs that may take them) */
+	uint32		nulls;			/* bit r: register r is NULL for the row run last (GpuAggRowExprRun) */
 	List	   *memo;			/* the operations compiled ... */
 	List	   *memo_regs;		/* ... and the registers holding them */
 };
 
-/* Compute every argument of a program for a row read in place: its registers. */
+/*
+ * Compute every argument of a program for a row read in place: its
+ * registers, and which are NULL (GpuAggRowExprNull).  Only CASEs take a
+ * register that may be NULL: the arithmetic never has one for an operand.
+ */
 const float8 *
 GpuAggRowExprRun(GpuAggRowExpr *e, const char *tp, const int *att_off)
 {
 	float8	   *r = e->regs;
 
+	e->nulls = e->null_regs;
 	for (int i = 0; i < e->nloads; i++)
 		r[e->loads[i].dst] = GpuAggColumnFloat8(tp, att_off, e->loads[i].att, e->loads[i].coltype);
 	for (int i = 0; i < e->nsteps; i++)
 	{
 		const RowStep *s = &e->steps[i];
+		int			taken;
 
 		switch (s->op)
 		{
 			case ROWOP_SEL:
-				r[s->dst] = GpuAggRowQualPasses(s->cond, tp, att_off) ? r[s->a] : r[s->b];
+				taken = GpuAggRowQualPasses(s->cond, tp, att_off) ? s->a : s->b;
+				r[s->dst] = r[taken];
+				e->nulls = (e->nulls & ~((uint32) 1 << s->dst)) | (((e->nulls >> taken) & 1) << s->dst);
 				break;
 			case ROWOP_ADD:
 				r[s->dst] = float8_pl(r[s->a], r[s->b]);
@@ -99,6 +112,19 @@ GpuAggRowExprRun(GpuAggRowExpr *e, const char *tp, const int *att_off)
 		}
 	}
 	return r;
+}
+
+/* Whether register reg may be NULL, and whether it is for the row run last. */
+bool
+GpuAggRowExprMayBeNull(const GpuAggRowExpr *e, int reg)
+{
+	return (e->maybe_null >> reg) & 1;
+}
+
+bool
+GpuAggRowExprNull(const GpuAggRowExpr *e, int reg)
+{
+	return (e->nulls >> reg) & 1;
 }
 
 /*
@@ -233,8 +259,8 @@ static int	CompileFloat8(CustomScan *cscan, Node *node, GpuAggRowExpr *e);
 
 /*
  * Whether a CASE's branch can be computed for every row, taken or not:
- * nothing in it raises an error (a column, a constant that is not NULL, a
- * CASE of such), as the device and the rows read in place compute both.
+ * nothing in it raises an error (a column, a constant, NULL, a CASE of
+ * such), as the device and the rows read in place compute both.
  */
 static bool
 BranchWithoutErrors(CustomScan *cscan, Node *node)
@@ -242,13 +268,13 @@ BranchWithoutErrors(CustomScan *cscan, Node *node)
 	Oid			type;
 
 	if (IsA(node, Const))
-		return !((Const *) node)->constisnull;
+		return true;
 	if (IsA(node, CaseExpr))
 	{
 		CaseExpr   *c = (CaseExpr *) node;
 		ListCell   *lc;
 
-		if (c->defresult == NULL || !BranchWithoutErrors(cscan, (Node *) c->defresult))
+		if (c->defresult != NULL && !BranchWithoutErrors(cscan, (Node *) c->defresult))
 			return false;
 		foreach(lc, c->args)
 			if (!BranchWithoutErrors(cscan, (Node *) lfirst_node(CaseWhen, lc)->result))
@@ -258,20 +284,32 @@ BranchWithoutErrors(CustomScan *cscan, Node *node)
 	return CompiledColumn(cscan, node, &type) != 0;
 }
 
+/* A register that is NULL for every row (a CASE's NULL branch, or its missing ELSE); -1 where none is left. */
+static int
+NullRegister(GpuAggRowExpr *e)
+{
+	if (e->nregs == ROWEXPR_REGS)
+		return -1;
+	e->regs[e->nregs] = 0;
+	e->null_regs |= (uint32) 1 << e->nregs;
+	e->maybe_null |= (uint32) 1 << e->nregs;
+	return e->nregs++;
+}
+
 /*
- * A searched CASE of double precision (CASE WHEN cond THEN x ... ELSE y
+ * A searched CASE of double precision (CASE WHEN cond THEN x ... [ELSE y]
  * END) as steps that each take one WHEN's branch where its condition holds,
- * from the last WHEN back; -1 where a condition does not compile or a
- * branch may raise an error (arithmetic) or be NULL (no ELSE).
+ * from the last WHEN back, NULL without ELSE; -1 where a condition does not
+ * compile or a branch may raise an error (arithmetic).
  */
 static int
 CompileCase(CustomScan *cscan, CaseExpr *c, GpuAggRowExpr *e)
 {
 	int			acc;
 
-	if (c->arg != NULL || c->defresult == NULL || !BranchWithoutErrors(cscan, (Node *) c))
+	if (c->arg != NULL || !BranchWithoutErrors(cscan, (Node *) c))
 		return -1;
-	acc = CompileFloat8(cscan, (Node *) c->defresult, e);
+	acc = c->defresult == NULL ? NullRegister(e) : CompileFloat8(cscan, (Node *) c->defresult, e);
 	for (int i = list_length(c->args) - 1; i >= 0 && acc >= 0; i--)
 	{
 		CaseWhen   *w = list_nth_node(CaseWhen, c->args, i);
@@ -288,6 +326,8 @@ CompileCase(CustomScan *cscan, CaseExpr *c, GpuAggRowExpr *e)
 		s->cond = cond;
 		s->c = e->nregs++;
 		s->dst = e->nregs++;
+		if (GpuAggRowExprMayBeNull(e, then) || GpuAggRowExprMayBeNull(e, acc))
+			e->maybe_null |= (uint32) 1 << s->dst;
 		acc = s->dst;
 	}
 	return acc;
@@ -307,7 +347,9 @@ CompileFloat8(CustomScan *cscan, Node *node, GpuAggRowExpr *e)
 	{
 		Const	   *c = (Const *) node;
 
-		if (c->consttype != FLOAT8OID || c->constisnull)
+		if (c->consttype == FLOAT8OID && c->constisnull)
+			return NullRegister(e);
+		if (c->consttype != FLOAT8OID)
 			return -1;
 		e->regs[e->nregs] = DatumGetFloat8(c->constvalue);
 		return e->nregs++;
@@ -326,9 +368,11 @@ CompileFloat8(CustomScan *cscan, Node *node, GpuAggRowExpr *e)
 
 		if (!GpuAggArithOp(op, F_FLOAT8PL, F_FLOAT8MI, F_FLOAT8MUL, F_FLOAT8DIV, F_FLOAT8UM, &kind))
 			return -1;
+		/* strict operators: their operands never NULL, so that only CASEs take NULLs */
 		if ((a = CompileFloat8(cscan, linitial(op->args), e)) < 0 ||
 			(kind != ROWOP_NEG && (b = CompileFloat8(cscan, lsecond(op->args), e)) < 0) ||
-			e->nregs == ROWEXPR_REGS)
+			e->nregs == ROWEXPR_REGS || GpuAggRowExprMayBeNull(e, a) ||
+			(kind != ROWOP_NEG && GpuAggRowExprMayBeNull(e, b)))
 			return -1;
 		s = &e->steps[e->nsteps++];
 		s->op = kind;
@@ -382,6 +426,8 @@ GpuAggRowExprAdd(GpuAggRowExpr *e, CustomScan *cscan, Expr *expr)
 		e->nregs = saved.nregs;
 		e->nloads = saved.nloads;
 		e->nsteps = saved.nsteps;
+		e->null_regs = saved.null_regs;
+		e->maybe_null = saved.maybe_null;
 		e->memo = list_truncate(e->memo, list_length(saved.memo));
 		e->memo_regs = list_truncate(e->memo_regs, list_length(saved.memo_regs));
 	}
@@ -540,6 +586,7 @@ GpuAggRowExprToScan(const GpuAggRowExpr *e, GpuextScanProgram *p, const int *col
 	p->nregs = e->nregs;
 	p->nloads = e->nloads;
 	p->nsteps = e->nsteps;
+	p->const_nulls = e->null_regs;
 	for (int i = 0; i < e->nregs; i++)
 		p->consts[i] = e->regs[i];
 	for (int i = 0; i < e->nloads; i++)

@@ -593,7 +593,9 @@ GpuAggColumnsEligible(GpuAggState *st)
 
 		if (in->filter != NULL)
 			return false;
-		if (in->arg != NULL && (in->rowarg != NULL || in->rowreg < 0))
+		/* (a value that may be NULL, a CASE's, is added row by row) */
+		if (in->arg != NULL && (in->rowarg != NULL || in->rowreg < 0 ||
+								GpuAggRowExprMayBeNull(st->rows.rowargs, in->rowreg)))
 			return false;
 		if (in->arg == NULL && in->type != NULL && (!in->fixed_byval || in->fixed_len != in->type->value_bytes))
 			return false;

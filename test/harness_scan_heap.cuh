@@ -827,8 +827,8 @@ void scan_step(GpuextScanProgram &p, GpuextScanOp op, int dst, int a, int b)
  * Double precision arithmetic over the random floats and integers (NaN,
  * infinities, zeros, denormals, limits): NULLs through strict operators,
  * rows whose overflow, underflow or division by zero is counted, a CASE
- * WHEN's choice, register outputs with and without FILTER, behind a WHERE
- * clause.
+ * WHEN's choice (a NULL branch too), register outputs with and without
+ * FILTER, behind a WHERE clause.
  */
 GpuextScanProgram scan_program_arith()
 {
@@ -869,7 +869,14 @@ GpuextScanProgram scan_program_arith()
 	scan_step(p, GPUEXT_SCAN_SEL, 12, 1, 0);
 	p.steps[p.nsteps - 1].cmp_first = (uint8_t) ne;
 	p.steps[p.nsteps - 1].cmp_n = 1;
-	for (int r : {8, 10, 11, 6, 12})
+	/* CASE WHEN f8 < 0 THEN f8 END: a register that starts NULL where no branch is taken */
+	p.nregs = 15;
+	p.const_nulls = 1u << 13;
+	p.consts[13] = 12345.0;
+	scan_step(p, GPUEXT_SCAN_SEL, 14, 0, 13);
+	p.steps[p.nsteps - 1].cmp_first = (uint8_t) f;
+	p.steps[p.nsteps - 1].cmp_n = 1;
+	for (int r : {8, 10, 11, 6, 12, 14})
 	{
 		GpuextScanOut &o = p.outs[p.nouts++];
 
