@@ -13,7 +13,10 @@
  * -1), and a constant no value can equal (1995.5, a timestamp not at a
  * unit's start) makes = never true and <> true for every value not NULL.
  * The bounds come from PostgreSQL's own date2j, timestamp_trunc and
- * timestamp_pl_interval, so they are its calendar's.
+ * timestamp_pl_interval, so they are its calendar's.  The epoch, the Julian
+ * day, decade, century, millennium and ISO year are monotonic too, and
+ * -Infinity and Infinity at the infinities: their bounds are found with
+ * PostgreSQL's extract (or date_part) itself (MonotonicFieldRange).
  *
  * The other fields (month, day, dow, hour, second ...) are not monotonic:
  * each is compared through the column's image under the field, computed
@@ -23,7 +26,8 @@
  * constant made an image the same way.  A field of an infinity is NULL.
  * date_trunc to a month, quarter or year is compared as the truncated
  * value itself, the device leaving the first timestamps, where PostgreSQL
- * raises its error, to the CPU.
+ * raises its error, to the CPU.  isodow is compared as the days of the
+ * week (dow) it holds for (IsoDowIn).
  */
 #include "postgres.h"
 
@@ -32,6 +36,7 @@
 #include "datatype/timestamp.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/makefuncs.h"
+#include "parser/scansup.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
@@ -380,6 +385,169 @@ FieldRange(Var *var, AttrNumber att, const char *field, Const *k, int strategy)
 	return NULL;
 }
 
+/* Whether a constant is a number neither NaN nor infinite (numeric or float8). */
+static bool
+ConstFinite(Const *k)
+{
+	if (k->consttype == NUMERICOID)
+		return !numeric_is_nan(DatumGetNumeric(k->constvalue)) && !numeric_is_inf(DatumGetNumeric(k->constvalue));
+	return !isnan(DatumGetFloat8(k->constvalue)) && !isinf(DatumGetFloat8(k->constvalue));
+}
+
+/* f (extract or date_part of a column) at value x of the column, against k: below 0, 0 or above 0. */
+static int
+FieldCmp(FuncExpr *f, Oid coltype, int64 x, Const *k)
+{
+	Datum		v = OidFunctionCall2Coll(f->funcid, f->inputcollid, ((Const *) linitial(f->args))->constvalue,
+										 coltype == DATEOID ? DateADTGetDatum((DateADT) x) : TimestampGetDatum(x));
+
+	if (k->consttype == NUMERICOID)
+		return DatumGetInt32(DirectFunctionCall2(numeric_cmp, v, k->constvalue));
+	return DatumGetInt32(DirectFunctionCall2(btfloat8cmp, v, k->constvalue));
+}
+
+/*
+ * The least finite value of the column's type whose field is at least k
+ * (above k where strict), by PostgreSQL's own function and a binary search;
+ * the type's infinity where none is.
+ */
+static int64
+FieldLeast(FuncExpr *f, Oid coltype, Const *k, bool strict)
+{
+	int64		lo = coltype == DATEOID ? (int64) DATETIME_MIN_JULIAN - POSTGRES_EPOCH_JDATE : MIN_TIMESTAMP;
+	int64		hi = coltype == DATEOID ? (int64) DATE_END_JULIAN - POSTGRES_EPOCH_JDATE : END_TIMESTAMP;
+
+	/* the least in [lo, hi), hi for none */
+	while (lo < hi)
+	{
+		int64		mid = lo + (int64) (((uint64) hi - (uint64) lo) / 2);	/* hi - lo passes int64 for timestamps */
+		int			c = FieldCmp(f, coltype, mid, k);
+
+		if (c > 0 || (c == 0 && !strict))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (lo == (coltype == DATEOID ? (int64) DATE_END_JULIAN - POSTGRES_EPOCH_JDATE : END_TIMESTAMP))
+		return coltype == DATEOID ? (int64) DATEVAL_NOEND : DT_NOEND;
+	return lo;
+}
+
+/*
+ * field <strategy> k for a field that never decreases as the column grows
+ * and is -Infinity and Infinity at its infinities (the epoch, the Julian
+ * day, the decade, century, millennium and ISO year), as the column's
+ * range: the values from the least whose field is at least k, and from the
+ * least whose field is above it.  NULL for a constant NaN or infinite.
+ */
+static GpuAggRowQual *
+MonotonicFieldRange(FuncExpr *f, Var *var, AttrNumber att, Const *k, int strategy)
+{
+	if (!ConstFinite(k))
+		return NULL;
+	return RangeOf(att, var->vartype, GPUEXT_SCAN_TRUNC_NONE, strategy, FieldLeast(f, var->vartype, k, false),
+				   FieldLeast(f, var->vartype, k, true));
+}
+
+/* The first run of set bits of a 7-bit mask (days of the week) in *lo .. *hi; whether they are all its bits. */
+static bool
+DaysRun(int mask, int *lo, int *hi)
+{
+	*lo = 0;
+	while (*lo < 7 && !(mask & (1 << *lo)))
+		(*lo)++;
+	*hi = *lo;
+	while (*hi + 1 < 7 && (mask & (1 << (*hi + 1))))
+		(*hi)++;
+	return *lo < 7 && mask == (((1 << (*hi + 1)) - 1) & ~((1 << *lo) - 1));
+}
+
+/*
+ * isodow <strategy> k: the ISO days of the week (1 to 7) it holds for,
+ * which are days of the week (Sunday 0) in one run or all but one run, as a
+ * range of dow's image (FieldImage) or its outside; NULL where k is NaN or
+ * infinite.
+ */
+static GpuAggRowQual *
+IsoDowIn(Var *var, AttrNumber att, Const *k, int strategy)
+{
+	bool		micros = var->vartype == TIMESTAMPOID;
+	int			days = 0;
+	int			lo,
+				hi;
+
+	if (!ConstFinite(k))
+		return NULL;
+	for (int v = 1; v <= 7; v++)
+	{
+		int			c = k->consttype == NUMERICOID ?
+			DatumGetInt32(DirectFunctionCall2(numeric_cmp, NumericGetDatum(int64_to_numeric(v)), k->constvalue)) :
+			DatumGetInt32(DirectFunctionCall2(btfloat8cmp, Float8GetDatum(v), k->constvalue));
+		bool		holds;
+
+		switch (strategy)
+		{
+			case BTLessStrategyNumber:
+				holds = c < 0;
+				break;
+			case BTLessEqualStrategyNumber:
+				holds = c <= 0;
+				break;
+			case BTEqualStrategyNumber:
+				holds = c == 0;
+				break;
+			case BTGreaterEqualStrategyNumber:
+				holds = c >= 0;
+				break;
+			case BTGreaterStrategyNumber:
+				holds = c > 0;
+				break;
+			default:
+				holds = c != 0;
+				break;
+		}
+		if (holds)
+			days |= 1 << (v % 7);
+	}
+	/* none: below every image; all: every image (an infinity's field is NULL all the same) */
+	if (days == 0 || days == 0x7F)
+		return OneCmp(att, var->vartype, GPUEXT_SCAN_FIELD_DOW,
+					  days == 0 ? BTLessStrategyNumber : BTGreaterEqualStrategyNumber,
+					  FieldImage(GPUEXT_SCAN_FIELD_DOW, 0, micros));
+	if (DaysRun(days, &lo, &hi))
+		return RangeOf(att, var->vartype, GPUEXT_SCAN_FIELD_DOW, BTEqualStrategyNumber,
+					   FieldImage(GPUEXT_SCAN_FIELD_DOW, lo, micros), FieldImage(GPUEXT_SCAN_FIELD_DOW, hi, micros) + 1);
+	if (DaysRun(~days & 0x7F, &lo, &hi))
+		return RangeOf(att, var->vartype, GPUEXT_SCAN_FIELD_DOW, ROWCMP_NOT_EQUAL,
+					   FieldImage(GPUEXT_SCAN_FIELD_DOW, lo, micros), FieldImage(GPUEXT_SCAN_FIELD_DOW, hi, micros) + 1);
+	return NULL;
+}
+
+/*
+ * The fields compiled without a table of their own (MonotonicFieldRange,
+ * IsoDowIn), by PostgreSQL's own names of them (DecodeUnits'): the
+ * condition, or NULL with *other set for any other field.
+ */
+static GpuAggRowQual *
+OtherField(FuncExpr *f, Var *var, AttrNumber att, const char *field, Const *k, int strategy, bool *other)
+{
+	char	   *low = downcase_truncate_identifier(field, strlen(field), false);
+	int			val;
+	int			type = DecodeUnits(0, low, &val);
+
+	if (type == UNKNOWN_FIELD)
+		type = DecodeSpecial(0, low, &val);
+	*other = false;
+	if (type == UNITS && val == DTK_ISODOW)
+		return IsoDowIn(var, att, k, strategy);
+	if ((type == UNITS && (val == DTK_JULIAN || val == DTK_DECADE || val == DTK_CENTURY ||
+						   val == DTK_MILLENNIUM || val == DTK_ISOYEAR)) ||
+		(type == RESERV && val == DTK_EPOCH))
+		return MonotonicFieldRange(f, var, att, k, strategy);
+	*other = true;
+	return NULL;
+}
+
 /*
  * A comparison of extract(field ...), date_part(field, ...) or
  * date_trunc(unit, ...) of a column with a constant, by the btree
@@ -439,8 +607,14 @@ GpuAggCompileDateRange(CustomScan *cscan, Node *node)
 		bool		exact;
 		bool		micros;
 
+		GpuAggRowQual *q;
+		bool		other;
+
 		if ((var = YearColumn(f)) == NULL || (att = GpuAggScanColumn(cscan, (Expr *) var)) == 0)
 			return NULL;
+		q = OtherField(f, var, att, field, k, strategy, &other);
+		if (!other)
+			return q;
 		if (pg_strcasecmp(field, "year") != 0)
 			return FieldRange(var, att, field, k, strategy);
 		if (!ConstYear(k, &least, &exact))
