@@ -536,8 +536,11 @@ gpuext_scan_compute(const GpuextScanProgram *p, GpuextScanRow *row)
 
 		if (row->nulls & (1u << l->col))
 			row->reg_nulls |= 1u << l->dst;
-		else
+		else if (p->cols[l->col].kind != GPUEXT_SCAN_NUMERIC)
 			r[l->dst] = gpuext_scan_double(p, row, l->col);
+		else if (!gpuext_scan_numeric_double(row->vals[l->col], p->cols[l->col].scale,
+											(row->nans >> l->col) & 1u, &r[l->dst]))
+			return 1;
 	}
 	for (int i = 0; i < p->nsteps; i++)
 	{

@@ -167,6 +167,30 @@ gpuext_scan_int_fits(__int128 v, int bytes)
 static inline GPUEXT_HD int gpuext_scan_cmps(const GpuextScanProgram *p, const GpuextScanRow *row, int first, int n);
 
 /*
+ * A numeric column's value (v at scale) as double precision, as
+ * PostgreSQL's numeric_float8 rounds it (its text read by strtod): below
+ * 2^53, v and 10^scale (scale <= 22) are exact doubles and one division
+ * rounds their quotient once; 0 for a NaN or a value past that, which the
+ * CPU converts.
+ */
+static inline GPUEXT_HD int
+gpuext_scan_numeric_double(int64_t v, int scale, int nan, double *out)
+{
+	double		p10 = 1.0;
+
+	if (nan || scale > 22 || v > (INT64_C(1) << 53) || v < -(INT64_C(1) << 53))
+		return 0;
+	for (int i = 0; i < scale; i++)
+		p10 *= 10.0;
+#ifdef __CUDA_ARCH__
+	*out = __ddiv_rn((double) v, p10);
+#else
+	*out = (double) v / p10;
+#endif
+	return 1;
+}
+
+/*
  * The numeric registers for a row that passed the WHERE clause: 0, or 1
  * where a value would leave 126 bits or an output's 64, or a NaN would be
  * computed with or sent out; or where an integer operation raises an error

@@ -249,6 +249,25 @@ SELECT check_expr($q$SELECT count(*), sum(v) FROM dd WHERE date_trunc('milliseco
 SELECT check_expr($q$SELECT count(*), sum(v) FROM dd WHERE date_trunc('day', ts) < 'infinity'$q$, false);
 SELECT check_expr($q$SELECT count(*), sum(v) FROM dd WHERE date_part('year', ts) < 'NaN'$q$, false);
 
+-- numeric cast to double precision, as numeric_float8 rounds it (its text read by strtod): on the
+-- device an integer up to 2^53 over 10^scale, one division; each row its own group, so that every
+-- value's conversion is compared.  NaN, values past 2^53 at their scale and scales past 22 leave
+-- their batch to the CPU.
+CREATE TABLE nf (pad text, i int4, q numeric(18,2), r numeric(12,6));
+INSERT INTO nf SELECT repeat('n', i % 9), i, ((i::int8 * 7919) % 100000000 - 50000000) / 100.0,
+  ((i::int8 * 104729) % 1000000000000) / 1e6 FROM generate_series(1, 20000) i;
+INSERT INTO nf VALUES ('x', 0, 90071992547409.92, 0.000001), ('x', -1, -90071992547409.92, 999999.999999),
+  ('x', -2, 0.1, 0.3), ('x', -3, -0.0, 0.000005);
+VACUUM ANALYZE nf;
+SELECT check_expr('SELECT i, max(q::float8), min(r::float8 / 7), max(q::float8 * r::float8 - 1) FROM nf GROUP BY i');
+SELECT check_expr('SELECT max(q::float8), min(q::float8), max(r::float8 + q::float8), count(*) FROM nf WHERE i % 3 = 0');
+CREATE TABLE nfb (i int4, q numeric(20,2), s numeric(40,30), u numeric);
+INSERT INTO nfb VALUES (1, 90071992547409.93, 1e-30, 1.5), (2, -90071992547409.93, 0.1, 2), (3, 'NaN', -0.000001, 'NaN'),
+  (4, 123456789012345678.91, 1, 1e300), (5, 0.07, 123456789.123456789012345678901234567891, 0.07), (6, NULL, NULL, NULL);
+SELECT check_expr('SELECT i, max(q::float8), min(s::float8), max(u::float8) FROM nfb GROUP BY i', NULL);
+SELECT check_expr('SELECT max(q::float8 * 2), min(s::float8) FROM nfb', NULL);
+SELECT i, q::float8, s::float8, u::float8 FROM nfb ORDER BY i;
+
 -- Rows read in place, without the device scan.
 SET gpuext.enable_device_scan = off;
 -- (A row with a NULL anywhere is read through the slot, so the table is copied without them.)
@@ -275,7 +294,8 @@ SELECT count(*) FROM ddf WHERE date_trunc('month', ts) <> '1995-03-01';
 SELECT sum(a * 100000) FROM dxf;
 SELECT sum(a / (c - c)) FROM dxf WHERE c = 1;
 SELECT sum((b * 1000)::int4) FROM dxf;
+SELECT check_expr('SELECT i, max(q::float8), min(r::float8 / 7 - q::float8) FROM nf GROUP BY i', false, true);
 RESET gpuext.enable_device_scan;
 
-DROP TABLE dx, dxf, dd, ddt, ddf;
+DROP TABLE dx, dxf, dd, ddt, ddf, nf, nfb;
 DROP FUNCTION check_expr;

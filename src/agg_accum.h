@@ -81,6 +81,7 @@ typedef enum GpuextNumericRoute
 extern void GpuextNumericAdd(GpuextAccum *acc, Datum value);
 extern void GpuextNumericAddFixedValue(GpuextAccum *acc, int128 v, int dscale);
 extern int	GpuextNumericToFixed(Datum value, int scale, int128 *out);
+extern float8 GpuextNumericToFloat8(Datum value);
 extern Datum GpuextFixedToNumeric(int128 v, int scale);
 extern bool GpuextFixedMulPow10(int128 *v, int k);
 extern GpuextNumericRoute GpuextNumericPrepare(GpuextAccum *acc, Datum value, int128 *fixed);

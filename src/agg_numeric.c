@@ -320,6 +320,31 @@ GpuextNumericToFixed(Datum value, int scale, int128 *out)
 	return p.kind == NUM_FINITE && ToFixed(&p, scale, out) ? 0 : -1;
 }
 
+/*
+ * A numeric as double precision, as numeric_float8 makes it (its text read
+ * by strtod): where the value is an integer below 2^53 over 10^s, s <= 22,
+ * both are exact doubles and one division rounds their quotient once
+ * (what the device scan computes); else numeric_float8 itself.
+ */
+float8
+GpuextNumericToFloat8(Datum value)
+{
+	NumParts	p;
+	int128		v;
+
+	Decode(value, &p);
+	if (p.kind == NUM_FINITE && p.dscale <= 22 && ToFixed(&p, p.dscale, &v) &&
+		v <= ((int128) 1 << 53) && v >= -((int128) 1 << 53))
+	{
+		float8		p10 = 1.0;
+
+		for (int i = 0; i < p.dscale; i++)
+			p10 *= 10.0;
+		return (float8) (int64) v / p10;
+	}
+	return DatumGetFloat8(DirectFunctionCall1(numeric_float8, value));
+}
+
 /* A copy of a numeric in cxt, with a 4-byte varlena header. */
 static Datum
 CopyNumeric(Datum value, MemoryContext cxt)

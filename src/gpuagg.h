@@ -413,6 +413,8 @@ GpuAggColumnFloat8(const char *tp, const int *att_off, AttrNumber att, Oid type)
 			return (float8) DatumGetInt64(fetch_att(p, true, 8));
 		case INT4OID:
 			return (float8) DatumGetInt32(fetch_att(p, true, 4));
+		case NUMERICOID:
+			return GpuextNumericToFloat8(PointerGetDatum(p));
 		default:
 			return (float8) DatumGetInt16(fetch_att(p, true, 2));
 	}

@@ -132,6 +132,8 @@ NumericColumnsRead(GpuextScanProgram *p, TupleDesc tupdesc)
 			read |= 1u << p->cmps[i].col;
 	for (int i = 0; i < p->nnloads; i++)
 		read |= 1u << p->numloads[i].col;
+	for (int i = 0; i < p->nloads; i++)
+		read |= 1u << p->loads[i].col;
 	for (int o = 0; o < p->nouts; o++)
 		if (p->outs[o].from_reg == GPUEXT_SCAN_FROM_COLUMN && p->outs[o].col >= 0 && p->outs[o].value_bytes > 0)
 			read |= 1u << p->outs[o].col;

@@ -211,7 +211,7 @@ GpuAggRowExprRunColumns(const GpuAggRowExpr *e, float8 *cols, int n)
 	}
 }
 
-/* The table column a scan-tuple Var stands for (possibly under a cast to double precision), or 0. */
+/* The table column a scan-tuple Var stands for (possibly under a cast to double precision, numeric's too), or 0. */
 static AttrNumber
 CompiledColumn(CustomScan *cscan, Node *node, Oid *type)
 {
@@ -223,7 +223,7 @@ CompiledColumn(CustomScan *cscan, Node *node, Oid *type)
 
 		if (list_length(f->args) != 1 ||
 			(f->funcid != F_FLOAT8_INT2 && f->funcid != F_FLOAT8_INT4 && f->funcid != F_FLOAT8_INT8 &&
-			 f->funcid != F_FLOAT8_FLOAT4))
+			 f->funcid != F_FLOAT8_FLOAT4 && f->funcid != F_FLOAT8_NUMERIC))
 			return 0;
 		node = linitial(f->args);
 		if (!IsA(node, Var))

@@ -7,7 +7,8 @@
  *		at the scale or with more places than it, and bytes that do not add
  *		up; a WHERE clause on them at their scale and past it, numeric
  *		arithmetic (+, -, *, unary minus, scales brought together, NULLs
- *		through it), and the column's values sent out.  The device
+ *		through it), the column's values sent out, and the columns cast to
+ *		double precision as strtod reads their text.  The device
  *		must equal the CPU's run of the same program (check_scan), and both
  *		the harness's own arithmetic on the values it wrote.  Included by
  *		kernel_harness.cu after harness_scan_heap.cuh.
@@ -395,6 +396,113 @@ std::string num_reference_differs(const NumSet &ns, const uint64_t *hc, const st
 	return "";
 }
 
+/*
+ * The program of numerics cast to double precision: no WHERE; registers 0 a
+ * and 1 b (numeric columns at scale 2, loaded as doubles), 2 a * b; outputs
+ * a and a * b as doubles.
+ */
+GpuextScanProgram num_float_program()
+{
+	GpuextScanProgram p = num_program();
+
+	p.ncmps = p.nquals = 0;
+	p.nnregs = p.nnloads = p.nnsteps = 0;
+	p.nregs = 3;
+	p.nloads = 2;
+	p.loads[0] = {0, 0};
+	p.loads[1] = {1, 1};
+	p.nsteps = 1;
+	p.steps[0] = {GPUEXT_SCAN_MUL, 2, 0, 1, 0, 0};
+	p.nouts = 2;
+	for (int o = 0; o < 2; o++)
+	{
+		p.outs[o].col = -1;
+		p.outs[o].value_bytes = 8;
+		p.outs[o].from_reg = GPUEXT_SCAN_FROM_DOUBLE;
+		p.outs[o].reg = o == 0 ? 0 : 2;
+		p.outs[o].filter_first = 0;
+	}
+	return p;
+}
+
+/* A value at scale 2 as strtod reads its decimal text: PostgreSQL's numeric_float8. */
+double num_strtod(__int128 v)
+{
+	unsigned __int128 m = v < 0 ? (unsigned __int128) -v : (unsigned __int128) v;
+	std::string digits;
+
+	do
+	{
+		digits.insert(digits.begin(), (char) ('0' + (int) (m % 10)));
+		m /= 10;
+	} while (m > 0);
+	while (digits.size() < 3)
+		digits.insert(digits.begin(), '0');
+	digits.insert(digits.size() - 2, ".");
+	return strtod(((v < 0 ? "-" : "") + digits).c_str(), nullptr);
+}
+
+/*
+ * The harness's own run of num_float_program: a row whose a or b is NaN or
+ * past 2^53 at the scale is left to the CPU (an error); "" or what differs
+ * from the CPU's run (hc, hv).
+ */
+std::string num_float_reference_differs(const NumSet &ns, const uint64_t *hc, const std::vector<std::vector<uint64_t>> &hv)
+{
+	uint64_t	c[GPUEXT_SCAN_COUNTERS] = {0};
+	std::vector<std::vector<uint64_t>> v(2);
+	const __int128 limit = (__int128) 1 << 53;
+
+	for (size_t i = 0; i < ns.a.size(); i++)
+	{
+		const NumValue &a = ns.a[i];
+		const NumValue &b = ns.b[i];
+		const NumValue &w = ns.c[i];
+		const bool	w_wide = w.kind == NumValue::NUM_FINITE && (w.dscale > 0 || !num_reads(w.v / 100));
+		double		da,
+					prod;
+
+		if (a.kind == NumValue::NUM_BROKEN || b.kind == NumValue::NUM_BROKEN || w_wide ||
+			(a.kind == NumValue::NUM_FINITE && !num_reads(a.v)) || (b.kind == NumValue::NUM_FINITE && !num_reads(b.v)))
+		{
+			c[GPUEXT_SCAN_BAD]++;
+			continue;
+		}
+		c[GPUEXT_SCAN_DECODED]++;
+		if (a.kind == NumValue::NUM_NAN || b.kind == NumValue::NUM_NAN ||
+			(a.kind == NumValue::NUM_FINITE && (a.v > limit || a.v < -limit)) ||
+			(b.kind == NumValue::NUM_FINITE && (b.v > limit || b.v < -limit)))
+		{
+			c[GPUEXT_SCAN_ERRORS]++;
+			continue;
+		}
+		c[GPUEXT_SCAN_PASSED]++;
+		if (a.kind == NumValue::NUM_NULL)
+			continue;
+		da = num_strtod(a.v);
+		v[0].push_back(0);
+		memcpy(&v[0].back(), &da, 8);
+		if (b.kind == NumValue::NUM_NULL)
+			continue;
+		prod = da * num_strtod(b.v);
+		v[1].push_back(0);
+		memcpy(&v[1].back(), &prod, 8);
+	}
+	for (int o = 0; o < 2; o++)
+	{
+		c[GPUEXT_SCAN_OUT_COUNT + o] = v[o].size();
+		std::sort(v[o].begin(), v[o].end());
+	}
+	for (int i = 0; i < GPUEXT_SCAN_COUNTERS; i++)
+		if (c[i] != hc[i])
+			return "counter " + std::to_string(i) + " is " + std::to_string(hc[i]) + ", the harness's " +
+				std::to_string(c[i]);
+	for (int o = 0; o < 2; o++)
+		if (v[o] != hv[o])
+			return "output " + std::to_string(o) + " differs from the harness's values";
+	return "";
+}
+
 /* Sets of 1, 7 and 64 pages (the quick run: 1 and 7) on the device against the CPU and the harness. */
 void run_scan_numeric_checks(bool quick)
 {
@@ -404,31 +512,36 @@ void run_scan_numeric_checks(bool quick)
 	for (uint32_t npages : sizes)
 	{
 		NumSet		ns;
-		GpuextScanProgram p = num_program();
-		GpuextScanProgram ph = p;
-		std::vector<char> h_outs;
-		std::vector<std::vector<uint64_t>> hv(4);
-		uint64_t	hc[GPUEXT_SCAN_COUNTERS] = {0};
 		void	   *d_pages = nullptr,
 				   *d_vis = nullptr;
-		std::string detail;
 
 		if (quick && npages > 7)
 			break;
 		ns = num_make_set(npages, rng);
-		h_outs.assign(scan_layout(ph, (uint64_t) npages * GPUEXT_SCAN_MAX_TUPLES), (char) POISON);
-		report(gpuext_scan_program_valid(&ph, h_outs.size()) == 1, "scan " + ns.s.name + ": the program is valid", "");
-		gpuext_scan_heap_host(&ph, ns.s.pages.data(), ns.s.vis.data(), npages, hc, h_outs.data());
-		for (int o = 0; o < 4; o++)
-			hv[o] = scan_values(h_outs.data(), ph.outs[o].offset, hc[GPUEXT_SCAN_OUT_COUNT + o], 8, false);
-		detail = num_reference_differs(ns, hc, hv);
-		if (detail.empty() && (hc[GPUEXT_SCAN_PASSED] == 0 || hc[GPUEXT_SCAN_ERRORS] == 0 ||
-							   (npages > 1 && hc[GPUEXT_SCAN_BAD] == 0)))
-			detail = "the set lacks passing rows, rows in error or undecodable rows";
-		report(detail.empty(), "scan " + ns.s.name + ": the CPU's run against the harness's arithmetic", detail);
 		scan_upload_set(ns.s, &d_pages, &d_vis);
-		check_scan(ns.s, "numeric WHERE, arithmetic and values", p, d_pages, d_vis,
-				   (uint64_t) npages * GPUEXT_SCAN_MAX_TUPLES);
+		for (int cast = 0; cast < 2; cast++)
+		{
+			GpuextScanProgram p = cast ? num_float_program() : num_program();
+			GpuextScanProgram ph = p;
+			std::vector<char> h_outs;
+			std::vector<std::vector<uint64_t>> hv(p.nouts);
+			uint64_t	hc[GPUEXT_SCAN_COUNTERS] = {0};
+			std::string detail;
+			std::string what = cast ? "numeric cast to double precision" : "numeric WHERE, arithmetic and values";
+
+			h_outs.assign(scan_layout(ph, (uint64_t) npages * GPUEXT_SCAN_MAX_TUPLES), (char) POISON);
+			report(gpuext_scan_program_valid(&ph, h_outs.size()) == 1, "scan " + ns.s.name + ", " + what +
+				   ": the program is valid", "");
+			gpuext_scan_heap_host(&ph, ns.s.pages.data(), ns.s.vis.data(), npages, hc, h_outs.data());
+			for (int o = 0; o < p.nouts; o++)
+				hv[o] = scan_values(h_outs.data(), ph.outs[o].offset, hc[GPUEXT_SCAN_OUT_COUNT + o], 8, false);
+			detail = cast ? num_float_reference_differs(ns, hc, hv) : num_reference_differs(ns, hc, hv);
+			if (detail.empty() && (hc[GPUEXT_SCAN_PASSED] == 0 || hc[GPUEXT_SCAN_ERRORS] == 0 ||
+								   (npages > 1 && hc[GPUEXT_SCAN_BAD] == 0)))
+				detail = "the set lacks passing rows, rows in error or undecodable rows";
+			report(detail.empty(), "scan " + ns.s.name + ", " + what + ": the CPU's run against the harness's", detail);
+			check_scan(ns.s, what.c_str(), p, d_pages, d_vis, (uint64_t) npages * GPUEXT_SCAN_MAX_TUPLES);
+		}
 		gpuext_cuda_free(d_pages);
 		gpuext_cuda_free(d_vis);
 	}
