@@ -127,7 +127,10 @@ SELECT check_scan($q$SELECT sum(CASE WHEN i2 > 0 THEN f8 END), avg(CASE WHEN i4 
   min(CASE WHEN i2 < 0 THEN CASE WHEN f8 > 0 THEN f8 END ELSE i2 END), max(CASE WHEN f8 > 100 THEN f8 END), count(*) FROM ds$q$);
 SELECT check_scan($q$SELECT array_agg(g ORDER BY g) FROM (SELECT b, sum(CASE WHEN f8 > 0 THEN f8 END),
   avg(CASE WHEN d < date '1994-01-01' THEN f4::float8 END) FROM ds WHERE i8 > 0 GROUP BY b) g$q$);
-SELECT check_scan($q$SELECT sum(CASE WHEN i2 > 0 THEN f8 END * 2) FROM ds$q$, false);
+-- Arithmetic over such a CASE is NULL where it is (strict operators), raising nothing there.
+SELECT check_scan($q$SELECT sum(CASE WHEN i2 > 0 THEN f8 END * 2), max(-(CASE WHEN f8 > 100 THEN f8 END) / 3 + f4::float8),
+  min(CASE WHEN i2 > 0 THEN NULL ELSE f8 END - CASE WHEN i4 % 3 = 0 THEN f4::float8 END) FROM ds$q$);
+SELECT check_scan($q$SELECT sum(f8 / CASE WHEN f8 <> 0 THEN f8 END), count(*) FROM ds$q$);
 SELECT check_scan($q$SELECT count(CASE WHEN i2 > 0 THEN f8 END), sum(f8) FROM ds$q$, false);
 SELECT sum(CASE WHEN f8 = f8 - f8 THEN f8 / (f8 - f8) ELSE 0 END) FROM ds WHERE f8 <> 0;
 

@@ -211,6 +211,9 @@ SELECT check_inp($q$SELECT sum(CASE WHEN i4 > 0 THEN f8 END), avg(CASE WHEN g < 
   max(CASE WHEN i2 < 0 THEN f8 END), count(CASE WHEN i2 < 0 THEN f8 END), min(CASE WHEN f8 > 10 THEN f8 END) FILTER (WHERE i4 % 2 = 0),
   sum(f8 * (1 - g)), count(*) FROM ginp_nn$q$);
 SELECT check_inp($q$SELECT k, sum(CASE WHEN i4 > 0 THEN CASE WHEN g > 0.5 THEN f8 END ELSE g END) FROM ginp_nn GROUP BY k$q$);
+-- Arithmetic over them: NULL where an operand is (strict operators), raising nothing there.
+SELECT check_inp($q$SELECT sum(CASE WHEN i4 > 0 THEN f8 END * 2 - g), max(-(CASE WHEN g < 0.5 THEN NULL ELSE g END) / 4),
+  sum(f8 / CASE WHEN g > 0 THEN g END) FROM ginp_nn$q$);
 
 -- Which rows were read in place: all without NULLs where the WHERE clause, FILTERs and arguments
 -- compile (a cast of an integer to numeric does), none where one does not (a function of a column,

@@ -7,11 +7,11 @@
  *		gpuagg_conditions.c).
  *
  * An argument compiles when it is + - * / and unary minus of double
- * precision over columns of double precision (or of integers and real cast
- * to it) and constants, and searched CASE WHENs whose conditions compile and
- * whose branches raise no error (CompileCase), NULL where no branch is taken
- * without ELSE or the branch is NULL; such a CASE is not an operand of the
- * arithmetic.  It is evaluated by the same
+ * precision over columns of double precision (or of integers, real and
+ * numeric cast to it) and constants, and searched CASE WHENs whose
+ * conditions compile and whose branches raise no error (CompileCase), NULL
+ * where no branch is taken without ELSE or the branch is NULL, and so is
+ * the arithmetic over it (strict operators).  It is evaluated by the same
  * inline functions as PostgreSQL's operators (utils/float.h), so that NaN,
  * infinities and the overflow and division errors are the same.  Numeric
  * and integer arguments compile in gpuagg_fixedexpr.c.  Anything else is not compiled, and
@@ -68,8 +68,8 @@ struct GpuAggRowExpr
 
 /*
  * Compute every argument of a program for a row read in place: its
- * registers, and which are NULL (GpuAggRowExprNull).  Only CASEs take a
- * register that may be NULL: the arithmetic never has one for an operand.
+ * registers, and which are NULL (GpuAggRowExprNull).  The operators are
+ * strict: an operand NULL makes the result NULL, and raises nothing.
  */
 const float8 *
 GpuAggRowExprRun(GpuAggRowExpr *e, const char *tp, const int *att_off)
@@ -84,6 +84,11 @@ GpuAggRowExprRun(GpuAggRowExpr *e, const char *tp, const int *att_off)
 		const RowStep *s = &e->steps[i];
 		int			taken;
 
+		if (s->op != ROWOP_SEL && ((e->nulls >> s->a) & 1 || (s->op != ROWOP_NEG && (e->nulls >> s->b) & 1)))
+		{
+			e->nulls |= (uint32) 1 << s->dst;
+			continue;
+		}
 		switch (s->op)
 		{
 			case ROWOP_SEL:
@@ -368,17 +373,18 @@ CompileFloat8(CustomScan *cscan, Node *node, GpuAggRowExpr *e)
 
 		if (!GpuAggArithOp(op, F_FLOAT8PL, F_FLOAT8MI, F_FLOAT8MUL, F_FLOAT8DIV, F_FLOAT8UM, &kind))
 			return -1;
-		/* strict operators: their operands never NULL, so that only CASEs take NULLs */
 		if ((a = CompileFloat8(cscan, linitial(op->args), e)) < 0 ||
 			(kind != ROWOP_NEG && (b = CompileFloat8(cscan, lsecond(op->args), e)) < 0) ||
-			e->nregs == ROWEXPR_REGS || GpuAggRowExprMayBeNull(e, a) ||
-			(kind != ROWOP_NEG && GpuAggRowExprMayBeNull(e, b)))
+			e->nregs == ROWEXPR_REGS)
 			return -1;
 		s = &e->steps[e->nsteps++];
 		s->op = kind;
 		s->a = a;
 		s->b = b;
 		s->dst = e->nregs++;
+		/* strict operators: NULL where an operand may be (a CASE's NULL branch) */
+		if (GpuAggRowExprMayBeNull(e, a) || (kind != ROWOP_NEG && GpuAggRowExprMayBeNull(e, b)))
+			e->maybe_null |= (uint32) 1 << s->dst;
 		e->memo = lappend(e->memo, node);
 		e->memo_regs = lappend_int(e->memo_regs, s->dst);
 		return s->dst;
