@@ -214,6 +214,8 @@ SELECT check_inp($q$SELECT k, sum(CASE WHEN i4 > 0 THEN CASE WHEN g > 0.5 THEN f
 -- Arithmetic over them: NULL where an operand is (strict operators), raising nothing there.
 SELECT check_inp($q$SELECT sum(CASE WHEN i4 > 0 THEN f8 END * 2 - g), max(-(CASE WHEN g < 0.5 THEN NULL ELSE g END) / 4),
   sum(f8 / CASE WHEN g > 0 THEN g END) FROM ginp_nn$q$);
+-- Operators of double precision and real, in double precision.
+SELECT check_inp('SELECT sum(f8 * f4), max(f4 - g), min(g / f4) FILTER (WHERE f4 <> 0) FROM ginp_nn');
 
 -- Which rows were read in place: all without NULLs where the WHERE clause, FILTERs and arguments
 -- compile (a cast of an integer to numeric does), none where one does not (a function of a column,

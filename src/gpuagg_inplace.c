@@ -8,7 +8,8 @@
  *
  * An argument compiles when it is + - * / and unary minus of double
  * precision over columns of double precision (or of integers, real and
- * numeric cast to it) and constants, and searched CASE WHENs whose
+ * numeric cast to it) and constants, those of double precision and real
+ * over a real column or constant (CompileFloat4), and searched CASE WHENs whose
  * conditions compile and whose branches raise no error (CompileCase), NULL
  * where no branch is taken without ELSE or the branch is NULL, and so is
  * the arithmetic over it (strict operators).  It is evaluated by the same
@@ -338,6 +339,44 @@ CompileCase(CustomScan *cscan, CaseExpr *c, GpuAggRowExpr *e)
 	return acc;
 }
 
+/* The register column att (of type) is loaded into as double precision, made where new. */
+static int
+LoadRegister(GpuAggRowExpr *e, AttrNumber att, Oid type)
+{
+	for (int i = 0; i < e->nloads; i++)
+		if (e->loads[i].att == att && e->loads[i].coltype == type)
+			return e->loads[i].dst;
+	e->loads[e->nloads].att = att;
+	e->loads[e->nloads].coltype = type;
+	e->loads[e->nloads].dst = e->nregs;
+	e->nloads++;
+	return e->nregs++;
+}
+
+/*
+ * The register holding a real operand of a mixed operator (float48pl ...,
+ * which computes in double precision): a column or a constant; -1 for
+ * anything else (real arithmetic rounds to real).
+ */
+static int
+CompileFloat4(CustomScan *cscan, Node *node, GpuAggRowExpr *e)
+{
+	AttrNumber	att;
+
+	if (e->nregs == ROWEXPR_REGS)
+		return -1;
+	if (IsA(node, Const) && ((Const *) node)->consttype == FLOAT4OID)
+	{
+		if (((Const *) node)->constisnull)
+			return NullRegister(e);
+		e->regs[e->nregs] = (float8) DatumGetFloat4(((Const *) node)->constvalue);
+		return e->nregs++;
+	}
+	if (!IsA(node, Var) || exprType(node) != FLOAT4OID || (att = GpuAggScanColumn(cscan, (Expr *) node)) == 0)
+		return -1;
+	return LoadRegister(e, att, FLOAT4OID);
+}
+
 /* The register holding node's value as double precision (steps added), or -1 where it is not of the forms compiled. */
 static int
 CompileFloat8(CustomScan *cscan, Node *node, GpuAggRowExpr *e)
@@ -366,15 +405,22 @@ CompileFloat8(CustomScan *cscan, Node *node, GpuAggRowExpr *e)
 		OpExpr	   *op = (OpExpr *) node;
 		GpuAggRowOp		kind;
 		ListCell   *lc;
+		bool		real_a = false;
+		bool		real_b = false;
 
 		foreach(lc, e->memo)
 			if (equal(lfirst(lc), node))
 				return list_nth_int(e->memo_regs, foreach_current_index(lc));
 
-		if (!GpuAggArithOp(op, F_FLOAT8PL, F_FLOAT8MI, F_FLOAT8MUL, F_FLOAT8DIV, F_FLOAT8UM, &kind))
+		/* double precision's operators, and those of double precision and real (float84pl, float48pl ...) */
+		if (GpuAggArithOp(op, F_FLOAT84PL, F_FLOAT84MI, F_FLOAT84MUL, F_FLOAT84DIV, InvalidOid, &kind))
+			real_b = true;
+		else if (GpuAggArithOp(op, F_FLOAT48PL, F_FLOAT48MI, F_FLOAT48MUL, F_FLOAT48DIV, InvalidOid, &kind))
+			real_a = true;
+		else if (!GpuAggArithOp(op, F_FLOAT8PL, F_FLOAT8MI, F_FLOAT8MUL, F_FLOAT8DIV, F_FLOAT8UM, &kind))
 			return -1;
-		if ((a = CompileFloat8(cscan, linitial(op->args), e)) < 0 ||
-			(kind != ROWOP_NEG && (b = CompileFloat8(cscan, lsecond(op->args), e)) < 0) ||
+		if ((a = (real_a ? CompileFloat4 : CompileFloat8) (cscan, linitial(op->args), e)) < 0 ||
+			(kind != ROWOP_NEG && (b = (real_b ? CompileFloat4 : CompileFloat8) (cscan, lsecond(op->args), e)) < 0) ||
 			e->nregs == ROWEXPR_REGS)
 			return -1;
 		s = &e->steps[e->nsteps++];
@@ -395,14 +441,7 @@ CompileFloat8(CustomScan *cscan, Node *node, GpuAggRowExpr *e)
 
 		if (att == 0 || (IsA(node, Var) && type != FLOAT8OID))
 			return -1;
-		for (int i = 0; i < e->nloads; i++)
-			if (e->loads[i].att == att && e->loads[i].coltype == type)
-				return e->loads[i].dst;
-		e->loads[e->nloads].att = att;
-		e->loads[e->nloads].coltype = type;
-		e->loads[e->nloads].dst = e->nregs;
-		e->nloads++;
-		return e->nregs++;
+		return LoadRegister(e, att, type);
 	}
 }
 
