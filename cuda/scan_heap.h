@@ -68,13 +68,16 @@ typedef struct GpuextScanCol
 
 /*
  * Text comparisons (strategy = or <>, for NOT): the column's bytes equal the
- * constant's, the same without the value's trailing blanks (char(n)), or
- * start with them (LIKE 'prefix%').
+ * constant's, the same without the value's trailing blanks (char(n)), start
+ * with them (LIKE 'prefix%'), end with them (LIKE '%suffix') or hold them
+ * (LIKE '%infix%').
  */
 #define GPUEXT_SCAN_TEXT_BYTES 16
 #define GPUEXT_SCAN_TEXT_EQUAL 1
 #define GPUEXT_SCAN_TEXT_BPCHAR 2
 #define GPUEXT_SCAN_TEXT_PREFIX 3
+#define GPUEXT_SCAN_TEXT_SUFFIX 4
+#define GPUEXT_SCAN_TEXT_CONTAINS 5
 
 /* Strategies past btree's, and the null tests. */
 #define GPUEXT_SCAN_NOT_EQUAL 6

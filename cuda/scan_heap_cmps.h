@@ -17,15 +17,28 @@ gpuext_scan_text_meets(const GpuextScanRow *row, const GpuextScanCmp *k, uint64_
 	const unsigned char *b = row->page + (uint32_t) (v >> 32);
 	uint32_t	len = (uint32_t) v;
 
+	uint32_t	from = 0;
+	uint32_t	last;
+
 	if (k->text == GPUEXT_SCAN_TEXT_BPCHAR)
 		while (len > 0 && b[len - 1] == ' ')
 			len--;
-	if (k->text == GPUEXT_SCAN_TEXT_PREFIX ? len < k->tlen : len != k->tlen)
+	if (k->text == GPUEXT_SCAN_TEXT_EQUAL || k->text == GPUEXT_SCAN_TEXT_BPCHAR ? len != k->tlen : len < k->tlen)
 		return 0;
-	for (int i = 0; i < k->tlen; i++)
-		if (b[i] != k->tbytes[i])
-			return 0;
-	return 1;
+	/* the places the constant may start at: the end's for a suffix, any for an infix */
+	if (k->text == GPUEXT_SCAN_TEXT_SUFFIX)
+		from = len - k->tlen;
+	last = k->text == GPUEXT_SCAN_TEXT_CONTAINS ? len - k->tlen : from;
+	for (uint32_t at = from; at <= last; at++)
+	{
+		int			i = 0;
+
+		while (i < k->tlen && b[at + i] == k->tbytes[i])
+			i++;
+		if (i == k->tlen)
+			return 1;
+	}
+	return 0;
 }
 
 /* Whether comparison k holds for row (float8_cmp_internal for floats); a NULL column fails it. */

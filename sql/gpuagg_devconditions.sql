@@ -1,6 +1,6 @@
 -- Custom Scan (GpuAgg)'s device scan with conditions beyond a list of comparisons: IN lists,
 -- NOT IN, OR, OR of ANDs, NOT pushed down to the comparisons, and text compared as its bytes (=, <>, IN,
--- LIKE 'prefix%', char(n) without its trailing blanks), in WHERE clauses and FILTERs, with SQL's
+-- LIKE of a prefix, suffix or infix, char(n) without its trailing blanks), in WHERE clauses and FILTERs, with SQL's
 -- NULL logic (a NULL column, a NULL in the list), NaN and -0.  Every result is checked against
 -- PostgreSQL's own plan in the same test; where there is a device, that the device scan ran
 -- (EXPLAIN ANALYZE's Device Scan line), or that the forms it does not run (a NOT IN list holding
@@ -103,6 +103,11 @@ SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE v IN (''MAIL'', NUL
 SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE v NOT IN (''MAIL'', NULL)', false);
 SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE v LIKE ''MAI%'' OR v LIKE ''%''');
 SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE v NOT LIKE ''REG%'' AND t LIKE ''x%''');
+-- LIKE '%suffix', '%infix%' and a pattern without %: the bytes at the end, anywhere, or all.
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE v LIKE ''%AIL'' OR t LIKE ''%1%''');
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE v NOT LIKE ''%I%'' AND t NOT LIKE ''x1''');
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE v LIKE ''%ÄÖ'' OR v LIKE ''%Ä%'' OR v LIKE ''%%''');
+SELECT check_cond('SELECT v, count(*) FILTER (WHERE t LIKE ''%2''), sum(i4) FILTER (WHERE v LIKE ''%H%'') FROM dcond GROUP BY v');
 SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE c = ''ab'' OR c = ''''');
 SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE c IN (''ab c'', ''é'', ''abcdef'')');
 SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE c <> ''ab   ''');
@@ -118,11 +123,12 @@ SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE ((i4 < 5 OR i2 = 3)
 SELECT check_cond('SELECT count(*) FILTER (WHERE (i4 < 5 AND f8 > 2) OR i8 < 0), sum(i8) FILTER (WHERE (i2 > 0 AND t = ''x3'') OR f4 IS NULL), sum(CASE WHEN (i4 < 10 AND i2 > 0) OR i8 > 900 THEN i4 ELSE 0 END) FROM dcond');
 SELECT check_cond('SELECT d, count(*), sum(i8) FROM dcond WHERE (i4 < 5 AND f8 > 2) OR (i2 IN (1, 2) AND v LIKE ''S%'') GROUP BY d');
 -- Forms the device does not run: an OR of ANDs past the program's room once distributed (81
--- groups), a text constant past 16 bytes, a pattern with more than a trailing %, more
--- comparisons than a program holds.
+-- groups), a text constant past 16 bytes, a pattern with _ or a % inside, more comparisons than a
+-- program holds.
 SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE (i4 < 5 AND f8 > 2 AND i2 > 0) OR (i8 < 0 AND f4 > 0 AND d > date ''2000-01-03'') OR (n > 50 AND i4 > 40 AND f8 < 1) OR (t = ''x1'' AND i2 < 0 AND i8 > 500)', false);
 SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE t = ''x1234567890123456''', false);
 SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE t LIKE ''x_%''', false);
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE t LIKE ''%x%1''', false);
 SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE i4 IN (' ||
   (SELECT string_agg(g::text, ', ') FROM generate_series(0, 40) g) || ')', false);
 

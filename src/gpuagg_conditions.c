@@ -26,6 +26,7 @@
 #include "access/nbtree.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
+#include "mb/pg_wchar.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/array.h"
@@ -81,6 +82,10 @@ TextMeets(const RowCmp *c, const char *p)
 		len = bpchartruelen(unconstify(char *, s), len);
 	if (c->strategy == ROWCMP_PREFIX)
 		r = len >= c->tlen && memcmp(s, c->tbytes, c->tlen) == 0;
+	else if (c->strategy == ROWCMP_SUFFIX)
+		r = len >= c->tlen && memcmp(s + len - c->tlen, c->tbytes, c->tlen) == 0;
+	else if (c->strategy == ROWCMP_CONTAINS)
+		r = c->tlen == 0 || (len >= c->tlen && memmem(s, len, c->tbytes, c->tlen) != NULL);
 	else
 	{
 		r = len == c->tlen && memcmp(s, c->tbytes, c->tlen) == 0;
@@ -445,9 +450,11 @@ CompileCmp(CustomScan *cscan, Node *node, RowCmp *c)
 /*
  * A text, varchar or char(n) column against a constant under a
  * deterministic collation, where equal means equal bytes: =, <> (texteq,
- * textne, bpchareq, bpcharne) and LIKE 'prefix%' of text and varchar (a
- * pattern of one % at its end, no other wildcard or escape).  False where
- * it is not of that form.
+ * textne, bpchareq, bpcharne) and LIKE of text and varchar with a pattern
+ * of literal characters (no _ or escape) and % at its start, its end, both
+ * or neither.  A part matched past the value's start needs an encoding
+ * whose characters cannot match inside another's bytes (one byte a
+ * character, or UTF-8).  False where it is not of that form.
  */
 bool
 GpuAggCompileText(CustomScan *cscan, Node *node, RowCmp *c)
@@ -481,7 +488,7 @@ GpuAggCompileText(CustomScan *cscan, Node *node, RowCmp *c)
 	bpchar = op->opfuncid == F_BPCHAREQ || op->opfuncid == F_BPCHARNE;
 	left = linitial(op->args);
 	right = lsecond(op->args);
-	if (IsA(left, Const) && c->strategy != ROWCMP_PREFIX)
+	if (IsA(left, Const) && op->opfuncid != F_TEXTLIKE)
 	{
 		Node	   *t = left;
 
@@ -504,14 +511,20 @@ GpuAggCompileText(CustomScan *cscan, Node *node, RowCmp *c)
 	len = VARSIZE_ANY_EXHDR(k);
 	if (bpchar)
 		len = bpchartruelen(unconstify(char *, s), len);
-	if (c->strategy == ROWCMP_PREFIX)
+	if (op->opfuncid == F_TEXTLIKE)
 	{
-		if (len == 0 || s[len - 1] != '%')
-			return false;
-		len--;
+		bool		head = len > 0 && s[0] == '%';
+		bool		tail = len > (head ? 1 : 0) && s[len - 1] == '%';
+
+		s += head;
+		len -= head + tail;
 		for (int i = 0; i < len; i++)
 			if (s[i] == '%' || s[i] == '_' || s[i] == '\\')
 				return false;
+		c->strategy = head && tail ? ROWCMP_CONTAINS : head ? ROWCMP_SUFFIX : tail ? ROWCMP_PREFIX :
+			BTEqualStrategyNumber;
+		if (head && pg_database_encoding_max_length() > 1 && GetDatabaseEncoding() != PG_UTF8)
+			return false;
 	}
 	c->tbytes = pnstrdup(s, len);
 	c->tlen = len;

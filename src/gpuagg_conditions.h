@@ -24,6 +24,8 @@ typedef enum RowCmpKind
 #define ROWCMP_IS_NULL 1
 #define ROWCMP_IS_NOT_NULL 2
 #define ROWCMP_PREFIX 7			/* text: LIKE 'prefix%' */
+#define ROWCMP_SUFFIX 8			/* text: LIKE '%suffix' */
+#define ROWCMP_CONTAINS 9		/* text: LIKE '%infix%' */
 
 /* One comparison of a column with a constant: column <strategy> constant. */
 typedef struct RowCmp

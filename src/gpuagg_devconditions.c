@@ -73,8 +73,10 @@ ScanLiteral(const RowCmp *c, int v, bool neg, GpuextScanProgram *p, const int *c
 	}
 	else if (c->kind == ROWCMP_TEXT)
 	{
-		/* = or <> of the bytes (LIKE 'prefix%' as the = of a prefix) */
+		/* = or <> of the bytes (LIKE 'prefix%', '%suffix' and '%infix%' as the = of a part) */
 		k->text = c->strategy == ROWCMP_PREFIX ? GPUEXT_SCAN_TEXT_PREFIX :
+			c->strategy == ROWCMP_SUFFIX ? GPUEXT_SCAN_TEXT_SUFFIX :
+			c->strategy == ROWCMP_CONTAINS ? GPUEXT_SCAN_TEXT_CONTAINS :
 			c->coltype == BPCHAROID ? GPUEXT_SCAN_TEXT_BPCHAR : GPUEXT_SCAN_TEXT_EQUAL;
 		k->strategy = (c->strategy == ROWCMP_NOT_EQUAL) != neg ? GPUEXT_SCAN_NOT_EQUAL : BTEqualStrategyNumber;
 		k->tlen = c->tlen;

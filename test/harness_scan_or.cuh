@@ -63,7 +63,8 @@ int scan_tcmp(GpuextScanProgram &p, int col, int text, int strategy, const char 
 /*
  * Text compared as bytes: WHERE (t0 = '' OR t7 LIKE '%' OR i4 % 3 = 0);
  * FILTERs t0 <> '', t7 = '' as char(n) compares (blanks only), t0 LIKE
- * 'A%', each on a count, and t0's NULLs counted.
+ * 'A%', t0 LIKE '%A', t7 LIKE '%B%', t0 NOT LIKE '%AB%', each on a count,
+ * and t0's NULLs counted.
  */
 GpuextScanProgram scan_program_text()
 {
@@ -82,6 +83,12 @@ GpuextScanProgram scan_program_text()
 	f = scan_tcmp(p, t7, GPUEXT_SCAN_TEXT_BPCHAR, 3, "", 0);
 	scan_out(p, -1, 0, f, 1);
 	f = scan_tcmp(p, t0, GPUEXT_SCAN_TEXT_PREFIX, 3, "A", 1);
+	scan_out(p, -1, 0, f, 1);
+	f = scan_tcmp(p, t0, GPUEXT_SCAN_TEXT_SUFFIX, 3, "A", 1);
+	scan_out(p, -1, 0, f, 1);
+	f = scan_tcmp(p, t7, GPUEXT_SCAN_TEXT_CONTAINS, 3, "B", 1);
+	scan_out(p, -1, 0, f, 1);
+	f = scan_tcmp(p, t0, GPUEXT_SCAN_TEXT_CONTAINS, GPUEXT_SCAN_NOT_EQUAL, "AB", 2);
 	scan_out(p, -1, 0, f, 1);
 	f = scan_icmp(p, t0, 1, 0, 0);
 	p.cmps[f].nulltest = GPUEXT_SCAN_IS_NULL;
@@ -226,4 +233,6 @@ void run_scan_or_checks(bool quick)
 	check_valid(text, [](GpuextScanProgram &p) { p.cmps[0].tlen = GPUEXT_SCAN_TEXT_BYTES + 1; }, 0,
 				"scan: a text constant past GPUEXT_SCAN_TEXT_BYTES is refused");
 	check_valid(text, [](GpuextScanProgram &p) { p.cmps[0].strategy = 1; }, 0, "scan: text compared by < is refused");
+	check_valid(text, [](GpuextScanProgram &p) { p.cmps[0].text = GPUEXT_SCAN_TEXT_CONTAINS + 1; }, 0,
+				"scan: a text comparison of no known kind is refused");
 }
