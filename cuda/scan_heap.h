@@ -70,7 +70,9 @@ typedef struct GpuextScanCol
  * Text comparisons (strategy = or <>, for NOT): the column's bytes equal the
  * constant's, the same without the value's trailing blanks (char(n)), start
  * with them (LIKE 'prefix%'), end with them (LIKE '%suffix') or hold them
- * (LIKE '%infix%').
+ * (LIKE '%infix%').  A constant past GPUEXT_SCAN_TEXT_BYTES (not an infix)
+ * is compared in parts, each one comparison: its length, and its bytes at
+ * their place.
  */
 #define GPUEXT_SCAN_TEXT_BYTES 16
 #define GPUEXT_SCAN_TEXT_EQUAL 1
@@ -97,7 +99,9 @@ typedef struct GpuextScanCmp
 	uint8_t		tlen;			/* ... the constant's length */
 	uint8_t		unit;			/* a date or timestamp column: its image under this unit is compared */
 	uint8_t		micros;			/* ... (GPUEXT_SCAN_TRUNC_* or _FIELD_*) of a timestamp, else of a date */
-	uint8_t		pad[6];
+	uint16_t	tfull;			/* text: the whole constant's length, of which tbytes ... */
+	uint16_t	toff;			/* ... are the tlen bytes from here (a longer constant in parts) */
+	uint8_t		pad[2];
 	int64_t		modulus;		/* integers, > 0: the value modulo this is compared */
 	int64_t		ival;
 	double		fval;

@@ -23,11 +23,10 @@ gpuext_scan_text_meets(const GpuextScanRow *row, const GpuextScanCmp *k, uint64_
 	if (k->text == GPUEXT_SCAN_TEXT_BPCHAR)
 		while (len > 0 && b[len - 1] == ' ')
 			len--;
-	if (k->text == GPUEXT_SCAN_TEXT_EQUAL || k->text == GPUEXT_SCAN_TEXT_BPCHAR ? len != k->tlen : len < k->tlen)
+	if (k->text == GPUEXT_SCAN_TEXT_EQUAL || k->text == GPUEXT_SCAN_TEXT_BPCHAR ? len != k->tfull : len < k->tfull)
 		return 0;
-	/* the places the constant may start at: the end's for a suffix, any for an infix */
-	if (k->text == GPUEXT_SCAN_TEXT_SUFFIX)
-		from = len - k->tlen;
+	/* the places the part may start at: its own from the start or the end, any for an infix */
+	from = k->text == GPUEXT_SCAN_TEXT_SUFFIX ? len - k->tfull + k->toff : k->toff;
 	last = k->text == GPUEXT_SCAN_TEXT_CONTAINS ? len - k->tlen : from;
 	for (uint32_t at = from; at <= last; at++)
 	{

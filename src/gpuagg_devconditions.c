@@ -39,19 +39,18 @@ static const uint8 NegatedStrategy[] = {0, BTGreaterEqualStrategyNumber, BTGreat
 	BTLessStrategyNumber, BTLessEqualStrategyNumber, BTEqualStrategyNumber};
 
 /*
- * Append one comparison (value v of an IN list, where it is one) to the
- * program, in the OR group being built, negated where neg; false where the
- * device cannot run it.
+ * Append one comparison (value v of an IN list, where it is one; part of a
+ * long text constant) to the program, in the OR group being built, negated
+ * where neg; false where the device cannot run it.
  */
 static bool
-ScanLiteral(const RowCmp *c, int v, bool neg, GpuextScanProgram *p, const int *col_of_att)
+ScanLiteral(const RowCmp *c, int v, int part, bool neg, GpuextScanProgram *p, const int *col_of_att)
 {
 	GpuextScanCmp *k;
 
-	/* text as its bytes, where the column's are read and the constant is short; numerics as bigints at its scale */
+	/* text as its bytes, where the column's are read; numerics as bigints at its scale */
 	if (p->ncmps >= GPUEXT_SCAN_MAX_CMPS ||
-		(c->kind == ROWCMP_TEXT &&
-		 (c->tlen > GPUEXT_SCAN_TEXT_BYTES || p->cols[col_of_att[c->att]].kind != GPUEXT_SCAN_BYTES)) ||
+		(c->kind == ROWCMP_TEXT && p->cols[col_of_att[c->att]].kind != GPUEXT_SCAN_BYTES) ||
 		(c->kind == ROWCMP_NUMERIC &&
 		 (c->nscale - c->colscale > 19 || c->nval != (int64) c->nval ||
 		  p->cols[col_of_att[c->att]].kind != GPUEXT_SCAN_NUMERIC || p->cols[col_of_att[c->att]].scale != c->colscale)))
@@ -79,8 +78,10 @@ ScanLiteral(const RowCmp *c, int v, bool neg, GpuextScanProgram *p, const int *c
 			c->strategy == ROWCMP_CONTAINS ? GPUEXT_SCAN_TEXT_CONTAINS :
 			c->coltype == BPCHAROID ? GPUEXT_SCAN_TEXT_BPCHAR : GPUEXT_SCAN_TEXT_EQUAL;
 		k->strategy = (c->strategy == ROWCMP_NOT_EQUAL) != neg ? GPUEXT_SCAN_NOT_EQUAL : BTEqualStrategyNumber;
-		k->tlen = c->tlen;
-		memcpy(k->tbytes, c->tbytes, c->tlen);
+		k->tfull = c->tlen;
+		k->toff = part * GPUEXT_SCAN_TEXT_BYTES;
+		k->tlen = Min(c->tlen - k->toff, GPUEXT_SCAN_TEXT_BYTES);
+		memcpy(k->tbytes, c->tbytes + k->toff, k->tlen);
 	}
 	else
 		k->strategy = neg ? NegatedStrategy[c->strategy] : c->strategy;
@@ -105,6 +106,7 @@ typedef struct ScanLit
 {
 	const RowCmp *c;
 	int			v;				/* the value of an IN list */
+	int			part;			/* the part of a text constant past GPUEXT_SCAN_TEXT_BYTES */
 	bool		neg;
 } ScanLit;
 
@@ -112,7 +114,7 @@ typedef struct ScanLit
 
 static List *CnfOfQual(const GpuAggRowQual *q, bool neg, bool *ok);
 
-/* One literal: comparison c (value v of an IN list), negated where neg. */
+/* One literal: comparison c (value v of an IN list, part of a long text constant), negated where neg. */
 static ScanLit *
 NewLit(const RowCmp *c, int v, bool neg)
 {
@@ -120,8 +122,40 @@ NewLit(const RowCmp *c, int v, bool neg)
 
 	l->c = c;
 	l->v = v;
+	l->part = 0;
 	l->neg = neg;
 	return l;
+}
+
+/*
+ * A text comparison with a constant past GPUEXT_SCAN_TEXT_BYTES, in parts:
+ * where it must hold, each part a clause; where it must not (<>, or NOT), one
+ * clause of the parts' <>.  Not an infix, whose parts are not at one place.
+ */
+static List *
+CnfOfLongText(const RowCmp *c, bool neg, bool *ok)
+{
+	int			parts = (c->tlen + GPUEXT_SCAN_TEXT_BYTES - 1) / GPUEXT_SCAN_TEXT_BYTES;
+	bool		holds = (c->strategy != ROWCMP_NOT_EQUAL) != neg;
+	List	   *out = NIL;
+	List	   *clause = NIL;
+
+	if (c->strategy == ROWCMP_CONTAINS || c->tlen > PG_UINT16_MAX || parts > GPUEXT_SCAN_MAX_CMPS)
+	{
+		*ok = false;
+		return NIL;
+	}
+	for (int k = 0; k < parts; k++)
+	{
+		ScanLit    *l = NewLit(c, 0, neg);
+
+		l->part = k;
+		if (holds)
+			out = lappend(out, list_make1(l));
+		else
+			clause = lappend(clause, l);
+	}
+	return holds ? out : list_make1(clause);
 }
 
 /* a OR b of two conjunctive forms: each clause of a with each of b. */
@@ -171,6 +205,8 @@ CnfOfCmp(const RowCmp *c, bool neg, bool *ok)
 			out = lappend(out, list_make1(NewLit(c, v, true)));
 		return out;
 	}
+	if (c->kind == ROWCMP_TEXT && c->tlen > GPUEXT_SCAN_TEXT_BYTES)
+		return CnfOfLongText(c, neg, ok);
 	if (c->in_n > 0)
 	{
 		/* IN: one clause of each value's = */
@@ -204,8 +240,8 @@ CnfOfQual(const GpuAggRowQual *q, bool neg, bool *ok)
  * A compiled condition appended to a device scan program (col_of_att: each
  * column's index among the program's columns) with NOT pushed down to the
  * comparisons, as OR groups that must all hold (an IN list is one group of
- * its values' =); false where the device cannot run it (a text constant
- * past GPUEXT_SCAN_TEXT_BYTES, no room).
+ * its values' =); false where the device cannot run it (an infix past
+ * GPUEXT_SCAN_TEXT_BYTES, no room).
  */
 bool
 GpuAggRowQualToScan(const GpuAggRowQual *q, GpuextScanProgram *p, const int *col_of_att)
@@ -224,7 +260,7 @@ GpuAggRowQualToScan(const GpuAggRowQual *q, GpuextScanProgram *p, const int *col
 		{
 			const ScanLit *l = lfirst(cl);
 
-			if (!ScanLiteral(l->c, l->v, l->neg, p, col_of_att))
+			if (!ScanLiteral(l->c, l->v, l->part, l->neg, p, col_of_att))
 				return false;
 		}
 		ScanCloseGroup(p);

@@ -56,6 +56,7 @@ int scan_tcmp(GpuextScanProgram &p, int col, int text, int strategy, const char 
 	k.text = (uint8_t) text;
 	k.strategy = (uint8_t) strategy;
 	k.tlen = (uint8_t) n;
+	k.tfull = (uint16_t) n;
 	memcpy(k.tbytes, b, n);
 	return p.ncmps++;
 }
@@ -63,8 +64,9 @@ int scan_tcmp(GpuextScanProgram &p, int col, int text, int strategy, const char 
 /*
  * Text compared as bytes: WHERE (t0 = '' OR t7 LIKE '%' OR i4 % 3 = 0);
  * FILTERs t0 <> '', t7 = '' as char(n) compares (blanks only), t0 LIKE
- * 'A%', t0 LIKE '%A', t7 LIKE '%B%', t0 NOT LIKE '%AB%', each on a count,
- * and t0's NULLs counted.
+ * 'A%', t0 LIKE '%A', t7 LIKE '%B%', t0 NOT LIKE '%AB%', t7 NOT LIKE
+ * '%?C?' (a part of a longer constant), each on a count, and t0's NULLs
+ * counted.
  */
 GpuextScanProgram scan_program_text()
 {
@@ -89,6 +91,10 @@ GpuextScanProgram scan_program_text()
 	f = scan_tcmp(p, t7, GPUEXT_SCAN_TEXT_CONTAINS, 3, "B", 1);
 	scan_out(p, -1, 0, f, 1);
 	f = scan_tcmp(p, t0, GPUEXT_SCAN_TEXT_CONTAINS, GPUEXT_SCAN_NOT_EQUAL, "AB", 2);
+	scan_out(p, -1, 0, f, 1);
+	f = scan_tcmp(p, t7, GPUEXT_SCAN_TEXT_SUFFIX, GPUEXT_SCAN_NOT_EQUAL, "C", 1);
+	p.cmps[f].tfull = 3;
+	p.cmps[f].toff = 1;
 	scan_out(p, -1, 0, f, 1);
 	f = scan_icmp(p, t0, 1, 0, 0);
 	p.cmps[f].nulltest = GPUEXT_SCAN_IS_NULL;
@@ -235,4 +241,10 @@ void run_scan_or_checks(bool quick)
 	check_valid(text, [](GpuextScanProgram &p) { p.cmps[0].strategy = 1; }, 0, "scan: text compared by < is refused");
 	check_valid(text, [](GpuextScanProgram &p) { p.cmps[0].text = GPUEXT_SCAN_TEXT_CONTAINS + 1; }, 0,
 				"scan: a text comparison of no known kind is refused");
+	check_valid(text, [](GpuextScanProgram &p) { p.cmps[4].tfull = 40; p.cmps[4].toff = 24; }, 1,
+				"scan: a part of a longer text constant is valid");
+	check_valid(text, [](GpuextScanProgram &p) { p.cmps[4].tfull = 40; p.cmps[4].toff = 41; }, 0,
+				"scan: a text part past its constant's length is refused");
+	check_valid(text, [](GpuextScanProgram &p) { p.cmps[7].tfull = 40; p.cmps[7].toff = 16; }, 0,
+				"scan: a part of an infix is refused");
 }
