@@ -220,6 +220,16 @@ SELECT check_expr($q$SELECT count(*), sum(v) FROM dd WHERE extract(julian from d
 SELECT check_expr($q$SELECT count(*) FILTER (WHERE extract(century from d) = 20), sum(v) FILTER (WHERE NOT extract(isodow from ts) > 5) FROM dd$q$);
 SELECT check_expr($q$SELECT count(*), sum(v) FROM dd WHERE extract(epoch from d) < 'Infinity'$q$, false);
 SELECT check_expr($q$SELECT count(*), sum(v) FROM dd WHERE extract(isodow from d) > 7 OR date_part('isodow', ts) >= 1$q$);
+-- A timestamp column cast to date, as a range of the column: from the date's midnight, to the
+-- next; the ends of both types' ranges.
+SELECT coalesce(string_agg(q || ': ' || r, E'\n'), 'all ok') AS ts_dates FROM (
+  SELECT q, check_expr(q) r FROM (
+    SELECT format('SELECT count(*), sum(v) FROM dd WHERE ts::date %s %L', op, k) q
+    FROM unnest(ARRAY['<', '<=', '=', '>=', '>', '<>']) op,
+         unnest(ARRAY['1995-03-01', '1995-02-28', '4714-11-24 BC', '294276-12-31', '294277-01-01', '5874897-12-31']) k) x) y
+WHERE r <> 'ok';
+SELECT check_expr($q$SELECT count(*), sum(v) FROM dd WHERE ts::date IN ('1995-03-01', '1995-02-28') OR '1995-03-31' < ts::date$q$);
+SELECT check_expr($q$SELECT count(*), sum(v) FROM dd WHERE ts::date < 'infinity'$q$, false);
 -- date_trunc to a month, quarter or year: the truncated timestamp on the device, infinities too.
 CREATE TABLE ddt AS SELECT * FROM dd WHERE ts IS NULL OR NOT isfinite(ts) OR ts BETWEEN '4712-01-01 BC' AND '294275-01-01';
 VACUUM ANALYZE ddt;

@@ -549,10 +549,30 @@ OtherField(FuncExpr *f, Var *var, AttrNumber att, const char *field, Const *k, i
 }
 
 /*
+ * column::date <strategy> k for a timestamp column: the date of a finite
+ * timestamp is its day, and of an infinity that infinity, so the values
+ * from k's midnight on have a date at least k and from the next midnight
+ * on one above it (none finite where k is past the timestamps).  NULL for
+ * k infinite.
+ */
+static GpuAggRowQual *
+TimestampDateRange(AttrNumber att, int strategy, DateADT k)
+{
+	int64		last_day = (END_TIMESTAMP - 1) / USECS_PER_DAY;
+
+	if (DATE_NOT_FINITE(k))
+		return NULL;
+	return RangeOf(att, TIMESTAMPOID, GPUEXT_SCAN_TRUNC_NONE, strategy,
+				   k > last_day ? DT_NOEND : (int64) k * USECS_PER_DAY,
+				   k + 1 > last_day ? DT_NOEND : ((int64) k + 1) * USECS_PER_DAY);
+}
+
+/*
  * A comparison of extract(field ...), date_part(field, ...) or
- * date_trunc(unit, ...) of a column with a constant, by the btree
- * operators of its result type, as a condition on the column or its image;
- * NULL where the node is not of those forms.
+ * date_trunc(unit, ...) of a column, or of a timestamp column cast to date,
+ * with a constant, by the btree operators of its result type, as a
+ * condition on the column or its image; NULL where the node is not of those
+ * forms.
  */
 GpuAggRowQual *
 GpuAggCompileDateRange(CustomScan *cscan, Node *node)
@@ -573,6 +593,15 @@ GpuAggCompileDateRange(CustomScan *cscan, Node *node)
 	commuted = IsA(linitial(op->args), Const);
 	f = (FuncExpr *) (commuted ? lsecond(op->args) : linitial(op->args));
 	k = (Const *) (commuted ? linitial(op->args) : lsecond(op->args));
+	/* a timestamp column cast to date, by date's own operators */
+	if (IsA(f, FuncExpr) && f->funcid == F_DATE_TIMESTAMP && list_length(f->args) == 1 &&
+		IsA(linitial(f->args), Var) && exprType(linitial(f->args)) == TIMESTAMPOID && IsA(k, Const) &&
+		!k->constisnull && k->consttype == DATEOID &&
+		GpuAggBtreeStrategy(op->opno, DATEOID, &strategy, &lefttype, &righttype) &&
+		lefttype == DATEOID && righttype == DATEOID &&
+		(att = GpuAggScanColumn(cscan, linitial(f->args))) != 0)
+		return TimestampDateRange(att, commuted && strategy != ROWCMP_NOT_EQUAL ? BTCommuteStrategyNumber(strategy) :
+								  strategy, DatumGetDateADT(k->constvalue));
 	if (!IsA(f, FuncExpr) || !IsA(k, Const) || k->constisnull || list_length(f->args) != 2 ||
 		!IsA(linitial(f->args), Const) || ((Const *) linitial(f->args))->constisnull ||
 		k->consttype != f->funcresulttype)
