@@ -325,6 +325,28 @@ GpuextScanProgram num_program()
 }
 
 /*
+ * The harness's counters (c) and outputs' values (v, sorted here, their
+ * counts set) against the CPU's run (hc, hv): "" or what differs.
+ */
+std::string num_counts_differ(uint64_t *c, std::vector<std::vector<uint64_t>> &v, const uint64_t *hc,
+							  const std::vector<std::vector<uint64_t>> &hv)
+{
+	for (size_t o = 0; o < v.size(); o++)
+	{
+		c[GPUEXT_SCAN_OUT_COUNT + o] = v[o].size();
+		std::sort(v[o].begin(), v[o].end());
+	}
+	for (int i = 0; i < GPUEXT_SCAN_COUNTERS; i++)
+		if (c[i] != hc[i])
+			return "counter " + std::to_string(i) + " is " + std::to_string(hc[i]) + ", the harness's " +
+				std::to_string(c[i]);
+	for (size_t o = 0; o < v.size(); o++)
+		if (v[o] != hv[o])
+			return "output " + std::to_string(o) + " differs from the harness's values";
+	return "";
+}
+
+/*
  * The harness's own run of num_program over the values it wrote: the
  * counters and each output's values, sorted; "" or what differs from the
  * CPU's run (hc, hv).
@@ -381,19 +403,7 @@ std::string num_reference_differs(const NumSet &ns, const uint64_t *hc, const st
 		else
 			c[GPUEXT_SCAN_PASSED]++;
 	}
-	for (int o = 0; o < 4; o++)
-	{
-		c[GPUEXT_SCAN_OUT_COUNT + o] = v[o].size();
-		std::sort(v[o].begin(), v[o].end());
-	}
-	for (int i = 0; i < GPUEXT_SCAN_COUNTERS; i++)
-		if (c[i] != hc[i])
-			return "counter " + std::to_string(i) + " is " + std::to_string(hc[i]) + ", the harness's " +
-				std::to_string(c[i]);
-	for (int o = 0; o < 4; o++)
-		if (v[o] != hv[o])
-			return "output " + std::to_string(o) + " differs from the harness's values";
-	return "";
+	return num_counts_differ(c, v, hc, hv);
 }
 
 /*
@@ -488,19 +498,7 @@ std::string num_float_reference_differs(const NumSet &ns, const uint64_t *hc, co
 		v[1].push_back(0);
 		memcpy(&v[1].back(), &prod, 8);
 	}
-	for (int o = 0; o < 2; o++)
-	{
-		c[GPUEXT_SCAN_OUT_COUNT + o] = v[o].size();
-		std::sort(v[o].begin(), v[o].end());
-	}
-	for (int i = 0; i < GPUEXT_SCAN_COUNTERS; i++)
-		if (c[i] != hc[i])
-			return "counter " + std::to_string(i) + " is " + std::to_string(hc[i]) + ", the harness's " +
-				std::to_string(c[i]);
-	for (int o = 0; o < 2; o++)
-		if (v[o] != hv[o])
-			return "output " + std::to_string(o) + " differs from the harness's values";
-	return "";
+	return num_counts_differ(c, v, hc, hv);
 }
 
 /* Sets of 1, 7 and 64 pages (the quick run: 1 and 7) on the device against the CPU and the harness. */
