@@ -16,8 +16,7 @@ gpuext_scan_text_meets(const GpuextScanRow *row, const GpuextScanCmp *k, uint64_
 {
 	const unsigned char *b = row->page + (uint32_t) (v >> 32);
 	uint32_t	len = (uint32_t) v;
-
-	uint32_t	from = 0;
+	uint32_t	from;
 	uint32_t	last;
 
 	if (k->text == GPUEXT_SCAN_TEXT_BPCHAR)

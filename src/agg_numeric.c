@@ -38,6 +38,7 @@
 #include "utils/numeric.h"
 
 #include "agg_accum.h"
+#include "scan_heap.h"
 
 /* The numeric format's header bits (numeric.c). */
 #define NUM_SIGN_MASK		0xC000
@@ -324,24 +325,19 @@ GpuextNumericToFixed(Datum value, int scale, int128 *out)
  * A numeric as double precision, as numeric_float8 makes it (its text read
  * by strtod): where the value is an integer below 2^53 over 10^s, s <= 22,
  * both are exact doubles and one division rounds their quotient once
- * (what the device scan computes); else numeric_float8 itself.
+ * (gpuext_scan_numeric_double, as the device scan); else numeric_float8.
  */
 float8
 GpuextNumericToFloat8(Datum value)
 {
 	NumParts	p;
 	int128		v;
+	double		out;
 
 	Decode(value, &p);
-	if (p.kind == NUM_FINITE && p.dscale <= 22 && ToFixed(&p, p.dscale, &v) &&
-		v <= ((int128) 1 << 53) && v >= -((int128) 1 << 53))
-	{
-		float8		p10 = 1.0;
-
-		for (int i = 0; i < p.dscale; i++)
-			p10 *= 10.0;
-		return (float8) (int64) v / p10;
-	}
+	if (p.kind == NUM_FINITE && ToFixed(&p, p.dscale, &v) && v >= PG_INT64_MIN && v <= PG_INT64_MAX &&
+		gpuext_scan_numeric_double((int64) v, p.dscale, 0, &out))
+		return out;
 	return DatumGetFloat8(DirectFunctionCall1(numeric_float8, value));
 }
 

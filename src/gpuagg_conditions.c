@@ -180,35 +180,31 @@ GpuAggRowQualPasses(const GpuAggRowQual *q, const char *tp, const int *att_off)
 			cmp = NumericCmp(c, tp + att_off[c->att - 1]);
 		else
 			cmp = float8_cmp_internal(GpuAggColumnFloat8(tp, att_off, c->att, c->coltype), c->fval);
-		switch (c->strategy)
-		{
-			case BTLessStrategyNumber:
-				if (cmp >= 0)
-					return false;
-				break;
-			case BTLessEqualStrategyNumber:
-				if (cmp > 0)
-					return false;
-				break;
-			case BTEqualStrategyNumber:
-				if (cmp != 0)
-					return false;
-				break;
-			case BTGreaterEqualStrategyNumber:
-				if (cmp < 0)
-					return false;
-				break;
-			case ROWCMP_NOT_EQUAL:
-				if (cmp == 0)
-					return false;
-				break;
-			default:
-				if (cmp <= 0)
-					return false;
-				break;
-		}
+		if (!GpuAggStrategyHolds(c->strategy, cmp))
+			return false;
 	}
 	return true;
+}
+
+/* Whether a comparison's btree strategy (or ROWCMP_NOT_EQUAL) holds where its sides compare as cmp. */
+bool
+GpuAggStrategyHolds(int strategy, int cmp)
+{
+	switch (strategy)
+	{
+		case BTLessStrategyNumber:
+			return cmp < 0;
+		case BTLessEqualStrategyNumber:
+			return cmp <= 0;
+		case BTEqualStrategyNumber:
+			return cmp == 0;
+		case BTGreaterEqualStrategyNumber:
+			return cmp >= 0;
+		case ROWCMP_NOT_EQUAL:
+			return cmp != 0;
+		default:
+			return cmp > 0;
+	}
 }
 
 /* Whether the column type is compared as signed integers or as floats. */

@@ -80,6 +80,7 @@ GpuAggIntAt(const char *p, int len)
 
 /* gpuagg_conditions.c */
 extern bool GpuAggCmpKind(Oid type, RowCmpKind *kind);
+extern bool GpuAggStrategyHolds(int strategy, int cmp);
 extern bool GpuAggBtreeStrategy(Oid opno, Oid type, int *strategy, Oid *lefttype, Oid *righttype);
 extern bool GpuAggCompileText(CustomScan *cscan, Node *node, RowCmp *c);
 

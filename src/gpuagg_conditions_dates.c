@@ -483,30 +483,8 @@ IsoDowIn(Var *var, AttrNumber att, Const *k, int strategy)
 		int			c = k->consttype == NUMERICOID ?
 			DatumGetInt32(DirectFunctionCall2(numeric_cmp, NumericGetDatum(int64_to_numeric(v)), k->constvalue)) :
 			DatumGetInt32(DirectFunctionCall2(btfloat8cmp, Float8GetDatum(v), k->constvalue));
-		bool		holds;
 
-		switch (strategy)
-		{
-			case BTLessStrategyNumber:
-				holds = c < 0;
-				break;
-			case BTLessEqualStrategyNumber:
-				holds = c <= 0;
-				break;
-			case BTEqualStrategyNumber:
-				holds = c == 0;
-				break;
-			case BTGreaterEqualStrategyNumber:
-				holds = c >= 0;
-				break;
-			case BTGreaterStrategyNumber:
-				holds = c > 0;
-				break;
-			default:
-				holds = c != 0;
-				break;
-		}
-		if (holds)
+		if (GpuAggStrategyHolds(strategy, c))
 			days |= 1 << (v % 7);
 	}
 	/* none: below every image; all: every image (an infinity's field is NULL all the same) */
@@ -635,7 +613,6 @@ GpuAggCompileDateRange(CustomScan *cscan, Node *node)
 		int64		least;
 		bool		exact;
 		bool		micros;
-
 		GpuAggRowQual *q;
 		bool		other;
 
