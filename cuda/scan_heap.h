@@ -160,8 +160,8 @@ typedef struct GpuextScanStep
  * day or microsecond of its day, week, month, quarter, year, hour, minute or
  * second (date_trunc), or a value of year 2000 with the same quarter, month,
  * day of the month, day of the year, day of the week, hour, minute or
- * second (extract's fields), standing for the key's value (the CPU computes
- * that from it).
+ * second (extract's fields), or of 2004 with the same ISO week (week),
+ * standing for the key's value (the CPU computes that from it).
  */
 #define GPUEXT_SCAN_TRUNC_NONE 0
 #define GPUEXT_SCAN_TRUNC_DAY 1
@@ -180,7 +180,8 @@ typedef struct GpuextScanStep
 #define GPUEXT_SCAN_FIELD_HOUR 14	/* these three of timestamps only */
 #define GPUEXT_SCAN_FIELD_MINUTE 15
 #define GPUEXT_SCAN_FIELD_SECOND 16
-#define GPUEXT_SCAN_UNITS 17
+#define GPUEXT_SCAN_FIELD_WEEK 17	/* ISO 8601's week of the year */
+#define GPUEXT_SCAN_UNITS 18
 
 typedef struct GpuextScanKey
 {

@@ -121,6 +121,9 @@ gpuext_scan_unit_value(int64_t v, int unit, int micros)
 		default:
 			break;
 	}
+	/* an ISO week's year is its Thursday's */
+	if (unit == GPUEXT_SCAN_FIELD_WEEK)
+		day += 3 - gpuext_scan_mod7(day + 5);
 	/* the day's year, month and day of the month (civil-from-days) */
 	z = day + 730425;			/* days from 0000-03-01 */
 	era = (z >= 0 ? z : z - 146096) / 146097;
@@ -160,6 +163,10 @@ gpuext_scan_unit_value(int64_t v, int unit, int micros)
 			break;
 		case GPUEXT_SCAN_FIELD_DOW:
 			r = gpuext_scan_mod7(day - 1) + 1;	/* 2000-01-02 (a Sunday) to 01-08 */
+			break;
+		case GPUEXT_SCAN_FIELD_WEEK:
+			/* the Monday of that week in 2004, a year of 53 (its first Monday 2003-12-29) */
+			r = gpuext_scan_days(2003, 12, 29) + (day - gpuext_scan_days(y, 1, 1)) / 7 * 7;
 			break;
 		default:
 			r = day;			/* GPUEXT_SCAN_TRUNC_DAY */

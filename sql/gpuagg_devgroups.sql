@@ -110,10 +110,11 @@ SELECT check_groups($q$SELECT extract(quarter FROM d), extract(month FROM d), co
 SELECT check_groups($q$SELECT extract(day FROM d), count(*), max(v) FROM dgt GROUP BY 1$q$);
 SELECT check_groups($q$SELECT extract(doy FROM d), count(*) FROM dgt GROUP BY 1$q$);
 SELECT check_groups($q$SELECT extract(dow FROM d), extract(ISODOW FROM d), count(*) FROM dgt GROUP BY 1, 2$q$);
+SELECT check_groups($q$SELECT extract(week FROM d), count(*), sum(v) FROM dgt GROUP BY 1$q$);
 SELECT check_groups($q$SELECT date_part('month', d), count(*) FROM dgt GROUP BY 1$q$);
 -- Any other function of the date: grouped by the date itself, the key computed once a date; one
 -- of a numeric result (extract's other fields) stays on the CPU (see below).
-SELECT check_groups($q$SELECT extract(week FROM d), count(*) FROM dgt GROUP BY 1$q$, false);
+SELECT check_groups($q$SELECT extract(isoyear FROM d), count(*) FROM dgt GROUP BY 1$q$, false);
 SELECT check_groups($q$SELECT to_char(d, 'YYYY-MM'), count(*), min(v) FROM dgt WHERE v > 5 GROUP BY 1$q$);
 SET TimeZone = 'America/Sao_Paulo';
 SELECT check_groups($q$SELECT date_trunc('month', d), count(*), sum(v) FROM dgt GROUP BY 1$q$);
@@ -145,6 +146,7 @@ SELECT check_groups($q$SELECT date_trunc('Minute', ts), count(*) FROM dts WHERE 
 SELECT check_groups($q$SELECT date_trunc('second', ts), count(*) FROM dts WHERE v < 8000 GROUP BY 1$q$);
 SELECT check_groups($q$SELECT extract(hour FROM ts), extract(dow FROM ts), count(*), sum(v) FROM dts GROUP BY 1, 2$q$);
 SELECT check_groups($q$SELECT extract(minute FROM ts), count(*) FROM dts GROUP BY 1$q$);
+SELECT check_groups($q$SELECT date_part('week', ts), extract(year FROM ts), count(*) FROM dts GROUP BY 1, 2$q$);
 SELECT check_groups($q$SELECT extract(second FROM ts), count(*) FROM dts GROUP BY 1$q$);
 SELECT check_groups($q$SELECT extract(milliseconds FROM ts), count(*) FROM dts GROUP BY 1$q$);
 SELECT check_groups($q$SELECT date_part('doy', ts), extract(quarter FROM ts), count(*) FROM dts GROUP BY 1, 2$q$);

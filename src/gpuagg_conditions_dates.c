@@ -18,15 +18,15 @@
  * -Infinity and Infinity at the infinities: their bounds are found with
  * PostgreSQL's extract (or date_part) itself (MonotonicFieldRange).
  *
- * The other fields (month, day, dow, hour, second ...) are not monotonic:
- * each is compared through the column's image under the field, computed
- * per row on the device and for rows read in place alike
+ * The other fields (month, day, dow, week, hour, second ...) are not
+ * monotonic: each is compared through the column's image under the field,
+ * computed per row on the device and for rows read in place alike
  * (cuda/scan_heap_units.h: the first day of that month in 2000, the day of
- * the month less one ...), which orders as the field does, with the
- * constant made an image the same way.  A field of an infinity is NULL.
- * date_trunc to a month, quarter or year is compared as the truncated
- * value itself, the device leaving the first timestamps, where PostgreSQL
- * raises its error, to the CPU.  isodow is compared as the days of the
+ * the month less one, the Monday of that ISO week in 2004 ...), which
+ * orders as the field does, with the constant made an image the same way.
+ * A field of an infinity is NULL.  date_trunc to a month, quarter or year
+ * is compared as the truncated value itself, the device leaving the first
+ * timestamps, where PostgreSQL raises its error, to the CPU.  isodow is compared as the days of the
  * week (dow) it holds for (IsoDowIn).
  */
 #include "postgres.h"
@@ -103,6 +103,7 @@ static const struct
 	{"day", GPUEXT_SCAN_FIELD_DAY, 1, 31, 0},
 	{"doy", GPUEXT_SCAN_FIELD_DOY, 1, 366, 0},
 	{"dow", GPUEXT_SCAN_FIELD_DOW, 0, 6, 0},
+	{"week", GPUEXT_SCAN_FIELD_WEEK, 1, 53, 0},
 	{"hour", GPUEXT_SCAN_FIELD_HOUR, 0, 23, 0},
 	{"minute", GPUEXT_SCAN_FIELD_MINUTE, 0, 59, 0},
 	{"second", GPUEXT_SCAN_FIELD_SECOND, 0, 0, 1000000},
@@ -328,6 +329,9 @@ FieldImage(uint8 unit, int64 v, bool micros)
 			break;
 		case GPUEXT_SCAN_FIELD_DOW:
 			days = v + 1;		/* 2000-01-02, a Sunday (0), on */
+			break;
+		case GPUEXT_SCAN_FIELD_WEEK:
+			days = date2j(2003, 12, 29) - POSTGRES_EPOCH_JDATE + (v - 1) * 7;	/* 2004's Mondays */
 			break;
 		case GPUEXT_SCAN_FIELD_HOUR:
 			return v * USECS_PER_HOUR;

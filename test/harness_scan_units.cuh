@@ -57,6 +57,30 @@ void unit_j2date(int64_t jd, int64_t *year, int64_t *month, int64_t *day)
 	*month = (int64_t) ((quad + 10) % 12 + 1);
 }
 
+/* PostgreSQL's date2isoweek: the ISO week of a day, from the Monday before its year's January 4th. */
+int64_t unit_isoweek(int64_t year, int64_t month, int64_t day)
+{
+	int64_t		dayn = unit_date2j(year, month, day);
+	int64_t		day4 = unit_date2j(year, 1, 4);
+	int64_t		day0 = (((day4 - 1) + 1) % 7 + 7) % 7;	/* j2day: 0 Sunday; back to Monday */
+	int64_t		week;
+
+	if (dayn < day4 - day0)
+	{
+		day4 = unit_date2j(year - 1, 1, 4);
+		day0 = (((day4 - 1) + 1) % 7 + 7) % 7;
+	}
+	week = (dayn - (day4 - day0)) / 7 + 1;
+	if (week >= 52)
+	{
+		day4 = unit_date2j(year + 1, 1, 4);
+		day0 = (((day4 - 1) + 1) % 7 + 7) % 7;
+		if (dayn >= day4 - day0)
+			week = (dayn - (day4 - day0)) / 7 + 1;
+	}
+	return week;
+}
+
 /* The reference: what the unit makes of v, and whether the device is to leave it to the CPU (false, where ends). */
 bool unit_reference(int64_t v, int unit, bool micros, int64_t *rep, bool ends = true)
 {
@@ -151,6 +175,9 @@ bool unit_reference(int64_t v, int unit, bool micros, int64_t *rep, bool ends = 
 			break;
 		case GPUEXT_SCAN_FIELD_DOW:
 			r = unit_date2j(2000, 1, 2 + (day + UNIT_EPOCH_JDATE + 1) % 7) - UNIT_EPOCH_JDATE;
+			break;
+		case GPUEXT_SCAN_FIELD_WEEK:
+			r = unit_date2j(2003, 12, 29) - UNIT_EPOCH_JDATE + 7 * (unit_isoweek(y, m, d) - 1);
 			break;
 		default:
 			return false;
