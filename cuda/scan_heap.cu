@@ -39,7 +39,7 @@ __global__ void scan_clear_kernel(unsigned long long *counts)
  * slot is claimed, written, then marked full; a lane meeting a slot being
  * written waits for it (independent thread scheduling, sm_70 on).
  */
-__device__ int group_insert(const GpuextScanProgram *p, char *outs, const uint64_t image[2],
+__device__ int group_insert(const GpuextScanProgram *p, char *outs, const uint64_t image[GPUEXT_SCAN_KEY_WORDS],
 							unsigned long long *counts)
 {
 	uint32_t   *states = gpuext_scan_slot_states(p, outs);
@@ -57,8 +57,8 @@ __device__ int group_insert(const GpuextScanProgram *p, char *outs, const uint64
 			{
 				unsigned long long n;
 
-				images[2 * s] = image[0];
-				images[2 * s + 1] = image[1];
+				for (int w = 0; w < GPUEXT_SCAN_KEY_WORDS; w++)
+					images[(size_t) GPUEXT_SCAN_KEY_WORDS * s + w] = image[w];
 				__threadfence();
 				atomicExch(&states[s], GPUEXT_SCAN_SLOT_FULL);
 				n = atomicAdd(&counts[GPUEXT_SCAN_NEW_GROUPS], 1ULL);
@@ -68,8 +68,8 @@ __device__ int group_insert(const GpuextScanProgram *p, char *outs, const uint64
 
 					g->slot = s;
 					g->pad = 0;
-					g->image[0] = image[0];
-					g->image[1] = image[1];
+					for (int w = 0; w < GPUEXT_SCAN_KEY_WORDS; w++)
+						g->image[w] = image[w];
 				}
 				return 1;
 			}
@@ -77,7 +77,7 @@ __device__ int group_insert(const GpuextScanProgram *p, char *outs, const uint64
 		while (st == GPUEXT_SCAN_SLOT_BUSY)
 			st = reinterpret_cast<volatile uint32_t *>(states)[s];
 		__threadfence();
-		if (images[2 * s] == image[0] && images[2 * s + 1] == image[1])
+		if (gpuext_scan_slot_holds(images, s, image))
 			return 1;
 	}
 	return 0;
@@ -132,7 +132,7 @@ scan_pages_kernel(GpuextScanProgram program, const char *pages, const uint16_t *
 			bool		pass;
 			bool		err;
 
-			uint64_t	image[2] = {0, 0};
+			uint64_t	image[GPUEXT_SCAN_KEY_WORDS] = {0};
 			uint32_t	group = 0;
 			bool		keyed = true;
 			bool		missed = false;
@@ -150,7 +150,10 @@ scan_pages_kernel(GpuextScanProgram program, const char *pages, const uint16_t *
 
 					if (pass)
 					{
-						unsigned	peers = __match_any_sync(m, image[0]) & __match_any_sync(m, image[1]);
+						unsigned	peers = m;
+
+						for (int w = 0; w < GPUEXT_SCAN_KEY_WORDS; w++)
+							peers &= __match_any_sync(m, image[w]);
 
 						if (lane == (unsigned) (__ffs(peers) - 1))
 							keyed = group_insert(&p, outs, image, counts);

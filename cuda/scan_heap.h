@@ -27,7 +27,8 @@
 #define GPUEXT_SCAN_MAX_REGS 32		/* double precision registers of the arithmetic */
 #define GPUEXT_SCAN_MAX_NREGS 24	/* numeric registers: 128-bit integers at known scales */
 #define GPUEXT_SCAN_MAX_KEYS 4		/* GROUP BY keys, packed into one key image */
-#define GPUEXT_SCAN_KEY_BYTES 16	/* ... of this many bytes */
+#define GPUEXT_SCAN_KEY_WORDS 4		/* ... of this many 64-bit words */
+#define GPUEXT_SCAN_KEY_BYTES (8 * GPUEXT_SCAN_KEY_WORDS)
 #define GPUEXT_SCAN_MAX_COUNTERS (GPUEXT_SCAN_MAX_OUTS + 1)	/* per-group counts: rows, then counted outputs */
 
 /* Per page, its visible items: vis[0] their number, then their item numbers; or all normal items. */
@@ -203,7 +204,7 @@ typedef struct GpuextScanNewGroup
 {
 	uint32_t	slot;
 	uint32_t	pad;
-	uint64_t	image[2];
+	uint64_t	image[GPUEXT_SCAN_KEY_WORDS];
 } GpuextScanNewGroup;
 
 /* regs[dst] = a column as double precision; or nregs[dst] = a numeric column at its scale. */
@@ -704,7 +705,7 @@ gpuext_scan_heap_host(const GpuextScanProgram *p, const char *pages, const uint1
 		for (unsigned i = 0; i < n; i++)
 		{
 			int			r = gpuext_scan_decode(p, page, all ? i + 1 : v[i + 1], &row);
-			uint64_t	image[2];
+			uint64_t	image[GPUEXT_SCAN_KEY_WORDS];
 			uint32_t	group = 0;
 
 			if (r == 0)

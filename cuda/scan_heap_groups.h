@@ -38,7 +38,7 @@ gpuext_scan_u64(const unsigned char *b)
 /* The row's key image: each key's tag byte and bytes at its place, zeros elsewhere; 0 where a key is too long. */
 static inline GPUEXT_HD int
 gpuext_scan_key_image(const GpuextScanProgram *p, const unsigned char *page, const GpuextScanRow *row,
-					  uint64_t image[2])
+					  uint64_t image[GPUEXT_SCAN_KEY_WORDS])
 {
 	unsigned char b[GPUEXT_SCAN_KEY_BYTES];
 
@@ -83,24 +83,29 @@ gpuext_scan_key_image(const GpuextScanProgram *p, const unsigned char *page, con
 		for (uint32_t i = 0; i < len; i++)
 			b[key->at + 1 + i] = page[off + i];
 	}
-	image[0] = gpuext_scan_u64(b);
-	image[1] = gpuext_scan_u64(b + 8);
+	for (int w = 0; w < GPUEXT_SCAN_KEY_WORDS; w++)
+		image[w] = gpuext_scan_u64(b + 8 * w);
 	return 1;
 }
 
 /* An image's first slot to probe. */
 static inline GPUEXT_HD uint32_t
-gpuext_scan_key_hash(const uint64_t image[2], uint32_t cap)
+gpuext_scan_key_hash(const uint64_t image[GPUEXT_SCAN_KEY_WORDS], uint32_t cap)
 {
-	uint64_t	h = image[0] * UINT64_C(0x9E3779B97F4A7C15) ^ (image[1] + UINT64_C(0x632BE59BD9B4E019));
+	uint64_t	h = UINT64_C(0x632BE59BD9B4E019);
 
+	for (int w = 0; w < GPUEXT_SCAN_KEY_WORDS; w++)
+	{
+		h = (h ^ image[w]) * UINT64_C(0x9E3779B97F4A7C15);
+		h ^= h >> 29;
+	}
 	h ^= h >> 31;
 	h *= UINT64_C(0xD6E8FEB86659FD93);
 	h ^= h >> 32;
 	return (uint32_t) h & (cap - 1);
 }
 
-/* The table's states, its images (two words a slot), the new images' list and the slots' group numbers. */
+/* The table's states, its images (GPUEXT_SCAN_KEY_WORDS words a slot), the new images' list and the slots' group numbers. */
 static inline GPUEXT_HD uint32_t *
 gpuext_scan_slot_states(const GpuextScanProgram *p, char *outs)
 {
@@ -126,9 +131,19 @@ gpuext_scan_group_counts(const GpuextScanProgram *p, char *outs, uint32_t g)
 	return (uint64_t *) (outs + p->counts_offset) + g;
 }
 
+/* Whether slot s of the table holds image. */
+static inline GPUEXT_HD int
+gpuext_scan_slot_holds(const volatile uint64_t *images, uint32_t s, const uint64_t image[GPUEXT_SCAN_KEY_WORDS])
+{
+	for (int w = 0; w < GPUEXT_SCAN_KEY_WORDS; w++)
+		if (images[(size_t) GPUEXT_SCAN_KEY_WORDS * s + w] != image[w])
+			return 0;
+	return 1;
+}
+
 /* The group number of the slot holding image, or GPUEXT_SCAN_NO_GROUP (the values pass; the table is not changing). */
 static inline GPUEXT_HD uint32_t
-gpuext_scan_group_find(const GpuextScanProgram *p, char *outs, const uint64_t image[2])
+gpuext_scan_group_find(const GpuextScanProgram *p, char *outs, const uint64_t image[GPUEXT_SCAN_KEY_WORDS])
 {
 	const uint32_t *states = gpuext_scan_slot_states(p, outs);
 	const uint64_t *images = gpuext_scan_slot_images(p, outs);
@@ -139,7 +154,7 @@ gpuext_scan_group_find(const GpuextScanProgram *p, char *outs, const uint64_t im
 	{
 		if (states[s] != GPUEXT_SCAN_SLOT_FULL)
 			return GPUEXT_SCAN_NO_GROUP;
-		if (images[2 * s] == image[0] && images[2 * s + 1] == image[1])
+		if (gpuext_scan_slot_holds(images, s, image))
 			return map[s];
 	}
 	return GPUEXT_SCAN_NO_GROUP;
@@ -147,7 +162,8 @@ gpuext_scan_group_find(const GpuextScanProgram *p, char *outs, const uint64_t im
 
 /* The keys pass on the host: image put in the table, listed if new; 0 where the table is full. */
 static inline int
-gpuext_scan_group_insert_host(const GpuextScanProgram *p, char *outs, const uint64_t image[2], uint64_t *counts)
+gpuext_scan_group_insert_host(const GpuextScanProgram *p, char *outs, const uint64_t image[GPUEXT_SCAN_KEY_WORDS],
+							  uint64_t *counts)
 {
 	uint32_t   *states = gpuext_scan_slot_states(p, outs);
 	uint64_t   *images = gpuext_scan_slot_images(p, outs);
@@ -157,21 +173,21 @@ gpuext_scan_group_insert_host(const GpuextScanProgram *p, char *outs, const uint
 	{
 		if (states[s] == GPUEXT_SCAN_SLOT_FULL)
 		{
-			if (images[2 * s] == image[0] && images[2 * s + 1] == image[1])
+			if (gpuext_scan_slot_holds(images, s, image))
 				return 1;
 			continue;
 		}
 		states[s] = GPUEXT_SCAN_SLOT_FULL;
-		images[2 * s] = image[0];
-		images[2 * s + 1] = image[1];
+		for (int w = 0; w < GPUEXT_SCAN_KEY_WORDS; w++)
+			images[(size_t) GPUEXT_SCAN_KEY_WORDS * s + w] = image[w];
 		if (counts[GPUEXT_SCAN_NEW_GROUPS] < p->table_cap)
 		{
 			GpuextScanNewGroup *n = &gpuext_scan_new_groups(p, outs)[counts[GPUEXT_SCAN_NEW_GROUPS]];
 
 			n->slot = s;
 			n->pad = 0;
-			n->image[0] = image[0];
-			n->image[1] = image[1];
+			for (int w = 0; w < GPUEXT_SCAN_KEY_WORDS; w++)
+				n->image[w] = image[w];
 		}
 		counts[GPUEXT_SCAN_NEW_GROUPS]++;
 		return 1;
@@ -210,7 +226,7 @@ gpuext_scan_groups_valid(const GpuextScanProgram *p, size_t outs_bytes)
 		used = key->at + 1 + key->width;
 	}
 	if (p->table_offset % 8 != 0 || p->table_offset > outs_bytes ||
-		cap * (sizeof(uint32_t) + 2 * sizeof(uint64_t)) > outs_bytes - p->table_offset ||
+		cap * (sizeof(uint32_t) + GPUEXT_SCAN_KEY_BYTES) > outs_bytes - p->table_offset ||
 		p->new_offset % 8 != 0 || p->new_offset > outs_bytes ||
 		cap * sizeof(GpuextScanNewGroup) > outs_bytes - p->new_offset ||
 		p->map_offset % 4 != 0 || p->map_offset > outs_bytes || cap * sizeof(uint32_t) > outs_bytes - p->map_offset ||

@@ -194,6 +194,24 @@ SELECT check_groups('SELECT k2, count(*) FROM dg WHERE k2 > 1 GROUP BY k2', fals
 -- Text keys longer than their room in the key image: every tuple on the CPU, the same groups.
 SELECT check_groups('SELECT pad, count(*), sum(i4) FROM dg GROUP BY pad', true, 20000);
 SELECT check_groups('SELECT kt, c10, pad, count(*) FROM dg GROUP BY kt, c10, pad', true, 20000);
+-- Keys of up to 31 bytes together: multibyte text, TPC-H's l_shipinstruct (17 bytes) beside a
+-- char(1) and an integer modulo a constant.
+CREATE TABLE dgw (w text, s varchar(20), c char(1), v int4);
+INSERT INTO dgw
+SELECT CASE WHEN i % 97 = 0 THEN NULL
+            ELSE (ARRAY['DELIVER IN PERSON', 'TAKE BACK RETURN', 'COLLECT COD', 'NONE', '', repeat('é', 15),
+                        repeat('w', 30), 'thirty-one bytes long, no more.'])[1 + i % 8] END,
+       (ARRAY['DELIVER IN PERSON', 'TAKE BACK RETURN', 'COLLECT COD', 'NONE'])[1 + i % 4],
+       chr(65 + i % 3), i
+FROM generate_series(1, 10000) i;
+VACUUM ANALYZE dgw;
+SELECT check_groups('SELECT w, count(*), sum(v) FROM dgw GROUP BY w');
+SELECT check_groups('SELECT v % 3, c, s, count(*), max(v) FROM dgw WHERE v > 10 GROUP BY 1, 2, 3');
+SELECT check_groups('SELECT length(w), count(*) FROM dgw GROUP BY 1');
+-- one byte past the room: every tuple on the CPU
+INSERT INTO dgw VALUES ('thirty-two bytes long, no fewer.', 'NONE', 'A', 0);
+SELECT check_groups('SELECT w, count(*), sum(v) FROM dgw GROUP BY w', true, 10001);
+DROP TABLE dgw;
 
 -- char(n) keys compared as bytes: values written with and without trailing blanks are one group,
 -- on the device and read in place on the CPU.
@@ -331,10 +349,10 @@ SELECT costed_on_device('SELECT c1, kb, sum(f8), sum(f8 * (1 - disc)), avg(disc)
 SELECT costed_on_device('SELECT kt, vc, count(*), sum(i4), count(pad) FROM dg GROUP BY kt, vc', 'device');
 SELECT costed_on_device($q$SELECT date_trunc('month', kd), extract(hour from kts), count(*) FROM dg GROUP BY 1, 2$q$, 'device');
 SELECT costed_on_device('SELECT sum(i4 * 2 + 1), count(*) FILTER (WHERE f8 > 0), max(kd), count(n) FROM dg WHERE kt IN (''t1'', ''t2'')', 'device');
--- the CPU reads the rows: a key too wide on average, a key of two columns, a WHERE clause not
+-- the CPU reads the rows: keys too wide on average, a key of two columns, a WHERE clause not
 -- compiled, double precision arithmetic beside a computed key, arguments not compiled or over a
 -- numeric column of no fixed scale
-SELECT costed_on_device('SELECT pad, count(*) FROM dg GROUP BY pad', 'CPU');
+SELECT costed_on_device('SELECT kt, c10, pad, count(*) FROM dg GROUP BY kt, c10, pad', 'CPU');
 SELECT costed_on_device('SELECT k4 + i4, count(*) FROM dg GROUP BY 1', 'CPU');
 SELECT costed_on_device('SELECT kb, count(*) FROM dg WHERE length(pad) > 3 GROUP BY kb', 'CPU');
 SELECT costed_on_device('SELECT k4 % 7, sum(f8 * 2) FROM dg GROUP BY 1', 'CPU');

@@ -12,7 +12,7 @@
  * value computed here from the image, once for each image met.  Rows with
  * the same keys may have several images (a function's many arguments of
  * one result): the lookup maps them to one group.  Each key's equal values
- * have equal bytes (KeyValuesCanonical), the keys' images together fit 16
+ * have equal bytes (KeyValuesCanonical), the keys' images together fit 32
  * bytes (a tag byte and the bytes of each), no key column is read for its
  * value elsewhere (its NULLs may be: count(k), k IS NULL), the
  * groups on the device, and no more groups expected than a quarter of the
@@ -233,7 +233,7 @@ GpuAggDevGroupsLayout(GpuAggState *st, GpuextScanProgram *p, size_t outs)
 			outs += TYPEALIGN(256, p->out_cap * sizeof(uint32));
 		}
 	p->table_offset = outs;
-	outs += TYPEALIGN(256, (size_t) cap * (sizeof(uint32) + 2 * sizeof(uint64)));
+	outs += TYPEALIGN(256, (size_t) cap * (sizeof(uint32) + GPUEXT_SCAN_KEY_BYTES));
 	p->new_offset = outs;
 	outs += TYPEALIGN(256, (size_t) cap * sizeof(GpuextScanNewGroup));
 	p->map_offset = outs;

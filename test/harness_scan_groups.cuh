@@ -9,13 +9,25 @@
  *		must not.  Included by kernel_harness.cu after harness_scan_heap.cuh.
  */
 
+/* A key image as a value that sorts and compares whole. */
+typedef std::array<uint64_t, GPUEXT_SCAN_KEY_WORDS> ScanKeyImage;
+
+/* A new group's key image. */
+ScanKeyImage scan_key_image(const GpuextScanNewGroup &n)
+{
+	ScanKeyImage image;
+
+	std::copy(n.image, n.image + GPUEXT_SCAN_KEY_WORDS, image.begin());
+	return image;
+}
+
 /* What one side made of a set under a program: both passes' results, in an order that does not depend on slots. */
 struct ScanGroupsRun
 {
 	std::string error;
 	uint64_t	keys_counts[GPUEXT_SCAN_COUNTERS] = {0};
 	uint64_t	values_counts[GPUEXT_SCAN_COUNTERS] = {0};
-	std::vector<std::pair<uint64_t, uint64_t>> images;	/* the new key images, sorted */
+	std::vector<ScanKeyImage> images;	/* the new key images, sorted */
 	std::vector<std::vector<std::pair<uint32_t, uint64_t>>> pairs;	/* per output: (group, value), sorted */
 	std::vector<uint64_t> group_counts;	/* counter c of group g at c * ngroups + g */
 };
@@ -33,7 +45,7 @@ size_t scan_groups_layout(GpuextScanProgram &p, uint64_t out_cap, uint32_t cap)
 			off += scan_maxalign(out_cap * sizeof(uint32_t));
 		}
 	p.table_offset = off;
-	off += (size_t) cap * (sizeof(uint32_t) + 2 * sizeof(uint64_t));
+	off += (size_t) cap * (sizeof(uint32_t) + GPUEXT_SCAN_KEY_BYTES);
 	p.new_offset = off;
 	off += (size_t) cap * sizeof(GpuextScanNewGroup);
 	p.map_offset = off;
@@ -49,17 +61,16 @@ size_t scan_groups_layout(GpuextScanProgram &p, uint64_t out_cap, uint32_t cap)
  * pass then counts as misses), and the sorted images.
  */
 void scan_groups_number(const GpuextScanNewGroup *news, uint64_t n, uint32_t cap, bool partial,
-						std::vector<uint32_t> &map, std::vector<std::pair<uint64_t, uint64_t>> &images)
+						std::vector<uint32_t> &map, std::vector<ScanKeyImage> &images)
 {
 	images.clear();
 	for (uint64_t i = 0; i < n; i++)
-		images.emplace_back(news[i].image[0], news[i].image[1]);
+		images.push_back(scan_key_image(news[i]));
 	std::sort(images.begin(), images.end());
 	map.assign(cap, GPUEXT_SCAN_NO_GROUP);
 	for (uint64_t i = 0; i < n; i++)
 	{
-		uint32_t	rank = (uint32_t) (std::lower_bound(images.begin(), images.end(),
-													   std::make_pair(news[i].image[0], news[i].image[1])) -
+		uint32_t	rank = (uint32_t) (std::lower_bound(images.begin(), images.end(), scan_key_image(news[i])) -
 									   images.begin());
 
 		map[news[i].slot] = partial && rank % 2 == 1 ? GPUEXT_SCAN_NO_GROUP : rank;

@@ -35,6 +35,7 @@
  * that does not apply to n or to the device must be refused.
  */
 #include <algorithm>
+#include <array>
 #include <cfloat>
 #include <chrono>
 #include <cinttypes>
