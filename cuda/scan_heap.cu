@@ -62,15 +62,7 @@ __device__ int group_insert(const GpuextScanProgram *p, char *outs, const uint64
 				__threadfence();
 				atomicExch(&states[s], GPUEXT_SCAN_SLOT_FULL);
 				n = atomicAdd(&counts[GPUEXT_SCAN_NEW_GROUPS], 1ULL);
-				if (n < p->table_cap)
-				{
-					GpuextScanNewGroup *g = &gpuext_scan_new_groups(p, outs)[n];
-
-					g->slot = s;
-					g->pad = 0;
-					for (int w = 0; w < GPUEXT_SCAN_KEY_WORDS; w++)
-						g->image[w] = image[w];
-				}
+				gpuext_scan_group_list(p, outs, s, n, image);
 				return 1;
 			}
 		}
@@ -309,7 +301,14 @@ GpuextStatus gpuext_scan_heap(const GpuextScanProgram *program, const char *page
 		status = gpuext::check_cuda(cudaMemsetAsync(outs + program->table_offset, 0,
 													sizeof(uint32_t) * program->table_cap, gpuext::device_stream()),
 									"cudaMemsetAsync of the table of groups");
-	if (status == GPUEXT_OK && program->nkeys > 0 && program->pass == GPUEXT_SCAN_PASS_VALUES)
+	if (status == GPUEXT_OK && program->nkeys > 0 && program->pass == GPUEXT_SCAN_PASS_KEYS &&
+		program->clear_table && program->number_groups)
+		status = gpuext::check_cuda(cudaMemsetAsync(outs + program->map_offset, 0xFF,
+													sizeof(uint32_t) * program->table_cap, gpuext::device_stream()),
+									"cudaMemsetAsync of the groups' map");
+	if (status == GPUEXT_OK && program->nkeys > 0 &&
+		program->pass == (program->number_groups ? GPUEXT_SCAN_PASS_KEYS : GPUEXT_SCAN_PASS_VALUES) &&
+		(program->clear_table || !program->number_groups))
 		status = gpuext::check_cuda(cudaMemsetAsync(outs + program->counts_offset, 0,
 													sizeof(uint64_t) * program->ncounters * program->table_cap,
 													gpuext::device_stream()),

@@ -272,7 +272,10 @@ typedef struct GpuextScanProgram
 	 * kept from batch to batch; the new ones of a keys pass listed at
 	 * new_offset; map_offset, per slot its group number (the caller's); and
 	 * ncounters per-group counts of a values pass at counts_offset (counter c
-	 * of group g at c * table_cap + g; counter 0 the rows that pass).
+	 * of group g at c * table_cap + g; counter 0 the rows that pass).  Where
+	 * number_groups is set the keys pass numbers the groups itself, from
+	 * group_base on: each new image listed at its group's place in the list,
+	 * the map written, and the counts kept from pass to pass.
 	 */
 	uint8_t		nkeys;
 	uint8_t		pass;			/* GPUEXT_SCAN_PASS_KEYS or _VALUES */
@@ -284,6 +287,9 @@ typedef struct GpuextScanProgram
 	uint64_t	new_offset;
 	uint64_t	map_offset;
 	uint64_t	counts_offset;
+	uint32_t	group_base;		/* number_groups: the groups numbered before this keys pass */
+	uint8_t		number_groups;
+	uint8_t		pad4[3];
 } GpuextScanProgram;
 
 /* One tuple's columns as the program reads them, and its arithmetic's registers. */

@@ -12,7 +12,11 @@
  * row's slot and writes its group number beside each value, and counts rows
  * per group; a row whose image has no group yet is counted as a miss and
  * left out, for the caller to run the keys pass and the values pass again
- * (so a batch whose keys are all known takes one pass).  Images are
+ * (so a batch whose keys are all known takes one pass).  Or the keys pass
+ * numbers the groups itself (number_groups): a new image's group is the
+ * next number, written into the map and at that place of the list, and the
+ * per-group counts add up from pass to pass, for the caller to run the keys
+ * pass before each values pass.  Images are
  * compared as bytes: rows with one image must have the same keys, while
  * rows with the same keys may have several images (0 and -0, a column
  * under a function), whose slots the caller maps to one group.
@@ -141,6 +145,29 @@ gpuext_scan_slot_holds(const volatile uint64_t *images, uint32_t s, const uint64
 	return 1;
 }
 
+/*
+ * The n-th image new to a keys pass, in slot s: listed at n, or where the
+ * pass numbers the groups at its group's place, that number in the map.
+ */
+static inline GPUEXT_HD void
+gpuext_scan_group_list(const GpuextScanProgram *p, char *outs, uint32_t s, uint64_t n,
+					   const uint64_t image[GPUEXT_SCAN_KEY_WORDS])
+{
+	GpuextScanNewGroup *g;
+
+	if (p->number_groups)
+		n += p->group_base;
+	if (n >= p->table_cap)
+		return;
+	g = &gpuext_scan_new_groups(p, outs)[n];
+	g->slot = s;
+	g->pad = 0;
+	for (int w = 0; w < GPUEXT_SCAN_KEY_WORDS; w++)
+		g->image[w] = image[w];
+	if (p->number_groups)
+		((uint32_t *) (outs + p->map_offset))[s] = (uint32_t) n;
+}
+
 /* The group number of the slot holding image, or GPUEXT_SCAN_NO_GROUP (the values pass; the table is not changing). */
 static inline GPUEXT_HD uint32_t
 gpuext_scan_group_find(const GpuextScanProgram *p, char *outs, const uint64_t image[GPUEXT_SCAN_KEY_WORDS])
@@ -180,16 +207,7 @@ gpuext_scan_group_insert_host(const GpuextScanProgram *p, char *outs, const uint
 		states[s] = GPUEXT_SCAN_SLOT_FULL;
 		for (int w = 0; w < GPUEXT_SCAN_KEY_WORDS; w++)
 			images[(size_t) GPUEXT_SCAN_KEY_WORDS * s + w] = image[w];
-		if (counts[GPUEXT_SCAN_NEW_GROUPS] < p->table_cap)
-		{
-			GpuextScanNewGroup *n = &gpuext_scan_new_groups(p, outs)[counts[GPUEXT_SCAN_NEW_GROUPS]];
-
-			n->slot = s;
-			n->pad = 0;
-			for (int w = 0; w < GPUEXT_SCAN_KEY_WORDS; w++)
-				n->image[w] = image[w];
-		}
-		counts[GPUEXT_SCAN_NEW_GROUPS]++;
+		gpuext_scan_group_list(p, outs, s, counts[GPUEXT_SCAN_NEW_GROUPS]++, image);
 		return 1;
 	}
 	return 0;
@@ -206,6 +224,7 @@ gpuext_scan_groups_valid(const GpuextScanProgram *p, size_t outs_bytes)
 		return 1;
 	if (p->nkeys > GPUEXT_SCAN_MAX_KEYS || cap < 2 || cap > ((size_t) 1 << 24) || (cap & (cap - 1)) != 0 ||
 		(p->pass != GPUEXT_SCAN_PASS_KEYS && p->pass != GPUEXT_SCAN_PASS_VALUES) ||
+		p->number_groups > 1 || (p->number_groups && p->group_base > cap) ||
 		p->ncounters < 1 || p->ncounters > GPUEXT_SCAN_MAX_COUNTERS)
 		return 0;
 	for (int k = 0; k < p->nkeys; k++)
@@ -247,7 +266,9 @@ gpuext_scan_groups_valid(const GpuextScanProgram *p, size_t outs_bytes)
 
 /*
  * The host's part of a call (the fake device): a keys pass that starts the
- * table empties it; a values pass zeroes its per-group counts.
+ * table empties it; a values pass zeroes its per-group counts, or where the
+ * keys pass numbers the groups, that keys pass unmaps every slot and zeroes
+ * the counts.
  */
 static inline void
 gpuext_scan_groups_clear_host(const GpuextScanProgram *p, char *outs)
@@ -256,7 +277,10 @@ gpuext_scan_groups_clear_host(const GpuextScanProgram *p, char *outs)
 		return;
 	if (p->pass == GPUEXT_SCAN_PASS_KEYS && p->clear_table)
 		memset(gpuext_scan_slot_states(p, outs), 0, sizeof(uint32_t) * p->table_cap);
-	if (p->pass == GPUEXT_SCAN_PASS_VALUES)
+	if (p->pass == GPUEXT_SCAN_PASS_KEYS && p->clear_table && p->number_groups)
+		memset(outs + p->map_offset, 0xFF, sizeof(uint32_t) * p->table_cap);
+	if (p->pass == (p->number_groups ? GPUEXT_SCAN_PASS_KEYS : GPUEXT_SCAN_PASS_VALUES) &&
+		(p->clear_table || !p->number_groups))
 		memset(outs + p->counts_offset, 0, sizeof(uint64_t) * p->ncounters * p->table_cap);
 }
 

@@ -244,7 +244,58 @@ SELECT check_groups('SELECT k, count(*), sum(v) FROM dgm GROUP BY k', NULL);
 SET work_mem = '64kB';
 SELECT check_groups('SELECT k % 2000 + k, count(*) FROM dgm GROUP BY 1', NULL);
 SELECT check_groups('SELECT k, count(*), sum(v) FROM dgm GROUP BY k', NULL);
+
+-- Groups past hash_mem, each key's image its value alone: numbered on the device and kept in its
+-- memory, read back 8192 groups at a time, every row on the device and none spilled; NULL keys and
+-- values, date and modulus keys, HAVING, a WHERE clause, and no group at all (text keys past
+-- hash_mem are not planned: they cannot spill, were the device to stop).
+CREATE TABLE dgn (k int4, t text, d date, v float8, w int8);
+INSERT INTO dgn SELECT CASE WHEN i % 1001 = 0 THEN NULL ELSE i % 20011 END, 'g' || (i % 15013),
+  date '2000-01-01' + i % 9001, CASE WHEN i % 7 = 0 THEN NULL ELSE i / 8.0 END, i * 3
+FROM generate_series(1, 60000) i;
+ANALYZE dgn;
+SELECT check_groups('SELECT k, count(*), sum(v), avg(v), count(v), min(w), max(d) FROM dgn GROUP BY k');
+SELECT check_groups('SELECT d, k % 7, count(*), sum(w), max(v) FROM dgn GROUP BY d, k % 7');
+SELECT check_groups('SELECT d, count(*), avg(w) FROM dgn GROUP BY d');
+SELECT check_groups('SELECT k, sum(w) FROM dgn WHERE w > 30000 GROUP BY k HAVING count(*) > 2');
+SELECT check_groups('SELECT k, sum(v) FROM dgn WHERE w < 0 GROUP BY k');
+SELECT (SELECT count(*) FROM (SELECT k, count(*) FROM dgn GROUP BY k) s) AS groups,
+  (SELECT sum(n) FROM (SELECT k, count(*) AS n FROM dgn GROUP BY k) s) AS rows;
+-- The run starts again on the CPU, exactly, where the groups outgrow the device's table (the
+-- estimate far below them), or at any one failed device call under auto (the first chunk of groups
+-- is read back before any is returned); an integer overflow raises PostgreSQL's error.
+CREATE TABLE dgo AS SELECT i % 2000 AS k, (i / 8.0)::float8 AS v FROM generate_series(1, 60000) i;
+ANALYZE dgo;
+INSERT INTO dgo SELECT 100000 + i, i FROM generate_series(1, 60000) i;
+SELECT check_groups('SELECT k, count(*), sum(v) FROM dgo GROUP BY k', false);
+SELECT k, sum(w * 4000000000000000) FROM dgn GROUP BY k;
+CREATE FUNCTION answer_with_fault(q text, fault text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  digest text := 'SELECT count(*) || '' rows, digest '' || sum(hashtext(row(s.*)::text)::numeric) FROM (%s) s';
+  got text;
+  want text;
+BEGIN
+  PERFORM set_config('gpuext.debug_fail_device_calls', fault, true);
+  EXECUTE format(digest, q) INTO got;
+  PERFORM set_config('gpuext.debug_fail_device_calls', '', true);
+  PERFORM set_config('gpuext.enable_agg', 'off', true);
+  EXECUTE format(digest, q) INTO want;
+  PERFORM set_config('gpuext.enable_agg', 'on', true);
+  RETURN CASE WHEN got = want THEN 'ok' ELSE format('%s: got %s, want %s', fault, got, want) END;
+END $$;
+CREATE TABLE dgf AS SELECT i % 5000 AS k, (i / 4.0)::float8 AS v FROM generate_series(1, 20000) i;
+ANALYZE dgf;
+SELECT check_groups('SELECT k, count(*), sum(v) FROM dgf GROUP BY k');
+SET gpuext.device = auto;
+SET client_min_messages = error;
+SELECT string_agg(DISTINCT answer_with_fault('SELECT k, count(*), sum(v) FROM dgf GROUP BY k', f || ':1:' || n), ', ')
+  AS each_failure_answered
+FROM unnest(ARRAY['kernel', 'copy', 'sync']) f, generate_series(0, 11) n;
+RESET gpuext.debug_fail_device_calls;
+RESET client_min_messages;
+RESET gpuext.device;
 RESET work_mem;
+DROP FUNCTION answer_with_fault(text, text);
 
 -- Parallel workers, each with its share of the pages on the device: between them the leader
 -- and its workers send every block of the table and decode every row there ('ok' also where
@@ -361,10 +412,12 @@ SELECT costed_on_device('SELECT avg(n::numeric(10,2)) FROM dg WHERE kt IN (''t1'
 SET gpuext.enable_device_scan = off;
 SELECT costed_on_device('SELECT k4 % 7, count(*), sum(f8) FROM dg GROUP BY 1', 'CPU');
 RESET gpuext.enable_device_scan;
--- groups expected past hash_mem: the device scan would leave the batches to the CPU
+-- groups expected past hash_mem: numbered on the device where each key's image is its value, else
+-- the device scan would leave the batches to the CPU
 SELECT costed_on_device('SELECT i4 % 2000, count(*), sum(f8) FROM dg GROUP BY 1', 'device, 4000 rows', true);
 SET work_mem = '64kB';
-SELECT costed_on_device('SELECT i4 % 2000, count(*), sum(f8) FROM dg GROUP BY 1', 'CPU, 4000 rows', true);
+SELECT costed_on_device('SELECT i4 % 2000, count(*), sum(f8) FROM dg GROUP BY 1', 'device, 4000 rows', true);
+SELECT costed_on_device('SELECT abs(i4), count(*), sum(f8) FROM dg GROUP BY 1', 'CPU');
 RESET work_mem;
 RESET gpuext.device;
 DROP FUNCTION costed_on_device(text, text, boolean);
@@ -397,5 +450,5 @@ END $$;
 RESET gpuext.debug_fail_device_calls;
 RESET gpuext.device;
 
-DROP TABLE dg, dgc, dgm;
+DROP TABLE dg, dgc, dgm, dgn, dgo, dgf;
 DROP FUNCTION check_groups(text, boolean, bigint);

@@ -212,9 +212,13 @@ SELECT check_grp('SELECT k4, count(*) FROM ggrp GROUP BY ROLLUP (k4) ORDER BY 1'
 SELECT check_grp('SELECT id, kt, count(*) FROM ggrp GROUP BY id ORDER BY 1', offload => false);
 SELECT check_grp('SELECT k4 + (random() > 2)::int, count(*) FROM ggrp GROUP BY 1 ORDER BY 1', offload => false);
 SELECT check_grp('SELECT k4::bit(10), count(*) FROM ggrp GROUP BY 1 ORDER BY 1', offload => false);
--- Groups past hash_mem would spill (gpuagg_spill): an index on the key is cheaper here.
+-- Groups past hash_mem would spill (gpuagg_spill): an index on the key is cheaper here, unless
+-- the device numbers the groups in its own memory (gpuagg_devgroups).
 SET work_mem = '64kB';
+SET gpuext.enable_device_scan = off;
 SELECT NOT gpuagg_planned('SELECT id, sum(i4) FROM ggrp GROUP BY id') AS too_many_groups_for_hash_mem;
+RESET gpuext.enable_device_scan;
+SELECT gpuagg_planned('SELECT id, sum(i4) FROM ggrp GROUP BY id') = (SELECT gpu_kernels AND device_state <> 'unavailable' FROM gpuext_info()) AS groups_numbered_on_device;
 SELECT gpuagg_planned('SELECT kt, sum(i4) FROM ggrp GROUP BY 1') = (SELECT gpu_kernels AND device_state <> 'unavailable' FROM gpuext_info()) AS few_groups_offloaded;
 SET work_mem = '64MB';
 

@@ -63,13 +63,18 @@ SELECT check_rescan($$SELECT o.i, (SELECT max(s) FROM (SELECT g, sum(x + o.i) AS
 SELECT check_rescan($$SELECT o.i, (SELECT max(s) + count(*) FROM (SELECT g % (o.i + 1), sum(x) AS s FROM rr GROUP BY 1) a)
   FROM outer_rows o$$, 40);
 SELECT check_rescan($$SELECT o.i, (SELECT sum(x) FILTER (WHERE g < o.i % 10) FROM rr) FROM outer_rows o$$, 40);
--- Groups past hash_mem spill: a run that spilled is made again
+-- Groups past hash_mem spill: a run that spilled is made again; numbered on the device instead
+-- (gpuagg_devgroups), they stay in its memory, read back again chunk by chunk
 SET work_mem = '64kB';
 SET hash_mem_multiplier = 1;
 CREATE TABLE rr_many AS SELECT i % 20000 AS k, i AS x FROM generate_series(1, 60000) i;
 ANALYZE rr_many;
+SET gpuext.enable_device_scan = off;
 SELECT check_rescan($$SELECT o.i, (SELECT count(*) + max(s) FROM (SELECT k, sum(x) AS s FROM rr_many GROUP BY k
   HAVING sum(x) > o.i * 1000) a) FROM generate_series(1, 3) o(i)$$, 3, 'rr_many');
+RESET gpuext.enable_device_scan;
+SELECT check_rescan($$SELECT o.i, (SELECT count(*) + max(s) FROM (SELECT k, sum(x) AS s FROM rr_many GROUP BY k
+  HAVING sum(x) > o.i * 1000) a) FROM generate_series(1, 3) o(i)$$, 1, 'rr_many');
 RESET work_mem;
 RESET hash_mem_multiplier;
 

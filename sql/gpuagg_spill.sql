@@ -7,6 +7,9 @@ SET gpuext.agg_min_rows = 0;
 SET max_parallel_workers_per_gather = 0;
 SET work_mem = '64kB';
 SET hash_mem_multiplier = 1;
+-- The rows read on the CPU: the device scan numbers groups past hash_mem in device memory instead
+-- (gpuagg_devgroups).
+SET gpuext.enable_device_scan = off;
 
 -- 'ok' when q's rows with GpuAgg allowed equal its rows with gpuext.enable_agg off and, where
 -- there is device code (else GpuAgg is never planned), GpuAgg was planned, spilled rows when

@@ -287,6 +287,7 @@ typedef struct GpuAggGroups
 	uint32		max_groups;		/* groups a run keeps in hash_mem; past them, new keys spill */
 	struct GpuAggSpill *spill;	/* spilling, where the node's keys and values allow it, else NULL */
 	bool		use_device;		/* this run's grouped values go to the device */
+	bool		numbered;		/* ... and the device numbers its groups (gpuagg_devgroups_out.c) */
 } GpuAggGroups;
 
 /* Parallel runs (gpuagg_parallel.c). */
@@ -351,6 +352,10 @@ typedef struct GpuAggDevScan
 	bool		groups_off;		/* the device's groups stopped (spill, a full table): the rest on the CPU */
 	uint32		map_lo;			/* slots whose group numbers changed since the last upload */
 	uint32		map_hi;
+	/* groups numbered on the device: those read back (their key images and counts in gback) */
+	uint32		chunk_lo;
+	uint32		chunk_n;
+	GpuextGroupResult *chunk_results;	/* input i's results at [i * GPUAGG_DEVGROUPS_CHUNK] */
 } GpuAggDevScan;
 
 /* The device scan (gpuagg_devscan.c). */
@@ -492,6 +497,8 @@ extern const GpuextGroupState *GpuAggGroupState(GpuAggInput *in, uint32 group, s
 extern size_t GpuAggGroupMerge(GpuAggState *st, GpuAggInput *in, uint32 group, const GpuextGroupState *src);
 extern void GpuAggGroupAddDevice(GpuAggState *st, GpuAggInput *in, const char *values, const uint32 *groups, size_t n);
 extern void GpuAggGroupsDeviceLost(GpuAggState *st, GpuextDeviceOutcome outcome);
+extern GpuextDeviceOutcome GpuAggGroupResults(GpuAggState *st, GpuAggInput *in, uint32 first, uint32 n,
+											  GpuextGroupResult *results);
 
 /* gpuagg_spill.c */
 extern void GpuAggSpillBegin(GpuAggState *st);
@@ -566,10 +573,12 @@ extern void GpuAggDevScanWait(GpuAggDevScan *ds);
 
 /* gpuagg_devkeys.c */
 #define GPUAGG_DEVGROUPS_MAX_SLOTS ((uint32) 1 << 20)	/* the device's table of groups, at most */
+#define GPUAGG_DEVGROUPS_NUMBERED_SLOTS ((uint32) 1 << 23)	/* ... where the device numbers them */
+#define GPUAGG_DEVGROUPS_CHUNK 8192	/* groups numbered on the device read back at a time */
 extern Var *GpuAggDevKeyColumn(Node *expr, Index scanrelid, GpuextScanKey *key);
 extern double GpuAggDevKeyGroupsBound(const GpuextScanKey *key, Oid coltype);
 extern double GpuAggKeysGroupsBound(List *keys, Index relid);
-extern bool GpuAggDevKeysExpected(List *keys, List *eqops, Index relid, Oid reloid, double groups);
+extern bool GpuAggDevKeysExpected(List *keys, List *eqops, Index relid, Oid reloid, double groups, bool numbered);
 
 /* gpuagg_devgroups.c */
 extern bool GpuAggDevGroupsKeys(GpuAggState *st, TupleDesc tupdesc, Bitmapset **byteatts, Bitmapset **intatts);
@@ -577,8 +586,14 @@ extern void GpuAggDevGroupsProgram(GpuAggState *st, GpuextScanProgram *p, const 
 extern bool GpuAggDevGroupsKeyValueRead(const GpuextScanProgram *p);
 extern size_t GpuAggDevGroupsLayout(GpuAggState *st, GpuextScanProgram *p, size_t outs);
 extern bool GpuAggDevGroupsUsable(GpuAggState *st);
-extern void GpuAggDevGroupsBegin(GpuAggDevScan *ds);
+extern void GpuAggDevGroupsBegin(GpuAggState *st, GpuAggDevScan *ds);
 extern void GpuAggDevGroupsBatch(GpuAggState *st, GpuAggDevScan *ds);
+
+/* gpuagg_devgroups_out.c */
+extern void GpuAggDevGroupKeys(GpuAggState *st, const GpuextScanProgram *p, const unsigned char *image,
+							   Datum *values, bool *isnull);
+extern bool GpuAggDevGroupsFirstChunk(GpuAggState *st);
+extern bool GpuAggDevGroupsNext(GpuAggState *st);
 
 /* gpuagg_explain.c */
 extern void GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es);

@@ -26,8 +26,8 @@
  * orders as the field does, with the constant made an image the same way.
  * A field of an infinity is NULL.  date_trunc to a month, quarter or year
  * is compared as the truncated value itself, the device leaving the first
- * timestamps, where PostgreSQL raises its error, to the CPU.  isodow is compared as the days of the
- * week (dow) it holds for (IsoDowIn).
+ * timestamps, where PostgreSQL raises its error, to the CPU.  isodow is
+ * compared as the days of the week (dow) it holds for (IsoDowIn).
  */
 #include "postgres.h"
 

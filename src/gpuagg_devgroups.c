@@ -43,6 +43,9 @@
 /* The table's slots: at least this many, and four per group the plan expects, up to the most. */
 #define DEVGROUPS_MIN_SLOTS 1024
 
+/* ... and where the device numbers the groups, at least this many. */
+#define DEVGROUPS_NUMBERED_MIN_SLOTS ((uint32) 1 << 16)
+
 /* Key k's column (from 1) and how the device makes its part of the key image (GpuAggDevKeyColumn); 0 where none. */
 static AttrNumber
 KeyColumn(GpuAggState *st, int k, GpuextScanKey *key)
@@ -216,13 +219,64 @@ ExpectedGroups(GpuAggState *st)
 	return bound > 0 ? Min(bound, st->css.ss.ps.plan->plan_rows) : st->css.ss.ps.plan->plan_rows;
 }
 
-/* The GROUP BY parts' places in the outputs, from outs on; the bytes they end at. */
+/*
+ * Whether the run's groups can be numbered on the device: a serial run,
+ * each key's image its value alone (a column, a modulus, a unit), and every
+ * input's states on the device (no numeric).
+ */
+static bool
+NumberableOnDevice(GpuAggState *st)
+{
+	if (st->workers.nworkers > 0 || IsParallelWorker())
+		return false;
+	for (int k = 0; k < st->groups.nkeys; k++)
+	{
+		GpuextScanKey key;
+
+		if (KeyColumn(st, k, &key) == 0 ||
+			(st->groups.key_exprs[k] != NULL && key.modulus == 0 && key.trunc == GPUEXT_SCAN_TRUNC_NONE))
+			return false;
+	}
+	for (int i = 0; i < st->ninputs; i++)
+	{
+		GpuAggInput *in = &st->inputs[i];
+
+		if (in->type != NULL && (GpuAggInputIsNumeric(in) || in->numeric_scale >= 0 || in->dev_scale >= 0))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Whether the device numbers the run's groups: it can, and the groups
+ * expected would not all fit the table of groups numbered here, or hash_mem.
+ */
+static bool
+NumberedOnDevice(GpuAggState *st)
+{
+	double		expected = ExpectedGroups(st);
+
+	return NumberableOnDevice(st) &&
+		(expected * 4 > GPUAGG_DEVGROUPS_MAX_SLOTS || expected > st->groups.max_groups) &&
+		expected * 3 <= GPUAGG_DEVGROUPS_NUMBERED_SLOTS;
+}
+
+/*
+ * The GROUP BY parts' places in the outputs, from outs on; the bytes they
+ * end at.  Groups numbered on the device have three slots a group expected,
+ * at least DEVGROUPS_NUMBERED_MIN_SLOTS.
+ */
 size_t
 GpuAggDevGroupsLayout(GpuAggState *st, GpuextScanProgram *p, size_t outs)
 {
 	double		expected = ExpectedGroups(st);
 	uint32		cap = DEVGROUPS_MIN_SLOTS;
 
+	p->number_groups = NumberedOnDevice(st);
+	p->group_base = 0;
+	if (p->number_groups)
+		while (cap < GPUAGG_DEVGROUPS_NUMBERED_SLOTS && (cap < expected * 3 || cap < DEVGROUPS_NUMBERED_MIN_SLOTS))
+			cap *= 2;
 	while (cap < GPUAGG_DEVGROUPS_MAX_SLOTS && cap < expected * 4)
 		cap *= 2;
 	p->table_cap = cap;
@@ -243,11 +297,15 @@ GpuAggDevGroupsLayout(GpuAggState *st, GpuextScanProgram *p, size_t outs)
 	return outs;
 }
 
-/* Whether this run's groups can be found on the device: they are on the device, and few enough for the table. */
+/*
+ * Whether this run's groups can be found on the device: they are on the
+ * device, and few enough for the table (numbered here or there).
+ */
 bool
 GpuAggDevGroupsUsable(GpuAggState *st)
 {
-	return st->groups.use_device && ExpectedGroups(st) * 4 <= GPUAGG_DEVGROUPS_MAX_SLOTS;
+	return st->groups.use_device &&
+		(ExpectedGroups(st) * 4 <= GPUAGG_DEVGROUPS_MAX_SLOTS || NumberedOnDevice(st));
 }
 
 /* The pinned host memory of a GROUP BY scan's buffers: new images, per-group counts, then the slots' groups. */
@@ -269,14 +327,24 @@ SlotGroups(GpuAggDevScan *ds, const GpuextScanProgram *p)
 	return (uint32 *) (GroupCounts(ds, p) + (size_t) p->table_cap * p->ncounters);
 }
 
-/* A run starts: an empty table, and every slot without a group. */
+/*
+ * A run starts: an empty table, and every slot without a group (the
+ * device's keys pass unmaps them where it numbers the groups).
+ */
 void
-GpuAggDevGroupsBegin(GpuAggDevScan *ds)
+GpuAggDevGroupsBegin(GpuAggState *st, GpuAggDevScan *ds)
 {
 	const GpuextScanProgram *p = (const GpuextScanProgram *) ds->prog->ptr;
 
 	ds->first = true;
 	ds->groups_off = false;
+	st->groups.numbered = p->number_groups;
+	ds->chunk_lo = ds->chunk_n = 0;
+	ds->chunk_results = NULL;
+	ds->map_lo = p->table_cap;
+	ds->map_hi = 0;
+	if (p->number_groups)
+		return;
 	memset(SlotGroups(ds, p), 0xFF, sizeof(uint32) * p->table_cap);
 	ds->map_lo = 0;
 	ds->map_hi = p->table_cap;
@@ -304,7 +372,8 @@ KeysPass(GroupsJob *job)
 	GpuAggDevScanEnqueue(ds, keys);
 	ds->first = false;
 	GpuAggDevScanWait(ds);
-	if (counts[GPUEXT_SCAN_NEW_GROUPS] > 0 && counts[GPUEXT_SCAN_NEW_GROUPS] <= keys->table_cap)
+	if (!keys->number_groups && counts[GPUEXT_SCAN_NEW_GROUPS] > 0 &&
+		counts[GPUEXT_SCAN_NEW_GROUPS] <= keys->table_cap)
 	{
 		GpuextCheck(gpuext_cuda_copy_to_host(ds->gback->ptr, ds->device->ptr + ds->outs_off + keys->new_offset,
 											 sizeof(GpuextScanNewGroup) * counts[GPUEXT_SCAN_NEW_GROUPS]),
@@ -347,72 +416,6 @@ ValuesPass(GroupsJob *job)
 GPUEXT_DEVICE_WORK(ValuesPass, GroupsJob)
 
 /*
- * A key's value for the rows whose column att holds value (NULL where
- * isnull): the key's own expression on a row holding that value alone.
- */
-static Datum
-KeyFromColumn(GpuAggState *st, int k, AttrNumber att, Datum value, bool *isnull)
-{
-	ExprContext *econtext = st->css.ss.ps.ps_ExprContext;
-	TupleTableSlot *saved = econtext->ecxt_scantuple;
-	TupleTableSlot *row = st->dev.key_row;
-
-	if (row == NULL)
-	{
-		MemoryContext old = MemoryContextSwitchTo(st->css.ss.ps.state->es_query_cxt);
-
-		row = st->dev.key_row = ExecInitExtraTupleSlot(st->css.ss.ps.state,
-													   RelationGetDescr(st->css.ss.ss_currentRelation),
-													   &TTSOpsVirtual);
-		MemoryContextSwitchTo(old);
-	}
-	ExecClearTuple(row);
-	memset(row->tts_isnull, true, sizeof(bool) * row->tts_tupleDescriptor->natts);
-	row->tts_values[att - 1] = value;
-	row->tts_isnull[att - 1] = *isnull;
-	ExecStoreVirtualTuple(row);
-	econtext->ecxt_scantuple = row;
-	value = ExecEvalExpr(st->groups.key_exprs[k], econtext, isnull);
-	econtext->ecxt_scantuple = saved;
-	return value;
-}
-
-/*
- * The value a key's part of a key image holds (b at its tag byte): the
- * column's value (or a date or timestamp standing for the key's), or for a
- * modulus the key's own; in the current memory context.
- */
-static Datum
-ImageValue(const GpuextScanKey *key, Form_pg_attribute attr, const unsigned char *b)
-{
-	int64		word = 0;
-
-	if (key->trunc != GPUEXT_SCAN_TRUNC_NONE)
-	{
-		memcpy(&word, b + 1, key->width);
-		if (!key->micros)
-			return DateADTGetDatum((int32) word);
-		if (key->width == 4)
-			word = (int32) word == PG_INT32_MIN ? DT_NOBEGIN : (int32) word == PG_INT32_MAX ? DT_NOEND :
-				(int64) (int32) word * gpuext_scan_unit_scale(key->trunc, 1);
-		return TimestampGetDatum(word);
-	}
-	if (attr->attlen > 0 && attr->attbyval)
-	{
-		memcpy(&word, b + 1, attr->attlen);
-		return fetch_att(&word, true, attr->attlen);
-	}
-	if (attr->attlen > 0)
-	{
-		char	   *copy = palloc(attr->attlen);
-
-		memcpy(copy, b + 1, attr->attlen);
-		return PointerGetDatum(copy);
-	}
-	return PointerGetDatum(cstring_to_text_with_len((const char *) b + 1, b[0] - 1));
-}
-
-/*
  * The group of each key image the keys pass found new, through the node's
  * own key lookup; false where one would spill or pass the table's counters.
  */
@@ -422,7 +425,6 @@ NumberNewGroups(GpuAggState *st, GpuAggDevScan *ds, uint64 nnew)
 	const GpuextScanProgram *p = (const GpuextScanProgram *) ds->prog->ptr;
 	TupleTableSlot *ks = st->groups.keyslot;
 	uint32	   *map = SlotGroups(ds, p);
-	TupleDesc	reldesc = RelationGetDescr(st->css.ss.ss_currentRelation);
 	MemoryContext tmp;
 	MemoryContext old;
 	bool		ok = true;
@@ -439,22 +441,7 @@ NumberNewGroups(GpuAggState *st, GpuAggDevScan *ds, uint64 nnew)
 		uint32		g;
 
 		ExecClearTuple(ks);
-		for (int k = 0; k < p->nkeys; k++)
-		{
-			const GpuextScanKey *key = &p->keys[k];
-			AttrNumber	att = p->cols[key->col].att + 1;
-			bool		isnull = b[key->at] == 0;
-			Datum		value = 0;
-
-			/* a modulus's image holds the key (the column's type) */
-			if (!isnull)
-				value = ImageValue(key, key->modulus > 0 ? TupleDescAttr(ks->tts_tupleDescriptor, k) :
-								   TupleDescAttr(reldesc, att - 1), b + key->at);
-			if (st->groups.key_exprs[k] != NULL && key->modulus == 0)
-				value = KeyFromColumn(st, k, att, value, &isnull);
-			ks->tts_values[k] = value;
-			ks->tts_isnull[k] = isnull;
-		}
+		GpuAggDevGroupKeys(st, p, b, ks->tts_values, ks->tts_isnull);
 		ExecStoreVirtualTuple(ks);
 		g = GpuAggGroupLookup(st);
 		if (g == GPUAGG_SPILL || g >= p->table_cap)
@@ -507,6 +494,99 @@ KeysAndGroups(GpuAggState *st, GroupsJob *job, bool upload)
 }
 
 /*
+ * A batch's values passed on the device: each value added to its group's
+ * device states, the per-group counts to the groups' (kept on the device
+ * where it numbers them), and the batch counted.
+ */
+static void
+AddOutputs(GpuAggState *st, GpuAggDevScan *ds, const GroupsJob *job)
+{
+	const GpuextScanProgram *p = (const GpuextScanProgram *) ds->prog->ptr;
+	const uint64 *counts = (const uint64 *) ds->back->ptr;
+	char	   *outs = ds->device->ptr + ds->outs_off;
+
+	for (int o = 0; o < p->nouts && !st->device_lost; o++)
+	{
+		GpuAggInput *in = &st->inputs[o];
+		uint64		n = counts[GPUEXT_SCAN_OUT_COUNT + o];
+
+		if (p->outs[o].value_bytes == 0)
+		{
+			const uint64 *c = GroupCounts(ds, p) + (size_t) p->outs[o].counter * p->table_cap;
+
+			for (uint32 g = 0; g < job->ngroups; g++)
+				in->group_counts[g] += c[g];
+			continue;
+		}
+		if (n > p->out_cap)
+			elog(ERROR, "gpuext: device scan output of " UINT64_FORMAT " values past its room", n);
+		GpuAggGroupAddDevice(st, in, outs + p->outs[o].offset, (const uint32 *) (outs + p->outs[o].groups_offset), n);
+	}
+	for (uint32 g = 0; g < job->ngroups; g++)
+		st->groups.group_rows[g] += GroupCounts(ds, p)[g];
+	st->stats.rows_read += counts[GPUEXT_SCAN_DECODED];
+	st->stats.rows_passed += counts[GPUEXT_SCAN_PASSED];
+	st->stats.device_tuples += counts[GPUEXT_SCAN_DECODED];
+	st->stats.device_blocks += ds->b->npages;
+	st->stats.device_batches++;
+	GpuextCountHeapGetNext(st->css.ss.ss_currentRelation, counts[GPUEXT_SCAN_DECODED]);
+}
+
+/* The device's numbering of the run's groups stops: the run starts again on the CPU (RunGroups). */
+static void
+NumberedStop(GpuAggState *st, const char *why)
+{
+	GpuAggNoteFallback(st, why);
+	st->device_lost = true;
+}
+
+/*
+ * A full batch whose groups the device numbers: its keys pass (the new
+ * groups numbered and mapped there), then its values pass, the values
+ * added to their groups' device states and the per-group counts kept
+ * there.  A key too long, a full table or a value the device leaves to the
+ * CPU stops the run.
+ */
+static void
+NumberedBatch(GpuAggState *st, GpuAggDevScan *ds)
+{
+	GroupsJob	job = {st, ds, true, 0};
+	GpuextScanProgram *keys = (GpuextScanProgram *) ds->prog->ptr + 1;
+	const uint64 *counts = (const uint64 *) ds->back->ptr;
+	GpuextDeviceOutcome outcome;
+
+	keys->group_base = st->groups.ngroups;
+	if ((outcome = TryKeysPass(&job, "device scan")) != GPUEXT_DEVICE_DONE)
+	{
+		GpuAggGroupsDeviceLost(st, outcome);
+		return;
+	}
+	if (counts[GPUEXT_SCAN_BAD] > 0)
+	{
+		NumberedStop(st, "a key does not fit the device scan's key image");
+		return;
+	}
+	if (st->groups.ngroups + counts[GPUEXT_SCAN_NEW_GROUPS] > keys->table_cap / 4 * 3)
+	{
+		NumberedStop(st, "more groups than the device scan's table holds");
+		return;
+	}
+	st->groups.ngroups += counts[GPUEXT_SCAN_NEW_GROUPS];
+	job.upload = false;
+	if ((outcome = TryValuesPass(&job, "device scan")) != GPUEXT_DEVICE_DONE)
+	{
+		GpuAggGroupsDeviceLost(st, outcome);
+		return;
+	}
+	if (counts[GPUEXT_SCAN_BAD] > 0 || counts[GPUEXT_SCAN_ERRORS] > 0 || counts[GPUEXT_SCAN_MISSES] > 0)
+	{
+		NumberedStop(st, "a batch held values the device scan leaves to the CPU");
+		return;
+	}
+	AddOutputs(st, ds, &job);
+}
+
+/*
  * A full batch under GROUP BY: its values pass, where a key has no group yet
  * after its keys pass and again; its values then added to their groups on
  * the device.  Or on the CPU.
@@ -528,6 +608,13 @@ GpuAggDevGroupsBatch(GpuAggState *st, GpuAggDevScan *ds)
 	}
 	if (st->timing)
 		INSTR_TIME_SET_CURRENT(start);
+	if (p->number_groups)
+	{
+		NumberedBatch(st, ds);
+		if (st->timing)
+			st->stats.device_ms += GpuAggElapsedMs(start);
+		return;
+	}
 	/* the run's first batch starts the table; later ones try their values first */
 	if (ds->first)
 	{
@@ -566,33 +653,8 @@ GpuAggDevGroupsBatch(GpuAggState *st, GpuAggDevScan *ds)
 			return;
 		}
 	}
-	for (int o = 0; o < p->nouts && !st->device_lost; o++)
-	{
-		GpuAggInput *in = &st->inputs[o];
-		uint64		n = counts[GPUEXT_SCAN_OUT_COUNT + o];
-		char	   *outs = ds->device->ptr + ds->outs_off;
-
-		if (p->outs[o].value_bytes == 0)
-		{
-			const uint64 *c = GroupCounts(ds, p) + (size_t) p->outs[o].counter * p->table_cap;
-
-			for (uint32 g = 0; g < job.ngroups; g++)
-				in->group_counts[g] += c[g];
-			continue;
-		}
-		if (n > p->out_cap)
-			elog(ERROR, "gpuext: device scan output of " UINT64_FORMAT " values past its room", n);
-		GpuAggGroupAddDevice(st, in, outs + p->outs[o].offset, (const uint32 *) (outs + p->outs[o].groups_offset), n);
-	}
 	GpuAggDevScanRefused(st, ds, false);
-	for (uint32 g = 0; g < job.ngroups; g++)
-		st->groups.group_rows[g] += GroupCounts(ds, p)[g];
+	AddOutputs(st, ds, &job);
 	if (st->timing)
 		st->stats.device_ms += GpuAggElapsedMs(start);
-	st->stats.rows_read += counts[GPUEXT_SCAN_DECODED];
-	st->stats.rows_passed += counts[GPUEXT_SCAN_PASSED];
-	st->stats.device_tuples += counts[GPUEXT_SCAN_DECODED];
-	st->stats.device_blocks += ds->b->npages;
-	st->stats.device_batches++;
-	GpuextCountHeapGetNext(st->css.ss.ss_currentRelation, counts[GPUEXT_SCAN_DECODED]);
 }

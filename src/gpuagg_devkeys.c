@@ -225,11 +225,12 @@ GpuAggKeysGroupsBound(List *keys, Index relid)
  * the keys' expressions over table relid (reloid; eqops their equality
  * operators) and the groups estimated (GpuAggKeysGroupsBound applied),
  * whether the device is expected to group them, its text keys taking their
- * average width.  The executor decides, from the table's columns and each
- * batch's values.
+ * average width; more of them where the aggregates let the device number
+ * the groups (numbered).  The executor decides, from the table's columns
+ * and each batch's values.
  */
 bool
-GpuAggDevKeysExpected(List *keys, List *eqops, Index relid, Oid reloid, double groups)
+GpuAggDevKeysExpected(List *keys, List *eqops, Index relid, Oid reloid, double groups, bool numbered)
 {
 	int			used = 0;
 	ListCell   *lk,
@@ -248,6 +249,9 @@ GpuAggDevKeysExpected(List *keys, List *eqops, Index relid, Oid reloid, double g
 							GpuAggByteEqualKey(exprType(expr), exprTypmod(expr), lfirst_oid(le),
 											   exprCollation(expr)) == 0))
 			return false;
+		/* the device numbers groups whose keys' images are their values alone */
+		if ((Node *) var != expr && key.modulus == 0 && key.trunc == GPUEXT_SCAN_TRUNC_NONE)
+			numbered = false;
 		len = get_typlen(var->vartype);
 		if (key.trunc != GPUEXT_SCAN_TRUNC_NONE)
 			used += 1 + gpuext_scan_unit_width(key.trunc, key.micros);
@@ -263,5 +267,6 @@ GpuAggDevKeysExpected(List *keys, List *eqops, Index relid, Oid reloid, double g
 		else
 			return false;
 	}
-	return used <= GPUEXT_SCAN_KEY_BYTES && groups * 4 <= GPUAGG_DEVGROUPS_MAX_SLOTS;
+	return used <= GPUEXT_SCAN_KEY_BYTES &&
+		(groups * 4 <= GPUAGG_DEVGROUPS_MAX_SLOTS || (numbered && groups * 3 <= GPUAGG_DEVGROUPS_NUMBERED_SLOTS));
 }

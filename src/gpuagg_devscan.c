@@ -403,8 +403,10 @@ DevScanTry(GpuAggState *st, uint32 batch_pages, bool missing_ok)
 	ds->prog = ds->back ? GpuextPinnedAllocShort(sizeof(GpuextScanProgram) * (p->nkeys > 0 ? 2 : 1)) : NULL;
 	if (ds->prog != NULL && p->nkeys > 0)
 	{
+		/* where the device numbers the groups, a chunk of them read back */
 		ds->gback = GpuextPinnedAllocShort(((size_t) sizeof(GpuextScanNewGroup) + sizeof(uint32) +
-											sizeof(uint64) * p->ncounters) * p->table_cap);
+											sizeof(uint64) * p->ncounters) *
+										   (p->number_groups ? GPUAGG_DEVGROUPS_CHUNK : p->table_cap));
 		if (ds->gback == NULL)
 		{
 			GpuextBufferFree(ds->prog);
@@ -829,7 +831,7 @@ GpuAggDevScanRun(GpuAggState *st, GpuAggPages *pg)
 	ds->in_place = gpuext_device_scan_in_place && gpuext_dev->reads_buffers() && !RelationUsesLocalBuffers(pg->rel);
 	ds->max_in_place = Min(ds->batch_pages, (uint32) (NBuffers / (MaxBackends + NUM_AUXILIARY_PROCS) / 2));
 	if (st->groups.nkeys > 0)
-		GpuAggDevGroupsBegin(ds);
+		GpuAggDevGroupsBegin(st, ds);
 	ds->tried = ds->refused = 0;
 	ds->pending_outs = 0;
 	ds->slot = 0;

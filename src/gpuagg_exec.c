@@ -705,9 +705,21 @@ RestoreReadCounts(GpuAggState *st, const GpuAggStats *before)
 	st->stats.pages_hinted = before->pages_hinted;
 }
 
+/* The device's batches and tuples back to what they were before a run: a run abandoned there counts none. */
+static void
+RestoreDeviceCounts(GpuAggState *st, const GpuAggStats *before)
+{
+	st->stats.device_blocks = before->device_blocks;
+	st->stats.device_tuples = before->device_tuples;
+	st->stats.device_cpu_tuples = before->device_cpu_tuples;
+	st->stats.device_batches = before->device_batches;
+	st->stats.cpu_batches = before->cpu_batches;
+}
+
 /*
  * One run with GROUP BY: scan into the groups' states and read their
- * results; where the device was lost on the way (auto), again on the CPU.
+ * results; where the device was lost on the way (auto), or stopped
+ * numbering the groups, again on the CPU.
  */
 static void
 RunGroups(GpuAggState *st, bool device)
@@ -730,6 +742,8 @@ RunGroups(GpuAggState *st, bool device)
 	}
 	GpuAggSpillDiscard(st);
 	RestoreReadCounts(st, &before);
+	if (st->groups.numbered)
+		RestoreDeviceCounts(st, &before);
 	MemoryContextReset(st->runcxt);
 	GpuAggStartInputs(st, false);
 	GpuAggGroupsStart(st, false);
@@ -747,11 +761,7 @@ static void
 RunAgainOnCpu(GpuAggState *st, const GpuAggStats *before)
 {
 	RestoreReadCounts(st, before);
-	st->stats.device_blocks = before->device_blocks;
-	st->stats.device_tuples = before->device_tuples;
-	st->stats.device_cpu_tuples = before->device_cpu_tuples;
-	st->stats.device_batches = before->device_batches;
-	st->stats.cpu_batches = before->cpu_batches;
+	RestoreDeviceCounts(st, before);
 	st->device_lost = false;
 	MemoryContextReset(st->runcxt);
 	GpuAggStartInputs(st, false);

@@ -128,11 +128,11 @@ CopyOut(void *arg, char *piece, size_t offset, size_t bytes)
 }
 
 /*
- * The results of the device states of groups 0 .. n - 1 into results (NULL:
- * only normalise the states); false if device memory is short.
+ * The results of the device states of groups first .. first + n - 1 into
+ * results (NULL: only normalise the states); false if device memory is short.
  */
 static bool
-DeviceResults(GpuAggSink *sink, uint32 n, GpuextGroupResult *results)
+DeviceResults(GpuAggSink *sink, uint32 first, uint32 n, GpuextGroupResult *results)
 {
 	GpuextBuffer *dev;
 	char	   *staging;
@@ -142,8 +142,8 @@ DeviceResults(GpuAggSink *sink, uint32 n, GpuextGroupResult *results)
 	dev = GpuextDeviceAlloc(sizeof(GpuextGroupResult) * (size_t) n, gpuext_device_mode == GPUEXT_DEVICE_AUTO);
 	if (dev == NULL)
 		return false;
-	GpuextCheck(gpuext_groups_result(sink->value_bytes, sink->is_float, sink->states->ptr, n,
-									 (GpuextGroupResult *) dev->ptr), "grouped reduction");
+	GpuextCheck(gpuext_groups_result(sink->value_bytes, sink->is_float, sink->states->ptr + StatesBytes(sink, first),
+									 n, (GpuextGroupResult *) dev->ptr), "grouped reduction");
 	if (results != NULL)
 	{
 		staging = GpuextStagingBegin();
@@ -213,7 +213,7 @@ StatesRoom(GpuAggSink *sink, size_t n)
 		return false;
 	if (sink->added + n > GPUEXT_GROUP_ADD_MAX)
 	{
-		if (!DeviceResults(sink, sink->ncleared, NULL))
+		if (!DeviceResults(sink, 0, sink->ncleared, NULL))
 			return false;
 		sink->added = 0;
 	}
@@ -257,10 +257,28 @@ static bool
 SinkDeviceResults(GpuAggSink *sink)
 {
 	return DeviceStatesCover(sink, sink->st->groups.ngroups) &&
-		DeviceResults(sink, sink->st->groups.ngroups, sink->results);
+		DeviceResults(sink, 0, sink->st->groups.ngroups, sink->results);
 }
 
 GPUEXT_DEVICE_WORK(SinkDeviceResults, GpuAggSink)
+
+typedef struct RangeJob
+{
+	GpuAggSink *sink;
+	uint32		first;
+	uint32		n;
+	GpuextGroupResult *results;
+} RangeJob;
+
+/* Some groups' results from the device states (every group's states cleared first). */
+static bool
+SinkRangeResults(RangeJob *job)
+{
+	return DeviceStatesCover(job->sink, job->sink->st->groups.ngroups) &&
+		DeviceResults(job->sink, job->first, job->n, job->results);
+}
+
+GPUEXT_DEVICE_WORK(SinkRangeResults, RangeJob)
 
 /*
  * The device failed or is short (auto): its buffers go (after the halves in
@@ -293,6 +311,19 @@ DeviceLost(GpuAggState *st, GpuextDeviceOutcome outcome)
 		sink->batch = sink->states = NULL;
 		sink->nstates = sink->ncleared = 0;
 	}
+}
+
+/*
+ * The results of an input's groups first .. first + n - 1 from its device
+ * states, where the device numbered the groups (gpuagg_devgroups_out.c).
+ */
+GpuextDeviceOutcome
+GpuAggGroupResults(GpuAggState *st, GpuAggInput *in, uint32 first, uint32 n, GpuextGroupResult *results)
+{
+	RangeJob	job = {in->sink, first, n, results};
+
+	Assert(st->groups.numbered && in->sink->nbatch == 0);
+	return TrySinkRangeResults(&job, "grouped reduction");
 }
 
 /* Add the batch to the states: on the device, or on the CPU. */
@@ -467,6 +498,7 @@ GpuAggGroupsStart(GpuAggState *st, bool device)
 {
 	GpuAggKeysReset(st);
 	st->device_lost = false;
+	st->groups.numbered = false;
 	for (int i = 0; i < st->ninputs && device; i++)
 	{
 		GpuAggInput *in = &st->inputs[i];
@@ -571,6 +603,12 @@ NumericTook(GpuAggState *st, GpuAggInput *in)
 void
 GpuAggGroupsFinish(GpuAggState *st)
 {
+	/* groups numbered on the device are read a chunk at a time: the first now, under auto the CPU's if it fails */
+	if (st->groups.numbered && !st->device_lost)
+	{
+		GpuAggDevGroupsFirstChunk(st);
+		return;
+	}
 	for (int i = 0; i < st->ninputs && !st->device_lost; i++)
 	{
 		GpuAggInput *in = &st->inputs[i];
@@ -593,7 +631,7 @@ SinkStatesToHost(GpuAggSink *sink)
 	uint32		cap = Max(n, GPUAGG_GROUPS_START);
 	char	   *staging;
 
-	if (!DeviceStatesCover(sink, n) || !DeviceResults(sink, n, NULL))
+	if (!DeviceStatesCover(sink, n) || !DeviceResults(sink, 0, n, NULL))
 		return false;
 	sink->host_states = MemoryContextAllocHuge(sink->st->runcxt, StatesBytes(sink, cap));
 	if (n > 0)
@@ -658,6 +696,8 @@ GpuAggGroupNext(GpuAggState *st)
 	TupleTableSlot *scanslot = st->css.ss.ss_ScanTupleSlot;
 	uint32		g;
 
+	if (st->groups.numbered)
+		return GpuAggDevGroupsNext(st);
 	if (st->groups.next_group >= st->groups.ngroups)
 		return false;
 	g = st->groups.next_group++;

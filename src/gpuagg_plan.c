@@ -372,7 +372,8 @@ NumericColumnsOnDevice(Node *expr)
  * expressions, for the cost; the executor decides from the table.
  */
 static bool
-DevScanExpected(PlannerInfo *root, RelOptInfo *input_rel, Index relid, List *aggrefs, List *keys, List *eqops, double groups)
+DevScanExpected(PlannerInfo *root, RelOptInfo *input_rel, Index relid, List *aggrefs, List *keys, List *eqops,
+				double groups, bool numbered)
 {
 	List	   *clauses = NIL;
 	bool		key_exprs = false;
@@ -381,7 +382,8 @@ DevScanExpected(PlannerInfo *root, RelOptInfo *input_rel, Index relid, List *agg
 	if (!gpuext_enable_device_scan || BLCKSZ != GPUEXT_SCAN_PAGE_BYTES ||
 		(gpuext_device_mode != GPUEXT_DEVICE_GPU && input_rel->tuples < gpuext_min_gpu_elements) ||
 		list_length(aggrefs) > GPUEXT_SCAN_MAX_OUTS ||
-		(keys != NIL && !GpuAggDevKeysExpected(keys, eqops, relid, planner_rt_fetch(relid, root)->relid, groups)))
+		(keys != NIL &&
+		 !GpuAggDevKeysExpected(keys, eqops, relid, planner_rt_fetch(relid, root)->relid, groups, numbered)))
 		return false;
 	foreach(lc, input_rel->baserestrictinfo)
 		clauses = lappend(clauses, lfirst_node(RestrictInfo, lc)->clause);
@@ -420,6 +422,27 @@ DevScanExpected(PlannerInfo *root, RelOptInfo *input_rel, Index relid, List *agg
 				return false;
 		}
 		else if (GpuAggCompileNumExpr(NULL, arg) == NULL && !(IsA(arg, Const) && !((Const *) arg)->constisnull))
+			return false;
+	}
+	return true;
+}
+
+/* Whether the device could number the groups of these aggregates (gpuagg_devgroups.c): no numeric value. */
+static bool
+NumberableOnDevice(List *aggrefs)
+{
+	ListCell   *lc;
+
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *aggref = lfirst_node(Aggref, lc);
+		GpuextAggKind kind;
+		Oid			type;
+
+		if (aggref->args == NIL || AggrefRefusal(aggref, &kind, &type) != NULL || kind == GPUEXT_AGG_COUNT)
+			continue;
+		if (getBaseType(exprType((Node *) linitial_node(TargetEntry, aggref->args)->expr)) == NUMERICOID ||
+			getBaseType(type) == NUMERICOID)
 			return false;
 	}
 	return true;
@@ -523,6 +546,7 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	double		fits = 1;
 	int			workers;
 	bool		devscan;
+	bool		numbered;
 
 	if (prev_create_upper_paths_hook)
 		prev_create_upper_paths_hook(root, stage, input_rel, output_rel, extra);
@@ -571,8 +595,10 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 
 	/* The serial path, and one with workers where the table would get some and the groups fit */
 	workers = fits < 1 ? 0 : ParallelWorkers(root, input_rel, aggrefs, keys);
-	/* a batch whose new groups would pass hash_mem is read on the CPU: no device scan where they do not fit */
-	devscan = fits >= 1 && DevScanExpected(root, input_rel, relid, aggrefs, keys, eqops, groups);
+	/* groups past hash_mem: a device scan only where the device numbers them, and nothing spills */
+	numbered = keys != NIL && NumberableOnDevice(aggrefs);
+	devscan = (fits >= 1 || numbered) && DevScanExpected(root, input_rel, relid, aggrefs, keys, eqops, groups, numbered);
+	numbered = numbered && devscan && (fits < 1 || groups * 4 > GPUAGG_DEVGROUPS_MAX_SLOTS);
 	for (int w = 0; w <= workers; w += Max(workers, 1))
 	{
 		CustomPath *cpath = makeNode(CustomPath);
@@ -586,7 +612,7 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 										makeInteger(w));
 		GpuAggCostPath(root, input_rel, aggrefs, keys, having, groups, output_rel->reltarget, w, devscan,
 					   &cpath->path);
-		if (fits < 1)
+		if (fits < 1 && !(numbered && w == 0))
 			GpuAggCostSpill(input_rel, keys, aggrefs, fits, &cpath->path);
 		add_path(output_rel, &cpath->path);
 	}

@@ -6,7 +6,9 @@
  *		values pass's counters, each output's (group, value) pairs and the
  *		per-group counts.  Slots differ between the two (the device inserts in
  *		no fixed order); what they hold and what the values pass makes of it
- *		must not.  Included by kernel_harness.cu after harness_scan_heap.cuh.
+ *		must not.  And the keys pass numbering the groups itself, over two
+ *		batches: the same groups, (image, value) pairs and counts added up.
+ *		Included by kernel_harness.cu after harness_scan_heap.cuh.
  */
 
 /* A key image as a value that sorts and compares whole. */
@@ -299,6 +301,223 @@ void check_scan_groups(const ScanSet &s, const char *name, GpuextScanProgram p, 
 	report(detail.empty(), what, detail);
 }
 
+/*
+ * The keys pass numbering the groups (number_groups) over two batches, the
+ * set's pages split in two: a keys pass, then a values pass, for each.
+ */
+struct ScanNumberedRun
+{
+	std::string error;
+	uint64_t	counts[2][2][GPUEXT_SCAN_COUNTERS] = {};	/* per batch: the keys pass's, the values pass's */
+	uint64_t	n1 = 0;			/* groups after the first batch */
+	uint64_t	n = 0;
+	std::vector<ScanKeyImage> first;	/* the first batch's groups' images, sorted */
+	std::vector<ScanKeyImage> images;	/* every group's */
+	std::vector<std::vector<std::pair<uint32_t, uint64_t>>> raw;	/* per output: (group, value) */
+	std::vector<std::vector<std::pair<ScanKeyImage, uint64_t>>> pairs;	/* ... by image, sorted */
+	std::vector<std::pair<ScanKeyImage, std::vector<uint64_t>>> group_counts;	/* by image, sorted */
+};
+
+/* A values pass's (group, value) pairs added to the run's. */
+void scan_numbered_pairs(const GpuextScanProgram &p, const char *outs, const uint64_t *values_counts,
+						 ScanNumberedRun &r)
+{
+	r.raw.resize(p.nouts);
+	for (int o = 0; o < p.nouts; o++)
+	{
+		const uint64_t n = std::min(values_counts[GPUEXT_SCAN_OUT_COUNT + o], p.out_cap);
+
+		for (uint64_t i = 0; i < n && p.outs[o].value_bytes > 0; i++)
+		{
+			uint64_t	v = 0;
+			uint32_t	g;
+
+			memcpy(&v, outs + p.outs[o].offset + i * p.outs[o].value_bytes, p.outs[o].value_bytes);
+			memcpy(&g, outs + p.outs[o].groups_offset + i * sizeof(uint32_t), sizeof(g));
+			r.raw[o].emplace_back(g, v);
+		}
+	}
+}
+
+/*
+ * After both batches: each group 0 .. n - 1 listed with its own image and
+ * its slot mapped to it, no image twice; the pairs and the counts by image.
+ */
+void scan_numbered_collect(const GpuextScanProgram &p, const char *outs, ScanNumberedRun &r)
+{
+	const GpuextScanNewGroup *list = reinterpret_cast<const GpuextScanNewGroup *>(outs + p.new_offset);
+	const uint32_t *map = reinterpret_cast<const uint32_t *>(outs + p.map_offset);
+	const uint64_t *counts = reinterpret_cast<const uint64_t *>(outs + p.counts_offset);
+
+	r.images.clear();
+	for (uint64_t g = 0; g < r.n && r.error.empty(); g++)
+	{
+		if (list[g].slot >= p.table_cap || map[list[g].slot] != g)
+			r.error = "group " + std::to_string(g) + "'s slot is not mapped to it";
+		r.images.push_back(scan_key_image(list[g]));
+	}
+	if (!r.error.empty())
+		return;
+	r.first.assign(r.images.begin(), r.images.begin() + r.n1);
+	std::sort(r.first.begin(), r.first.end());
+	r.pairs.assign(r.raw.size(), {});
+	for (size_t o = 0; o < r.raw.size() && r.error.empty(); o++)
+	{
+		for (const auto &gv : r.raw[o])
+		{
+			if (gv.first >= r.n)
+			{
+				r.error = "a value of a group not numbered";
+				break;
+			}
+			r.pairs[o].emplace_back(r.images[gv.first], gv.second);
+		}
+		std::sort(r.pairs[o].begin(), r.pairs[o].end());
+	}
+	r.group_counts.clear();
+	for (uint64_t g = 0; g < r.n; g++)
+	{
+		std::vector<uint64_t> c;
+
+		for (int k = 0; k < p.ncounters; k++)
+			c.push_back(counts[(size_t) k * p.table_cap + g]);
+		r.group_counts.emplace_back(r.images[g], c);
+	}
+	std::sort(r.group_counts.begin(), r.group_counts.end());
+	std::vector<ScanKeyImage> sorted = r.images;
+	std::sort(sorted.begin(), sorted.end());
+	if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+		r.error = "an image numbered twice";
+}
+
+/* Both batches on the CPU (the fake device's code). */
+ScanNumberedRun scan_numbered_host(const ScanSet &s, GpuextScanProgram p, size_t bytes)
+{
+	ScanNumberedRun r;
+	std::vector<char> outs(bytes, (char) POISON);
+	const uint32_t half = s.npages / 2;
+
+	p.number_groups = 1;
+	for (int b = 0; b < 2; b++)
+	{
+		const uint32_t from = b == 0 ? 0 : half;
+		const uint32_t npages = b == 0 ? half : s.npages - half;
+		const char *pages = s.pages.data() + (size_t) from * GPUEXT_SCAN_PAGE_BYTES;
+		const uint16_t *vis = s.vis.data() + (size_t) from * GPUEXT_SCAN_VIS_SLOTS;
+
+		p.pass = GPUEXT_SCAN_PASS_KEYS;
+		p.clear_table = b == 0;
+		p.group_base = (uint32_t) r.n;
+		gpuext_scan_groups_clear_host(&p, outs.data());
+		gpuext_scan_heap_host(&p, pages, vis, npages, r.counts[b][0], outs.data());
+		r.n += r.counts[b][0][GPUEXT_SCAN_NEW_GROUPS];
+		if (b == 0)
+			r.n1 = r.n;
+		p.pass = GPUEXT_SCAN_PASS_VALUES;
+		p.clear_table = 0;
+		gpuext_scan_groups_clear_host(&p, outs.data());
+		gpuext_scan_heap_host(&p, pages, vis, npages, r.counts[b][1], outs.data());
+		scan_numbered_pairs(p, outs.data(), r.counts[b][1], r);
+	}
+	scan_numbered_collect(p, outs.data(), r);
+	return r;
+}
+
+/* Both batches on the device, its outputs poisoned first. */
+ScanNumberedRun scan_numbered_device(const ScanSet &s, GpuextScanProgram p, size_t bytes, const void *d_pages,
+									 const void *d_vis)
+{
+	ScanNumberedRun r;
+	const size_t counts_bytes = GPUEXT_SCAN_COUNTERS * sizeof(uint64_t);
+	const uint32_t half = s.npages / 2;
+	std::vector<char> outs(bytes);
+	void	   *d_counts = nullptr,
+			   *d_outs = nullptr;
+	GpuextStatus st = GPUEXT_OK;
+
+	ensure_pinned(std::max(bytes, counts_bytes));
+	must(gpuext_cuda_alloc(&d_counts, counts_bytes), "counter allocation");
+	must(gpuext_cuda_alloc(&d_outs, bytes), "output allocation");
+	poison_device(d_outs, bytes);
+	p.number_groups = 1;
+	for (int b = 0; b < 2 && st == GPUEXT_OK; b++)
+	{
+		const uint32_t from = b == 0 ? 0 : half;
+		const uint32_t npages = b == 0 ? half : s.npages - half;
+		const char *pages = static_cast<const char *>(d_pages) + (size_t) from * GPUEXT_SCAN_PAGE_BYTES;
+		const uint16_t *vis = static_cast<const uint16_t *>(d_vis) + (size_t) from * GPUEXT_SCAN_VIS_SLOTS;
+
+		for (int pass = 0; pass < 2 && st == GPUEXT_OK; pass++)
+		{
+			p.pass = pass == 0 ? GPUEXT_SCAN_PASS_KEYS : GPUEXT_SCAN_PASS_VALUES;
+			p.clear_table = b == 0 && pass == 0;
+			p.group_base = (uint32_t) r.n;
+			st = gpuext_scan_heap(&p, pages, vis, npages, static_cast<uint64_t *>(d_counts),
+								  static_cast<char *>(d_outs), bytes);
+			if (st == GPUEXT_OK)
+				st = gpuext_cuda_wait(-1, nullptr, nullptr);
+			if (st != GPUEXT_OK)
+				break;
+			must(gpuext_cuda_copy_to_host(pinned_out, d_counts, counts_bytes), "counter download");
+			must(gpuext_cuda_wait(-1, nullptr, nullptr), "counter download");
+			memcpy(r.counts[b][pass], pinned_out, counts_bytes);
+			if (pass == 0)
+			{
+				r.n += r.counts[b][0][GPUEXT_SCAN_NEW_GROUPS];
+				if (b == 0)
+					r.n1 = r.n;
+				continue;
+			}
+			must(gpuext_cuda_copy_to_host(pinned_out, d_outs, bytes), "output download");
+			must(gpuext_cuda_wait(-1, nullptr, nullptr), "output download");
+			memcpy(outs.data(), pinned_out, bytes);
+			scan_numbered_pairs(p, outs.data(), r.counts[b][1], r);
+		}
+	}
+	if (st != GPUEXT_OK)
+		r.error = "status " + std::to_string((int) st) + ": " + gpuext_cuda_error_message();
+	else
+		scan_numbered_collect(p, outs.data(), r);
+	gpuext_cuda_free(d_counts);
+	gpuext_cuda_free(d_outs);
+	return r;
+}
+
+/* One set under one program, the groups numbered on each side: the same groups, counters, pairs and counts. */
+void check_scan_numbered(const ScanSet &s, const char *name, GpuextScanProgram p, const void *d_pages,
+						 const void *d_vis)
+{
+	uint32_t	cap = 1024;
+
+	while (cap < 2 * std::max<uint64_t>(s.npages, 1) * GPUEXT_SCAN_MAX_TUPLES)
+		cap *= 2;
+	const size_t bytes = scan_groups_layout(p, (uint64_t) std::max<uint32_t>(s.npages, 1) * GPUEXT_SCAN_MAX_TUPLES,
+											cap);
+	std::string what = "scan groups " + s.name + ": " + name + ", numbered on the device over two batches";
+	ScanNumberedRun h = scan_numbered_host(s, p, bytes);
+	ScanNumberedRun d = scan_numbered_device(s, p, bytes, d_pages, d_vis);
+	std::string detail = !h.error.empty() ? "CPU: " + h.error : !d.error.empty() ? "device: " + d.error : "";
+
+	for (int b = 0; b < 2 && detail.empty(); b++)
+		for (int pass = 0; pass < 2 && detail.empty(); pass++)
+			for (int i = 0; i < GPUEXT_SCAN_COUNTERS && detail.empty(); i++)
+				if (d.counts[b][pass][i] != h.counts[b][pass][i])
+					detail = "batch " + std::to_string(b) + (pass == 0 ? ", keys pass" : ", values pass") +
+						": counter " + std::to_string(i) + " differs from the CPU's";
+	if (detail.empty() && (d.n1 != h.n1 || d.first != h.first))
+		detail = "the first batch's groups differ from the CPU's";
+	if (detail.empty() && d.n != h.n)
+		detail = "the number of groups differs from the CPU's";
+	for (size_t o = 0; o < h.pairs.size() && detail.empty(); o++)
+		if (d.pairs[o] != h.pairs[o])
+			detail = "output " + std::to_string(o) + ": the (image, value) pairs differ from the CPU's";
+	if (detail.empty() && d.group_counts != h.group_counts)
+		detail = "the per-group counts over both batches differ from the CPU's";
+	if (detail.empty() && h.counts[1][1][GPUEXT_SCAN_MISSES] + h.counts[0][1][GPUEXT_SCAN_MISSES] > 0)
+		detail = "misses after a keys pass";
+	report(detail.empty(), what, detail);
+}
+
 /* Every set through each keys' program, with a table roomy enough (0: a slot a row, twice over) and one too small. */
 void run_scan_group_checks(bool quick)
 {
@@ -325,6 +544,9 @@ void run_scan_group_checks(bool quick)
 		for (const auto &pr : programs)
 			check_scan_groups(s, pr.name, pr.p, pr.cap, false, d_pages, d_vis);
 		check_scan_groups(s, programs[0].name, programs[0].p, programs[0].cap, true, d_pages, d_vis);
+		for (const auto &pr : programs)
+			if (pr.cap != 64)
+				check_scan_numbered(s, pr.name, pr.p, d_pages, d_vis);
 		gpuext_cuda_free(d_pages);
 		gpuext_cuda_free(d_vis);
 	}

@@ -57,24 +57,30 @@ void unit_j2date(int64_t jd, int64_t *year, int64_t *month, int64_t *day)
 	*month = (int64_t) ((quad + 10) % 12 + 1);
 }
 
+/* PostgreSQL's j2day: the day of the week of a Julian day, 0 for Sunday, negative days included. */
+int64_t unit_j2day(int64_t j)
+{
+	return ((j + 1) % 7 + 7) % 7;
+}
+
 /* PostgreSQL's date2isoweek: the ISO week of a day, from the Monday before its year's January 4th. */
 int64_t unit_isoweek(int64_t year, int64_t month, int64_t day)
 {
 	int64_t		dayn = unit_date2j(year, month, day);
 	int64_t		day4 = unit_date2j(year, 1, 4);
-	int64_t		day0 = (((day4 - 1) + 1) % 7 + 7) % 7;	/* j2day: 0 Sunday; back to Monday */
+	int64_t		day0 = unit_j2day(day4 - 1);	/* back to Monday */
 	int64_t		week;
 
 	if (dayn < day4 - day0)
 	{
 		day4 = unit_date2j(year - 1, 1, 4);
-		day0 = (((day4 - 1) + 1) % 7 + 7) % 7;
+		day0 = unit_j2day(day4 - 1);
 	}
 	week = (dayn - (day4 - day0)) / 7 + 1;
 	if (week >= 52)
 	{
 		day4 = unit_date2j(year + 1, 1, 4);
-		day0 = (((day4 - 1) + 1) % 7 + 7) % 7;
+		day0 = unit_j2day(day4 - 1);
 		if (dayn >= day4 - day0)
 			week = (dayn - (day4 - day0)) / 7 + 1;
 	}
