@@ -595,10 +595,11 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 
 	/* The serial path, and one with workers where the table would get some and the groups fit */
 	workers = fits < 1 ? 0 : ParallelWorkers(root, input_rel, aggrefs, keys);
-	/* groups past hash_mem: a device scan only where the device numbers them, and nothing spills */
-	numbered = keys != NIL && NumberableOnDevice(aggrefs);
-	devscan = (fits >= 1 || numbered) && DevScanExpected(root, input_rel, relid, aggrefs, keys, eqops, groups, numbered);
-	numbered = numbered && devscan && (fits < 1 || groups * 4 > GPUAGG_DEVGROUPS_MAX_SLOTS);
+	/* a batch whose new groups would pass hash_mem is read on the CPU: no device scan where they do not fit */
+	devscan = fits >= 1 && DevScanExpected(root, input_rel, relid, aggrefs, keys, eqops, groups, false);
+	/* ... unless the device numbers them (serial runs), and nothing spills */
+	numbered = !devscan && keys != NIL && NumberableOnDevice(aggrefs) &&
+		DevScanExpected(root, input_rel, relid, aggrefs, keys, eqops, groups, true);
 	for (int w = 0; w <= workers; w += Max(workers, 1))
 	{
 		CustomPath *cpath = makeNode(CustomPath);
@@ -610,8 +611,8 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		cpath->methods = &gpuagg_path_methods;
 		cpath->custom_private = lappend(list_make5(makeInteger(relid), aggrefs, keys, having, eqops),
 										makeInteger(w));
-		GpuAggCostPath(root, input_rel, aggrefs, keys, having, groups, output_rel->reltarget, w, devscan,
-					   &cpath->path);
+		GpuAggCostPath(root, input_rel, aggrefs, keys, having, groups, output_rel->reltarget, w,
+					   devscan || (numbered && w == 0), &cpath->path);
 		if (fits < 1 && !(numbered && w == 0))
 			GpuAggCostSpill(input_rel, keys, aggrefs, fits, &cpath->path);
 		add_path(output_rel, &cpath->path);
