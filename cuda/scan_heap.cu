@@ -200,7 +200,8 @@ scan_pages_kernel(GpuextScanProgram program, const char *pages, const uint16_t *
 
 /*
  * One block a page (grid-stride): each thread moves 16-byte pieces, read
- * over the bus from the pinned copy or the buffer pool, loads first.
+ * over the bus from the pinned copy or the buffer pool (all of a page taken
+ * whole), loads first.
  */
 __global__ void gather_pages_kernel(uint4 *pages, const uint4 *copies, const uint32_t *refs, const uint4 *pool,
 									uint32_t pool_blocks, uint32_t npages)
@@ -213,10 +214,11 @@ __global__ void gather_pages_kernel(uint4 *pages, const uint4 *copies, const uin
 		const uint4 *copy = copies + (size_t) pg * PIECES;
 		uint4	   *dst = pages + (size_t) pg * PIECES;
 		uint32_t	ref = refs[pg];
-		const uint4 *live = ref != GPUEXT_SCAN_COPIED && pool != nullptr && ref < pool_blocks ?
-			pool + (size_t) ref * PIECES : nullptr;
+		uint32_t	block = ref & ~GPUEXT_SCAN_WHOLE;
+		const uint4 *live = ref != GPUEXT_SCAN_COPIED && pool != nullptr && block < pool_blocks ?
+			pool + (size_t) block * PIECES : nullptr;
 		unsigned	lower = ref == GPUEXT_SCAN_COPIED ? GPUEXT_SCAN_PAGE_BYTES :
-			gpuext_scan_copy_lower(reinterpret_cast<const char *>(copy));
+			(ref & GPUEXT_SCAN_WHOLE) ? 0 : gpuext_scan_copy_lower(reinterpret_cast<const char *>(copy));
 		uint4		v[PER_THREAD];
 
 		for (unsigned k = 0; k < PER_THREAD; k++)

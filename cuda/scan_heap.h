@@ -772,8 +772,9 @@ gpuext_scan_heap_host(const GpuextScanProgram *p, const char *pages, const uint1
 /*
  * Enqueue the gathering of a batch's npages pages into pages (device
  * memory): copies (npages pages) and refs (npages buffer indexes, or
- * GPUEXT_SCAN_COPIED) are pinned host memory the device reads in place, as
- * it reads pool, the buffer pool's device view (pool_blocks pages).
+ * GPUEXT_SCAN_COPIED, or with GPUEXT_SCAN_WHOLE for a page taken whole) are
+ * pinned host memory the device reads in place, as it reads pool, the buffer
+ * pool's device view (pool_blocks pages).
  *
  * Enqueue the scan of npages pages (device memory, one after another) whose
  * visible items are in vis (npages * GPUEXT_SCAN_VIS_SLOTS): counts (device,

@@ -11,6 +11,13 @@
 #define GPUEXT_SCAN_COPIED 0xFFFFFFFFu
 
 /*
+ * With the buffer's index, a page taken whole from the pool, its header and
+ * line pointers too (the CPU has not read it: the visibility map called it
+ * all-visible, and the CPU checks after the gathering that it still is).
+ */
+#define GPUEXT_SCAN_WHOLE 0x80000000u
+
+/*
  * Where a page taken from the pool gets its bytes: below its copy's pd_lower
  * (the header and line pointers, as the CPU saw them under the buffer's
  * content lock) from the copy, the rest from the pool.  Under the buffer's
@@ -28,8 +35,8 @@ gpuext_scan_copy_lower(const char *copy)
 /*
  * The batch's pages put together on the host (the fake device): each copied
  * page as it is, each page of the pool from its copy's header and line
- * pointers and the pool's bytes; a buffer index past the pool gives an
- * empty page.
+ * pointers and the pool's bytes, or whole; a buffer index past the pool
+ * gives an empty page.
  */
 static inline void
 gpuext_scan_gather_pages_host(char *pages, const char *copies, const uint32_t *refs, const char *pool,
@@ -47,9 +54,14 @@ gpuext_scan_gather_pages_host(char *pages, const char *copies, const uint32_t *r
 				memcpy(dst, copy, GPUEXT_SCAN_PAGE_BYTES);
 			continue;
 		}
-		if (pool == NULL || refs[i] >= pool_blocks)
+		if (pool == NULL || (refs[i] & ~GPUEXT_SCAN_WHOLE) >= pool_blocks)
 		{
 			memset(dst, 0, GPUEXT_SCAN_PAGE_BYTES);
+			continue;
+		}
+		if (refs[i] & GPUEXT_SCAN_WHOLE)
+		{
+			memcpy(dst, pool + (size_t) (refs[i] & ~GPUEXT_SCAN_WHOLE) * GPUEXT_SCAN_PAGE_BYTES, GPUEXT_SCAN_PAGE_BYTES);
 			continue;
 		}
 		lower = gpuext_scan_copy_lower(copy);

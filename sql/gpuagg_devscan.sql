@@ -180,6 +180,56 @@ SELECT check_in_place('SELECT array_agg(g::text ORDER BY g::text) FROM (SELECT b
 SET gpuext.device_scan_in_place = off;
 SELECT check_in_place('SELECT count(*), sum(i2), sum(i4), sum(i8), min(f8), max(ts) FROM ds', false);
 RESET gpuext.device_scan_in_place;
+-- Pages the visibility map calls all-visible are taken whole: the CPU neither copies nor reads
+-- them, and checks, once the device has read them, that the map still calls them so.  After an
+-- UPDATE the pages it touched are not all-visible and go as before (header and line pointers
+-- copied, visible rows found by the CPU).  Where the check finds a page changed (injected here:
+-- a writer between the taking and the check), the run is answered on the CPU.
+CREATE FUNCTION check_whole(q text, want text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  reads boolean := (SELECT gpu_kernels AND device_state <> 'unavailable' AND
+                           (device_name LIKE 'gpuext fake device%' OR
+                            (current_setting('shared_preload_libraries') ~ 'gpuext' AND
+                             current_setting('gpuext.service') = 'on'))
+                    FROM gpuext_info());
+  plan jsonb;
+  node jsonb;
+  res text;
+  in_place bigint;
+  whole bigint;
+BEGIN
+  IF want = 'changed' THEN
+    PERFORM set_config('gpuext.debug_fail_device_calls', 'recheck:1', true);
+  END IF;
+  EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
+  IF want = 'changed' THEN
+    PERFORM set_config('gpuext.debug_fail_device_calls', 'recheck:1', true);
+  END IF;
+  res := check_scan(q, NULL);
+  PERFORM set_config('gpuext.debug_fail_device_calls', '', true);
+  IF res <> 'ok' OR NOT reads THEN
+    RETURN res;
+  END IF;
+  node := jsonb_path_query_first(plan, '$.** ? (@."Custom Plan Provider" == "GpuAgg")');
+  in_place := (node->>'Heap Blocks Read In Place')::bigint;
+  whole := (node->>'Heap Blocks Taken Whole')::bigint;
+  IF (CASE want WHEN 'all' THEN whole = in_place AND whole > 0
+                WHEN 'some' THEN whole > 0 AND whole < in_place
+                ELSE whole = 0 AND node->>'GPU Fallback' = 'a page changed while the device read it' END) THEN
+    RETURN 'ok';
+  END IF;
+  RETURN format('%s of %s blocks in place taken whole (%s)', whole, in_place, node->>'GPU Fallback');
+END $$;
+VACUUM ds;
+SELECT check_whole('SELECT count(*), sum(i2), sum(i4), sum(i8), min(f8), max(ts) FROM ds', 'all');
+SELECT check_whole('SELECT array_agg(g::text ORDER BY g::text) FROM (SELECT b, count(*), sum(i4), max(f8) FROM ds GROUP BY b) g', 'all');
+-- compressed values: the batches holding them read on the CPU, their pages taken whole read under their lock
+SELECT check_whole($q$SELECT count(*), sum(i4) FROM ds WHERE t LIKE 'comp%'$q$, 'all');
+UPDATE ds SET i2 = i2 WHERE i4 % 97 = 0;
+SELECT check_whole('SELECT count(*), sum(i2), sum(i4), sum(i8), min(f8), max(ts) FROM ds', 'some');
+SELECT check_whole('SELECT count(*), sum(i2), sum(i4), sum(i8), min(f8), max(ts) FROM ds', 'changed');
+SELECT check_whole('SELECT array_agg(g::text ORDER BY g::text) FROM (SELECT b, count(*), sum(i4), max(f8) FROM ds GROUP BY b) g', 'changed');
+VACUUM ds;
 
 -- In a transaction that deleted rows itself, and a cursor (no parallel mode).
 BEGIN;
@@ -250,4 +300,4 @@ RESET gpuext.debug_fail_device_calls;
 RESET client_min_messages;
 RESET gpuext.device;
 DROP TABLE ds, dsf, dsm;
-DROP FUNCTION check_in_place, check_scan;
+DROP FUNCTION check_in_place, check_whole, check_scan;

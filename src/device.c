@@ -120,7 +120,7 @@ static FaultPlan fault_plan;
 static bool fault_fired;		/* the last device-layer call was failed on purpose */
 static int64 faults_injected;
 
-static const char *const fault_kind_names[] = {"any", "open", "alloc", "copy", "kernel", "sync", "reset"};
+static const char *const fault_kind_names[] = {"any", "open", "alloc", "copy", "kernel", "sync", "reset", "recheck"};
 
 #define FAULT_MESSAGE "injected failure (gpuext.debug_fail_device_calls)"
 
@@ -141,7 +141,7 @@ gpuext_fault_check_hook(char **newval, void **extra, GucSource source)
 		fields = sscanf(*newval, "%15[a-z]:%d%n:%d%n", kind, &count, &consumed, &skip, &consumed);
 		if (fields < 2 || (*newval)[consumed] != '\0' || count < 0 || skip < 0)
 		{
-			GUC_check_errdetail("Expected KIND:COUNT or KIND:COUNT:SKIP, KIND one of any, open, alloc, copy, kernel, sync, reset.");
+			GUC_check_errdetail("Expected KIND:COUNT or KIND:COUNT:SKIP, KIND one of any, open, alloc, copy, kernel, sync, reset, recheck.");
 			return false;
 		}
 		for (int k = 0; k < lengthof(fault_kind_names) && !known; k++)
@@ -154,7 +154,7 @@ gpuext_fault_check_hook(char **newval, void **extra, GucSource source)
 			}
 		if (!known)
 		{
-			GUC_check_errdetail("Unknown kind \"%s\": any, open, alloc, copy, kernel, sync or reset.", kind);
+			GUC_check_errdetail("Unknown kind \"%s\": any, open, alloc, copy, kernel, sync, reset or recheck.", kind);
 			return false;
 		}
 	}
@@ -179,7 +179,8 @@ GpuextFaultFires(GpuextFaultKind kind)
 	fault_fired = false;
 	if (fault_plan.count == 0 ||
 		(fault_plan.kind == GPUEXT_FAULT_RESET ? kind == GPUEXT_FAULT_OPEN :
-		 fault_plan.kind != GPUEXT_FAULT_ANY && fault_plan.kind != kind))
+		 fault_plan.kind != GPUEXT_FAULT_ANY && fault_plan.kind != kind) ||
+		(kind == GPUEXT_FAULT_RECHECK && fault_plan.kind != kind))
 		return false;
 	if (fault_plan.skip > 0)
 	{

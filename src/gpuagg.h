@@ -191,6 +191,8 @@ typedef struct GpuAggPages
 	bool		all_visible;	/* ... and whether all its normal items are visible (then offsets are not found) */
 	bool		in_place_ok;	/* ... or, where set, only its header and line pointers, the buffer kept pinned */
 	Buffer		in_place;		/* the page's buffer where so (the caller releases it), else InvalidBuffer */
+	bool		whole_ok;		/* an all-visible page read in place may be left whole to the device ... */
+	bool		whole;			/* ... and this one is: nothing copied, no offsets (GpuAggPagesStillVisible) */
 	/* the current page */
 	Page		page;
 	BlockNumber blkno;
@@ -200,11 +202,13 @@ typedef struct GpuAggPages
 	int64		pages_from_buffers;
 	int64		pages_in_place;	/* ... of which the device read in place */
 	int64		pages_hinted;	/* ... in the buffer the last scan found them in (no lookup) */
+	int64		pages_whole;	/* ... of which the CPU did not read (all-visible in the visibility map) */
 } GpuAggPages;
 
 extern void GpuAggPagesBegin(GpuAggPages *pg, TableScanDesc scan);
 extern bool GpuAggPagesNext(GpuAggPages *pg);
 extern void GpuAggPagesEnd(GpuAggPages *pg);
+extern bool GpuAggPagesStillVisible(GpuAggPages *pg, Buffer buf, BlockNumber blkno);
 extern BlockNumber GpuAggPagesHintsFit(Relation rel, BlockNumber nblocks);
 extern void GpuAggPagesShareHints(GpuAggPages *pg, Buffer *hints, BlockNumber n);
 extern void GpuAggPagesHintsCopy(Relation rel, Buffer *hints, BlockNumber n, bool keep);
@@ -219,6 +223,7 @@ typedef struct GpuAggStats
 	int64		pages_from_files;	/* heap pages read from the table's files */
 	int64		pages_from_buffers; /* ... through shared buffers */
 	int64		pages_in_place;	/* ... of which the device read in place */
+	int64		pages_whole;	/* ... of which taken whole, not read by the CPU */
 	int64		pages_hinted;	/* ... in the buffer the last scan found them in (no lookup) */
 	int64		device_batches;
 	int64		cpu_batches;
@@ -313,6 +318,7 @@ typedef struct GpuAggDevBatch
 	Buffer	   *pins;			/* each page's buffer kept pinned for the device to read in place, or InvalidBuffer */
 	uint32		npages;
 	uint32		npins;
+	uint32		nwhole;			/* ... of which the device reads whole (GPUEXT_SCAN_WHOLE) */
 } GpuAggDevBatch;
 
 /* The filling of the next batch, done while the device works on the current one (at its first wait). */
@@ -337,7 +343,8 @@ typedef struct GpuAggDevScan
 	/* pages the device reads in place from shared buffers (the host batch holds their headers) */
 	bool		in_place;		/* the device layer reads shared buffers */
 	uint32		max_in_place;	/* buffers a batch may keep pinned */
-	size_t		refs_off;		/* host: each page's buffer index, or GPUEXT_SCAN_COPIED */
+	size_t		refs_off;		/* host: each page's buffer index (GPUEXT_SCAN_WHOLE), or GPUEXT_SCAN_COPIED */
+	GpuAggPages *pages;			/* the run's pages, for the CPU's reading of pages taken whole */
 	bool		bad;			/* the batch has a tuple the device could not decode */
 	/* without GROUP BY: the batch before's reductions, enqueued and read at the next wait */
 	uint32		pending_outs;	/* bit o: output o's reduction is in slot pending_slot */
@@ -567,6 +574,7 @@ extern void GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tup
 extern bool GpuAggDevScanUsable(GpuAggState *st, GpuAggPages *pg);
 extern bool GpuAggDevScanRun(GpuAggState *st, GpuAggPages *pg);
 extern void GpuAggDevScanCpuBatch(GpuAggState *st, GpuAggDevScan *ds);
+extern bool GpuAggDevScanWholeStillVisible(GpuAggDevScan *ds);
 extern void GpuAggDevScanUpload(GpuAggDevScan *ds);
 extern void GpuAggDevScanEnqueue(GpuAggDevScan *ds, const GpuextScanProgram *p);
 extern void GpuAggDevScanWait(GpuAggDevScan *ds);

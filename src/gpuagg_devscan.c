@@ -562,6 +562,7 @@ FillBatch(GpuAggDevScan *ds, GpuAggDevFill *f)
 
 	b->npages = 0;
 	b->npins = 0;
+	b->nwhole = 0;
 	while (b->npages < ds->batch_pages)
 	{
 		uint16	   *v = vis + (Size) b->npages * GPUEXT_SCAN_VIS_SLOTS;
@@ -572,8 +573,10 @@ FillBatch(GpuAggDevScan *ds, GpuAggDevFill *f)
 		if (!(f->more = GpuAggPagesNext(pg)))
 			break;
 		b->pins[b->npages] = pg->in_place;
-		refs[b->npages] = BufferIsValid(pg->in_place) ? (uint32) (pg->in_place - 1) : GPUEXT_SCAN_COPIED;
+		refs[b->npages] = !BufferIsValid(pg->in_place) ? GPUEXT_SCAN_COPIED :
+			(uint32) (pg->in_place - 1) | (pg->whole ? GPUEXT_SCAN_WHOLE : 0);
 		b->npins += BufferIsValid(pg->in_place);
+		b->nwhole += pg->whole;
 		if (pg->all_visible && pg->ntuples == 0)
 			v[0] = GPUEXT_SCAN_ALL_VISIBLE;
 		else
@@ -716,44 +719,6 @@ GpuAggDevScanRefused(GpuAggState *st, GpuAggDevScan *ds, bool refused)
 	return true;
 }
 
-/* The batch's rows read on the CPU from its copies, row by row. */
-void
-GpuAggDevScanCpuBatch(GpuAggState *st, GpuAggDevScan *ds)
-{
-	Relation	rel = st->css.ss.ss_currentRelation;
-	GpuAggDevBatch *b = ds->b;
-	const uint16 *vis = (const uint16 *) (b->host->ptr + ds->vis_off);
-	HeapTupleData tuple;
-
-	tuple.t_tableOid = RelationGetRelid(rel);
-	for (uint32 i = 0; i < b->npages; i++)
-	{
-		Page		page = (Page) (b->host->ptr + (Size) i * BLCKSZ);
-		/* a page read in place: its items in the buffer, named by the copy's line pointers */
-		Page		items = BufferIsValid(b->pins[i]) ? BufferGetPage(b->pins[i]) : page;
-		const uint16 *v = vis + (Size) i * GPUEXT_SCAN_VIS_SLOTS;
-		bool		all = v[0] == GPUEXT_SCAN_ALL_VISIBLE;
-		int			n = all ? PageGetMaxOffsetNumber(page) : v[0];
-
-		CHECK_FOR_INTERRUPTS();
-		for (int j = 0; j < n; j++)
-		{
-			OffsetNumber off = all ? j + 1 : v[j + 1];
-			ItemId		lp = PageGetItemId(page, off);
-
-			if (!ItemIdIsNormal(lp))
-				continue;
-			tuple.t_data = (HeapTupleHeader) PageGetItem(items, lp);
-			tuple.t_len = ItemIdGetLength(lp);
-			ItemPointerSet(&tuple.t_self, b->blknos[i], off);
-			pgstat_count_heap_getnext(rel);
-			st->stats.device_cpu_tuples++;
-			GpuAggTakeHeapRow(st, &tuple);
-		}
-	}
-	st->stats.cpu_batches++;
-}
-
 /* One full batch: on the device, its results merged into the inputs; or on the CPU. */
 static void
 RunBatch(GpuAggState *st, GpuAggDevScan *ds, bool *lost)
@@ -832,6 +797,7 @@ GpuAggDevScanRun(GpuAggState *st, GpuAggPages *pg)
 	ds->max_in_place = Min(ds->batch_pages, (uint32) (NBuffers / (MaxBackends + NUM_AUXILIARY_PROCS) / 2));
 	if (st->groups.nkeys > 0)
 		GpuAggDevGroupsBegin(st, ds);
+	ds->pages = pg;
 	ds->tried = ds->refused = 0;
 	ds->pending_outs = 0;
 	ds->slot = 0;
@@ -856,6 +822,11 @@ GpuAggDevScanRun(GpuAggState *st, GpuAggPages *pg)
 		{
 			ds->fill = NULL;
 			FillBatch(ds, &fill);
+		}
+		if (!st->device_lost && !GpuAggDevScanWholeStillVisible(ds))
+		{
+			GpuAggNoteFallback(st, "a page changed while the device read it");
+			st->device_lost = true;
 		}
 		ReleasePins(ds->b);
 		ds->b = next;

@@ -673,6 +673,7 @@ ScanTable(GpuAggState *st)
 		st->stats.pages_from_files += pg->pages_from_files;
 		st->stats.pages_from_buffers += pg->pages_from_buffers;
 		st->stats.pages_in_place += pg->pages_in_place;
+		st->stats.pages_whole += pg->pages_whole;
 		st->stats.pages_hinted += pg->pages_hinted;
 		GpuAggPagesEnd(pg);
 		pfree(pg);
@@ -702,6 +703,7 @@ RestoreReadCounts(GpuAggState *st, const GpuAggStats *before)
 	st->stats.pages_from_files = before->pages_from_files;
 	st->stats.pages_from_buffers = before->pages_from_buffers;
 	st->stats.pages_in_place = before->pages_in_place;
+	st->stats.pages_whole = before->pages_whole;
 	st->stats.pages_hinted = before->pages_hinted;
 }
 

@@ -119,8 +119,8 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 			{
 				appendStringInfoString(es->str, " (");
 				if (st->stats.pages_in_place > 0)
-					appendStringInfo(es->str, INT64_FORMAT " read by the device in place%s", st->stats.pages_in_place,
-									 st->stats.pages_hinted > 0 ? ", " : "");
+					appendStringInfo(es->str, INT64_FORMAT " read by the device in place (" INT64_FORMAT " whole)%s",
+									 st->stats.pages_in_place, st->stats.pages_whole, st->stats.pages_hinted > 0 ? ", " : "");
 				if (st->stats.pages_hinted > 0)
 					appendStringInfo(es->str, INT64_FORMAT " where the last scan found them", st->stats.pages_hinted);
 				appendStringInfoChar(es->str, ')');
@@ -146,6 +146,7 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyInteger("Heap Blocks From Files", NULL, st->stats.pages_from_files, es);
 			ExplainPropertyInteger("Heap Blocks Through Buffers", NULL, st->stats.pages_from_buffers, es);
 			ExplainPropertyInteger("Heap Blocks Read In Place", NULL, st->stats.pages_in_place, es);
+			ExplainPropertyInteger("Heap Blocks Taken Whole", NULL, st->stats.pages_whole, es);
 			ExplainPropertyInteger("Heap Blocks Where Last Found", NULL, st->stats.pages_hinted, es);
 		}
 		if (st->stats.device_blocks + st->stats.device_cpu_tuples > 0)

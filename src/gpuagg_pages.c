@@ -108,6 +108,12 @@ GpuAggPagesBegin(GpuAggPages *pg, TableScanDesc scan)
 #if PG_VERSION_NUM < 170000
 	pg->files = pg->files && old_snapshot_threshold < 0;
 #endif
+	/* the same horizon lets the visibility map vouch for a page the device reads whole */
+	pg->whole_ok = !pg->check_serializable && pg->snapshot->snapshot_type == SNAPSHOT_MVCC &&
+		!pg->snapshot->takenDuringRecovery && !RelationUsesLocalBuffers(rel);
+#if PG_VERSION_NUM < 170000
+	pg->whole_ok = pg->whole_ok && old_snapshot_threshold < 0;
+#endif
 	pg->fd = -1;
 	pg->buf = InvalidBuffer;
 	pg->vmbuf = InvalidBuffer;
@@ -454,6 +460,24 @@ TakeBufferPage(GpuAggPages *pg, BlockNumber blkno, Buffer recent)
 	}
 	if (pg->hints != NULL && blkno < pg->hints_n)
 		pg->hints[blkno] = buf;
+	/*
+	 * All-visible in the visibility map: the device reads the page whole and
+	 * the CPU does not touch it (in a parallel worker, each first touch of a
+	 * page of shared buffers is a page fault).  Until the batch is done, any
+	 * change to the page clears the bit, which the CPU checks then.
+	 */
+	if (pg->copy_to != NULL && pg->in_place_ok && pg->whole_ok && VM_ALL_VISIBLE(rel, blkno, &pg->vmbuf))
+	{
+		pg->whole = true;
+		pg->all_visible = true;
+		pg->in_place = buf;
+		pg->pages_in_place++;
+		pg->pages_whole++;
+		pg->page = NULL;
+		pg->ntuples = 0;
+		pg->pages_from_buffers++;
+		return;
+	}
 	heap_page_prune_opt(rel, buf);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
@@ -540,6 +564,7 @@ GpuAggPagesNext(GpuAggPages *pg)
 	int			i;
 
 	pg->in_place = InvalidBuffer;
+	pg->whole = false;
 	if (pg->chunk_n == 0 || pg->chunk_next == pg->chunk_n)
 	{
 		if (!NextChunk(pg))
@@ -554,6 +579,22 @@ GpuAggPagesNext(GpuAggPages *pg)
 	if (!pg->files || !pg->from_file[i] || !TakeFilePage(pg, i))
 		TakeBufferPage(pg, pg->blkno, pg->files ? pg->recent[i] : HintOf(pg, pg->blkno));
 	return true;
+}
+
+/*
+ * Whether a page left whole to the device is still all-visible once the
+ * device has read it: under the content lock, no change is under way, and
+ * every change made since it was taken cleared the visibility map's bit.
+ */
+bool
+GpuAggPagesStillVisible(GpuAggPages *pg, Buffer buf, BlockNumber blkno)
+{
+	bool		visible;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	visible = VM_ALL_VISIBLE(pg->rel, blkno, &pg->vmbuf);
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	return visible;
 }
 
 /* Let go of the last page and the file. */

@@ -84,6 +84,7 @@ typedef struct WorkerTotals
 	int64		pages_from_files;
 	int64		pages_from_buffers;
 	int64		pages_in_place;
+	int64		pages_whole;
 	int64		pages_hinted;
 	int64		device_batches;
 	int64		cpu_batches;
@@ -229,6 +230,7 @@ MergeTotals(GpuAggState *st, const char *p, const char *end)
 	st->stats.pages_from_files += t->pages_from_files;
 	st->stats.pages_from_buffers += t->pages_from_buffers;
 	st->stats.pages_in_place += t->pages_in_place;
+	st->stats.pages_whole += t->pages_whole;
 	st->stats.pages_hinted += t->pages_hinted;
 	st->stats.device_batches += t->device_batches;
 	st->stats.cpu_batches += t->cpu_batches;
@@ -397,6 +399,7 @@ SendTotals(GpuAggState *st, shm_mq_handle *mqh, StringInfo buf)
 	t.pages_from_files = st->stats.pages_from_files;
 	t.pages_from_buffers = st->stats.pages_from_buffers;
 	t.pages_in_place = st->stats.pages_in_place;
+	t.pages_whole = st->stats.pages_whole;
 	t.pages_hinted = st->stats.pages_hinted;
 	t.device_batches = st->stats.device_batches;
 	t.cpu_batches = st->stats.cpu_batches;

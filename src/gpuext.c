@@ -228,7 +228,8 @@ _PG_init(void)
 
 	DefineCustomStringVariable("gpuext.debug_fail_device_calls",
 							   "Testing: make the next device-layer calls fail, as KIND:COUNT[:SKIP].",
-							   "KIND is any, open, alloc, copy, kernel or sync; the COUNT calls of that kind "
+							   "KIND is any, open, alloc, copy, kernel, sync, reset or recheck (a page the device read whole "
+							   "found changed after); the COUNT calls of that kind "
 							   "after the first SKIP fail. Setting it arms it afresh; empty turns it off.",
 							   &gpuext_debug_fail_device_calls,
 							   GPUEXT_DEBUG_FAIL_DEVICE_CALLS_DEFAULT,

@@ -49,7 +49,8 @@ typedef enum GpuextFaultKind
 	GPUEXT_FAULT_COPY,			/* copies to and from the device */
 	GPUEXT_FAULT_KERNEL,		/* sorts, reductions and matrix products */
 	GPUEXT_FAULT_SYNC,			/* event records and waits */
-	GPUEXT_FAULT_RESET			/* any call but an open: the device is lost, as after a GPU reset */
+	GPUEXT_FAULT_RESET,			/* any call but an open: the device is lost, as after a GPU reset */
+	GPUEXT_FAULT_RECHECK		/* only when named: a page the device read whole is found changed after */
 } GpuextFaultKind;
 
 extern bool GpuextFaultFires(GpuextFaultKind kind);

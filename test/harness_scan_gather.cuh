@@ -8,7 +8,8 @@
  *		copy's pd_lower, tuples in the free space), hint bits set, the header
  *		rewritten.  The gathered bytes must be the copy's below its pd_lower
  *		and the pool's above; the scan of the gathered pages must equal the
- *		CPU's scan of the copies as taken.  Included by kernel_harness.cu
+ *		CPU's scan of the copies as taken.  A page taken whole
+ *		(GPUEXT_SCAN_WHOLE) is the pool's, header and all.  Included by kernel_harness.cu
  *		after harness_scan_heap.cuh.
  */
 
@@ -43,7 +44,7 @@ void scan_gather_age_page(uint8_t *page, std::mt19937_64 &rng)
 		page[i] = (uint8_t) rng();	/* pd_lsn, pd_checksum, pd_flags */
 }
 
-/* What the gathering must make of page i: its copy below the copy's pd_lower, else the pool's bytes. */
+/* What the gathering must make of page i: its copy below the copy's pd_lower, else (or taken whole) the pool's bytes. */
 void scan_gather_expect(uint8_t *out, const uint8_t *copy, const uint8_t *pool, uint32_t pool_blocks, uint32_t ref)
 {
 	unsigned	lower;
@@ -53,9 +54,14 @@ void scan_gather_expect(uint8_t *out, const uint8_t *copy, const uint8_t *pool, 
 		memcpy(out, copy, GPUEXT_SCAN_PAGE_BYTES);
 		return;
 	}
-	if (ref >= pool_blocks)
+	if ((ref & ~GPUEXT_SCAN_WHOLE) >= pool_blocks)
 	{
 		memset(out, 0, GPUEXT_SCAN_PAGE_BYTES);
+		return;
+	}
+	if (ref & GPUEXT_SCAN_WHOLE)
+	{
+		memcpy(out, pool + (size_t) (ref & ~GPUEXT_SCAN_WHOLE) * GPUEXT_SCAN_PAGE_BYTES, GPUEXT_SCAN_PAGE_BYTES);
 		return;
 	}
 	lower = copy[12] | (copy[13] << 8);
@@ -66,8 +72,9 @@ void scan_gather_expect(uint8_t *out, const uint8_t *copy, const uint8_t *pool, 
 
 /*
  * Gather set s's pages: a quarter copied whole, the rest from a pool of
- * twice as many pages in shuffled places, aged, with only their header and
- * line pointers in the copies (the rest of each copy garbage).  With
+ * twice as many pages in shuffled places: a third of them taken whole (the
+ * copy all garbage), the others aged, with only their header and line
+ * pointers in the copies (the rest of each copy garbage).  With
  * odd_refs, some copies' pd_lower out of range and some buffer indexes past
  * the pool.  Checks the bytes; returns the gathered pages (device memory)
  * for the caller to scan, or nullptr.
@@ -104,6 +111,16 @@ void *scan_gather_check(const ScanSet &s, bool odd_refs, std::mt19937_64 &rng)
 		{
 			*ref = GPUEXT_SCAN_COPIED;
 			memcpy(copy, page, page_bytes);
+		}
+		else if (rng() % 3 == 0)
+		{
+			/* taken whole: the pool's page as it is, the copy never written */
+			*ref = places[i] | GPUEXT_SCAN_WHOLE;
+			memcpy(pool + (size_t) places[i] * page_bytes, page, page_bytes);
+			for (size_t b = 0; b < page_bytes; b++)
+				copy[b] = (uint8_t) rng();
+			if (odd_refs && rng() % 5 == 0)
+				*ref = (pool_blocks + (uint32_t) (rng() % 1000)) | GPUEXT_SCAN_WHOLE;
 		}
 		else
 		{
