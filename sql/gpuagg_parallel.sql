@@ -137,6 +137,20 @@ SELECT check_par('SELECT kt, count(*), sum(i8), avg(f8) FROM gpar GROUP BY kt');
 SELECT check_par('SELECT count(*), sum(i4), sum(fx) FROM gpar');
 RESET parallel_leader_participation;
 
+-- All-visible pages (after VACUUM) taken whole by the device in every process; then, in each, a
+-- page found changed once the device has read it (injected): the run is answered on the CPU, with
+-- the same results.
+VACUUM gpar;
+SELECT check_par('SELECT kt, count(*), sum(i8), avg(f8) FROM gpar GROUP BY kt');
+SELECT check_par('SELECT count(*), sum(i4), sum(fx) FROM gpar');
+SET client_min_messages = error;
+SET gpuext.debug_fail_device_calls = 'recheck:1';
+SELECT check_par('SELECT kt, count(*), sum(i8), avg(f8) FROM gpar GROUP BY kt');
+SET gpuext.debug_fail_device_calls = 'recheck:1';
+SELECT check_par('SELECT count(*), sum(i4), sum(fx) FROM gpar');
+RESET gpuext.debug_fail_device_calls;
+RESET client_min_messages;
+
 -- A worker's ERROR is the query's (raised by whichever process reads the row); overflow is found
 -- once the states are merged.
 \set VERBOSITY terse
