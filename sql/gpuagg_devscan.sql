@@ -153,13 +153,15 @@ SELECT check_scan($q$SELECT count(*), sum(f8), max(ts) FROM ds WHERE d <= date '
 -- all-visible among them, batches with pages both copied and read in place (a backend pins only
 -- its share of shared buffers at once), GROUP BY on the device; and none read in place when
 -- gpuext.device_scan_in_place is off.
+CREATE FUNCTION device_reads_buffers() RETURNS boolean LANGUAGE sql AS $$
+  SELECT gpu_kernels AND device_state <> 'unavailable' AND
+         (device_name LIKE 'gpuext fake device%' OR
+          (current_setting('shared_preload_libraries') ~ 'gpuext' AND current_setting('gpuext.service') = 'on'))
+  FROM gpuext_info()
+$$;
 CREATE FUNCTION check_in_place(q text, want boolean DEFAULT true) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
-  reads boolean := (SELECT gpu_kernels AND device_state <> 'unavailable' AND
-                           (device_name LIKE 'gpuext fake device%' OR
-                            (current_setting('shared_preload_libraries') ~ 'gpuext' AND
-                             current_setting('gpuext.service') = 'on'))
-                    FROM gpuext_info());
+  reads boolean := device_reads_buffers();
   plan jsonb;
   node jsonb;
   res text := check_scan(q);
@@ -187,11 +189,7 @@ RESET gpuext.device_scan_in_place;
 -- a writer between the taking and the check), the run is answered on the CPU.
 CREATE FUNCTION check_whole(q text, want text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
-  reads boolean := (SELECT gpu_kernels AND device_state <> 'unavailable' AND
-                           (device_name LIKE 'gpuext fake device%' OR
-                            (current_setting('shared_preload_libraries') ~ 'gpuext' AND
-                             current_setting('gpuext.service') = 'on'))
-                    FROM gpuext_info());
+  reads boolean := device_reads_buffers();
   plan jsonb;
   node jsonb;
   res text;
@@ -300,4 +298,4 @@ RESET gpuext.debug_fail_device_calls;
 RESET client_min_messages;
 RESET gpuext.device;
 DROP TABLE ds, dsf, dsm;
-DROP FUNCTION check_in_place, check_whole, check_scan;
+DROP FUNCTION check_in_place, check_whole, device_reads_buffers, check_scan;
