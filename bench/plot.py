@@ -112,7 +112,7 @@ def tpch_chart(tsv_path, path):
     ax.barh([y + 0.2 for y in ys], gpu, 0.4, label='GpuAgg')
     ax.barh([y - 0.2 for y in ys], duck, 0.4, label='DuckDB, 16 threads, the same rows', color='0.7')
     for y, r, g in zip(ys, rows, gpu):
-        ax.annotate('%.2gx' % g, (g, y + 0.2), va='center', ha='left', fontsize=7, xytext=(2, 0),
+        ax.annotate(('%.0fx' if g >= 100 else '%.2gx') % g, (g, y + 0.2), va='center', ha='left', fontsize=7, xytext=(2, 0),
                     textcoords='offset points')
         ax.plot([float(r['bar'])] * 2, [y - 0.05, y + 0.45], color='C3', linewidth=1.5)
     ax.plot([], [], color='C3', linewidth=1.5, label='the target for the line')
