@@ -209,6 +209,8 @@ extern void GpuAggPagesBegin(GpuAggPages *pg, TableScanDesc scan);
 extern bool GpuAggPagesNext(GpuAggPages *pg);
 extern void GpuAggPagesEnd(GpuAggPages *pg);
 extern bool GpuAggPagesStillVisible(GpuAggPages *pg, Buffer buf, BlockNumber blkno);
+extern int	GpuAggPagesVisibleRows(GpuAggPages *pg, Buffer buf, BlockNumber blkno, bool all_visible,
+								   OffsetNumber *offsets);
 extern BlockNumber GpuAggPagesHintsFit(Relation rel, BlockNumber nblocks);
 extern void GpuAggPagesShareHints(GpuAggPages *pg, Buffer *hints, BlockNumber n);
 extern void GpuAggPagesHintsCopy(Relation rel, Buffer *hints, BlockNumber n, bool keep);

@@ -15,7 +15,6 @@
  */
 #include "postgres.h"
 
-#include "access/heapam.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
@@ -24,36 +23,14 @@
 
 #include "gpuagg.h"
 
-/*
- * The visible rows of a page the device was to read whole, found under its
- * content lock as heap_getnext finds them (into offsets; their count).
- */
+/* The visible rows of a page the device was to read whole, found now under its content lock. */
 static int
 WholePageRows(GpuAggDevScan *ds, Buffer buf, BlockNumber blkno, OffsetNumber *offsets)
 {
-	GpuAggPages *pg = ds->pages;
-	Page		page = BufferGetPage(buf);
-	OffsetNumber maxoff;
-	bool		all_visible;
-	int			n = 0;
+	int			n;
 
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	maxoff = PageGetMaxOffsetNumber(page);
-	all_visible = PageIsAllVisible(page);
-	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
-	{
-		ItemId		lp = PageGetItemId(page, off);
-		HeapTupleData tuple;
-
-		if (!ItemIdIsNormal(lp))
-			continue;
-		tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
-		tuple.t_len = ItemIdGetLength(lp);
-		tuple.t_tableOid = RelationGetRelid(pg->rel);
-		ItemPointerSet(&tuple.t_self, blkno, off);
-		if (all_visible || HeapTupleSatisfiesVisibility(&tuple, pg->snapshot, buf))
-			offsets[n++] = off;
-	}
+	n = GpuAggPagesVisibleRows(ds->pages, buf, blkno, PageIsAllVisible(BufferGetPage(buf)), offsets);
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 	return n;
 }

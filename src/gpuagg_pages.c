@@ -431,6 +431,39 @@ TakeFilePage(GpuAggPages *pg, int i)
 }
 
 /*
+ * The visible rows of block blkno's page in buf, under its content lock, as
+ * heapgetpage finds them (into offsets; their count): every normal item
+ * where all_visible, else those the snapshot sees.
+ */
+int
+GpuAggPagesVisibleRows(GpuAggPages *pg, Buffer buf, BlockNumber blkno, bool all_visible, OffsetNumber *offsets)
+{
+	Page		page = BufferGetPage(buf);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	int			n = 0;
+
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		ItemId		lp = PageGetItemId(page, off);
+		HeapTupleData tuple;
+		bool		visible;
+
+		if (!ItemIdIsNormal(lp))
+			continue;
+		tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
+		tuple.t_len = ItemIdGetLength(lp);
+		tuple.t_tableOid = RelationGetRelid(pg->rel);
+		ItemPointerSet(&tuple.t_self, blkno, off);
+		visible = all_visible || HeapTupleSatisfiesVisibility(&tuple, pg->snapshot, buf);
+		if (pg->check_serializable)
+			HeapCheckForSerializableConflictOut(visible, pg->rel, &tuple, buf, pg->snapshot);
+		if (visible)
+			offsets[n++] = off;
+	}
+	return n;
+}
+
+/*
  * A page through shared buffers (pinned from the buffer that held it when
  * looked up, where it still does): prune it where due, and find its visible
  * rows as heap_getnext does.
@@ -440,7 +473,6 @@ TakeBufferPage(GpuAggPages *pg, BlockNumber blkno, Buffer recent)
 {
 	Relation	rel = pg->rel;
 	Page		page;
-	OffsetNumber maxoff;
 	bool		all_visible;
 	int			n = 0;
 	Buffer		buf;
@@ -484,29 +516,11 @@ TakeBufferPage(GpuAggPages *pg, BlockNumber blkno, Buffer recent)
 #if PG_VERSION_NUM < 170000
 	TestForOldSnapshot(pg->snapshot, rel, page);
 #endif
-	maxoff = PageGetMaxOffsetNumber(page);
 	all_visible = PageIsAllVisible(page) && !pg->snapshot->takenDuringRecovery;
 	pg->all_visible = all_visible && !pg->check_serializable;
-	if (pg->copy_to != NULL && pg->all_visible)
-		maxoff = InvalidOffsetNumber;	/* the device finds the rows */
-	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
-	{
-		ItemId		lp = PageGetItemId(page, off);
-		HeapTupleData tuple;
-		bool		visible;
-
-		if (!ItemIdIsNormal(lp))
-			continue;
-		tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
-		tuple.t_len = ItemIdGetLength(lp);
-		tuple.t_tableOid = RelationGetRelid(rel);
-		ItemPointerSet(&tuple.t_self, blkno, off);
-		visible = all_visible || HeapTupleSatisfiesVisibility(&tuple, pg->snapshot, buf);
-		if (pg->check_serializable)
-			HeapCheckForSerializableConflictOut(visible, rel, &tuple, buf, pg->snapshot);
-		if (visible)
-			pg->offsets[n++] = off;
-	}
+	/* where copied all-visible, the device finds the rows */
+	if (pg->copy_to == NULL || !pg->all_visible)
+		n = GpuAggPagesVisibleRows(pg, buf, blkno, all_visible, pg->offsets);
 	if (pg->copy_to != NULL && pg->in_place_ok)
 	{
 		/*
