@@ -150,6 +150,8 @@ typedef struct GpuextScanStep
 	uint8_t		b;
 	uint8_t		cmp_first;		/* SEL: its condition */
 	uint8_t		cmp_n;
+	uint8_t		real;			/* rounded to real, as float4_pl ... compute */
+	uint8_t		pad;
 } GpuextScanStep;
 
 /*
@@ -519,19 +521,12 @@ gpuext_scan_double(const GpuextScanProgram *p, const GpuextScanRow *row, int c)
 
 #include "scan_heap_cmps.h"
 
-/* Whether a double is an infinity (either sign). */
-static inline GPUEXT_HD int
-gpuext_scan_isinf(double d)
-{
-	uint64_t	u;
-
-	memcpy(&u, &d, sizeof(u));
-	return (u & ~(UINT64_C(1) << 63)) == UINT64_C(0x7FF0000000000000);
-}
+#include "scan_heap_float.h"
 
 /*
  * The arithmetic's registers for a row that passed the WHERE clause, with the
- * checks of float8_pl, float8_mi, float8_mul and float8_div: 0, or 1 where
+ * checks of float8_pl, float8_mi, float8_mul and float8_div (float4_pl ...
+ * for real steps): 0, or 1 where
  * PostgreSQL raises an error (overflow, underflow, division by zero).  A
  * strict operator with a NULL operand is NULL and raises nothing; its other
  * operand was computed all the same, as PostgreSQL evaluates arguments
@@ -579,44 +574,8 @@ gpuext_scan_compute(const GpuextScanProgram *p, GpuextScanRow *row)
 			row->reg_nulls |= 1u << s->dst;
 			continue;
 		}
-		switch (s->op)
-		{
-			case GPUEXT_SCAN_ADD:
-			case GPUEXT_SCAN_SUB:
-#ifdef __CUDA_ARCH__
-				v = s->op == GPUEXT_SCAN_ADD ? __dadd_rn(a, b) : __dsub_rn(a, b);
-#else
-				v = s->op == GPUEXT_SCAN_ADD ? a + b : a - b;
-#endif
-				if (gpuext_scan_isinf(v) && !gpuext_scan_isinf(a) && !gpuext_scan_isinf(b))
-					return 1;
-				break;
-			case GPUEXT_SCAN_MUL:
-#ifdef __CUDA_ARCH__
-				v = __dmul_rn(a, b);
-#else
-				v = a * b;
-#endif
-				if ((gpuext_scan_isinf(v) && !gpuext_scan_isinf(a) && !gpuext_scan_isinf(b)) ||
-					(v == 0.0 && a != 0.0 && b != 0.0))
-					return 1;
-				break;
-			case GPUEXT_SCAN_DIV:
-				if (b == 0.0 && a == a)
-					return 1;
-#ifdef __CUDA_ARCH__
-				v = __ddiv_rn(a, b);
-#else
-				v = a / b;
-#endif
-				if ((gpuext_scan_isinf(v) && !gpuext_scan_isinf(a)) ||
-					(v == 0.0 && a != 0.0 && !gpuext_scan_isinf(b)))
-					return 1;
-				break;
-			default:
-				v = -a;
-				break;
-		}
+		if (gpuext_scan_float_op(s->op, s->real, a, b, &v))
+			return 1;
 		r[s->dst] = v;
 	}
 	return gpuext_scan_numeric_compute(p, row);
@@ -643,6 +602,14 @@ gpuext_scan_out_put(const GpuextScanProgram *p, const GpuextScanRow *row, int o,
 	char	   *dst = outs + out->offset + i * out->value_bytes;
 	int64_t		v;
 
+	if (out->from_reg == GPUEXT_SCAN_FROM_DOUBLE && out->value_bytes == 4)
+	{
+		/* a real argument: its register holds a real exactly */
+		float		f = (float) row->regs[out->reg];
+
+		memcpy(dst, &f, 4);
+		return;
+	}
 	if (out->from_reg == GPUEXT_SCAN_FROM_DOUBLE)
 	{
 		memcpy(dst, &row->regs[out->reg], 8);

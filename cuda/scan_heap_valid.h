@@ -42,7 +42,8 @@ gpuext_scan_program_valid(const GpuextScanProgram *p, size_t outs_bytes)
 			return 0;
 	for (int i = 0; i < p->nsteps; i++)
 		if (p->steps[i].op > GPUEXT_SCAN_SEL || p->steps[i].dst >= p->nregs || p->steps[i].a >= p->nregs ||
-			p->steps[i].b >= p->nregs ||
+			p->steps[i].b >= p->nregs || p->steps[i].real > 1 ||
+			(p->steps[i].real && p->steps[i].op == GPUEXT_SCAN_SEL) ||
 			(p->steps[i].op == GPUEXT_SCAN_SEL &&
 			 (p->steps[i].cmp_first < p->nquals || p->steps[i].cmp_first + p->steps[i].cmp_n > p->ncmps ||
 			  (p->steps[i].cmp_n > 0 && p->cmps[p->steps[i].cmp_first + p->steps[i].cmp_n - 1].or_next))))
@@ -84,7 +85,8 @@ gpuext_scan_program_valid(const GpuextScanProgram *p, size_t outs_bytes)
 			(out->filter_n > 0 && p->cmps[out->filter_first + out->filter_n - 1].or_next))
 			return 0;
 		if (out->from_reg > GPUEXT_SCAN_FROM_NUMERIC ||
-			(out->from_reg == GPUEXT_SCAN_FROM_DOUBLE && (out->reg >= p->nregs || out->value_bytes != 8)))
+			(out->from_reg == GPUEXT_SCAN_FROM_DOUBLE &&
+			 (out->reg >= p->nregs || (out->value_bytes != 8 && out->value_bytes != 4))))
 			return 0;
 		if (out->value_bytes == 0)
 			continue;

@@ -212,7 +212,7 @@ BuildProgram(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 		{
 			/* double precision arithmetic shared by the inputs without FILTER (gpuagg_inplace.c) */
 			if (!st->rows.fixed || st->rows.rowargs == NULL || in->rowarg != NULL || in->rowreg < 0 ||
-				in->filter != NULL || in->type->typid != FLOAT8OID)
+				in->filter != NULL || (in->type->typid != FLOAT8OID && in->type->typid != FLOAT4OID))
 				return NULL;
 			continue;
 		}

@@ -482,7 +482,8 @@ InputInPlace(GpuAggState *st, GpuAggInput *in, const char *tp, const float8 *sha
 		/* a CASE that took no branch, or a NULL one */
 		if (GpuAggRowExprNull(in->rowarg ? in->rowarg : st->rows.rowargs, in->rowreg))
 			return false;
-		*value = Float8GetDatum(regs[in->rowreg]);
+		*value = in->type != NULL && in->type->typid == FLOAT4OID ? Float4GetDatum((float4) regs[in->rowreg]) :
+			Float8GetDatum(regs[in->rowreg]);
 		return true;
 	}
 	if (in->numarg)

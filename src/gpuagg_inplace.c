@@ -9,7 +9,9 @@
  * An argument compiles when it is + - * / and unary minus of double
  * precision over columns of double precision (or of integers, real and
  * numeric cast to it) and constants, those of double precision and real
- * over a real column or constant (CompileFloat4), and searched CASE WHENs whose
+ * over a real operand, real arithmetic over real columns and constants
+ * rounded to real as float4_pl and the like do (CompileFloat4), alone or cast
+ * to double precision, and searched CASE WHENs whose
  * conditions compile and whose branches raise no error (CompileCase), NULL
  * where no branch is taken without ELSE or the branch is NULL, and so is
  * the arithmetic over it (strict operators).  It is evaluated by the same
@@ -40,6 +42,7 @@ typedef struct RowStep
 	uint8		a;
 	uint8		b;
 	uint8		c;				/* SEL: the register its condition is loaded into, per row */
+	bool		real;			/* real arithmetic (float4_pl ...), rounded to real */
 	GpuAggRowQual *cond;		/* SEL: its WHEN */
 } RowStep;
 
@@ -66,6 +69,45 @@ struct GpuAggRowExpr
 	List	   *memo;			/* the operations compiled ... */
 	List	   *memo_regs;		/* ... and the registers holding them */
 };
+
+/*
+ * One operation of double precision, or of real where the step is real, by
+ * PostgreSQL's own functions (they raise its errors).
+ */
+static inline float8
+FloatOp(const RowStep *s, float8 a, float8 b)
+{
+	if (s->real)
+	{
+		switch (s->op)
+		{
+			case ROWOP_ADD:
+				return float4_pl((float4) a, (float4) b);
+			case ROWOP_SUB:
+				return float4_mi((float4) a, (float4) b);
+			case ROWOP_MUL:
+				return float4_mul((float4) a, (float4) b);
+			case ROWOP_DIV:
+				return float4_div((float4) a, (float4) b);
+			default:
+				return -(float4) a;
+		}
+	}
+	switch (s->op)
+	{
+		case ROWOP_ADD:
+			return float8_pl(a, b);
+		case ROWOP_SUB:
+			return float8_mi(a, b);
+		case ROWOP_MUL:
+			return float8_mul(a, b);
+		case ROWOP_DIV:
+			return float8_div(a, b);
+		default:
+			Assert(s->op == ROWOP_NEG);
+			return -a;
+	}
+}
 
 /*
  * Compute every argument of a program for a row read in place: its
@@ -97,23 +139,8 @@ GpuAggRowExprRun(GpuAggRowExpr *e, const char *tp, const int *att_off)
 				r[s->dst] = r[taken];
 				e->nulls = (e->nulls & ~((uint32) 1 << s->dst)) | (((e->nulls >> taken) & 1) << s->dst);
 				break;
-			case ROWOP_ADD:
-				r[s->dst] = float8_pl(r[s->a], r[s->b]);
-				break;
-			case ROWOP_SUB:
-				r[s->dst] = float8_mi(r[s->a], r[s->b]);
-				break;
-			case ROWOP_MUL:
-				r[s->dst] = float8_mul(r[s->a], r[s->b]);
-				break;
-			case ROWOP_DIV:
-				r[s->dst] = float8_div(r[s->a], r[s->b]);
-				break;
-			case ROWOP_NEG:
-				r[s->dst] = -r[s->a];
-				break;
-			case ROWOP_MOD:		/* integers only: never compiled in double precision */
-				Assert(false);
+			default:
+				r[s->dst] = FloatOp(s, r[s->a], r[s->b]);
 				break;
 		}
 	}
@@ -180,6 +207,12 @@ GpuAggRowExprRunColumns(const GpuAggRowExpr *e, float8 *cols, int n)
 		const float8 *a = cols + (Size) s->a * MaxHeapTuplesPerPage;
 		const float8 *b = cols + (Size) s->b * MaxHeapTuplesPerPage;
 
+		if (s->real)
+		{
+			for (int j = 0; j < n; j++)
+				d[j] = FloatOp(s, a[j], b[j]);
+			continue;
+		}
 		switch (s->op)
 		{
 			case ROWOP_SEL:
@@ -263,6 +296,13 @@ GpuAggArithOp(OpExpr *op, Oid add, Oid sub, Oid mul, Oid div, Oid neg, GpuAggRow
 
 static int	CompileFloat8(CustomScan *cscan, Node *node, GpuAggRowExpr *e);
 
+/* Whether arguments of the type compile into the double precision registers (a real is exact there). */
+static inline bool
+IsFloatType(Oid type)
+{
+	return type == FLOAT8OID || type == FLOAT4OID;
+}
+
 /*
  * Whether a CASE's branch can be computed for every row, taken or not:
  * nothing in it raises an error (a column, a constant, NULL, a CASE of
@@ -327,6 +367,7 @@ CompileCase(CustomScan *cscan, CaseExpr *c, GpuAggRowExpr *e)
 			return -1;
 		s = &e->steps[e->nsteps++];
 		s->op = ROWOP_SEL;
+		s->real = false;
 		s->a = then;
 		s->b = acc;
 		s->cond = cond;
@@ -353,15 +394,53 @@ LoadRegister(GpuAggRowExpr *e, AttrNumber att, Oid type)
 	return e->nregs++;
 }
 
+static int	CompileFloat4(CustomScan *cscan, Node *node, GpuAggRowExpr *e);
+
 /*
- * The register holding a real operand of a mixed operator (float48pl ...,
- * which computes in double precision): a column or a constant; -1 for
- * anything else (real arithmetic rounds to real).
+ * The register holding an operator's result (steps added): its operands
+ * compiled as real (real_a, real_b) or double precision, the operation
+ * rounded to real where real; -1 where they are not of the forms compiled.
+ */
+static int
+CompileOp(CustomScan *cscan, OpExpr *op, GpuAggRowOp kind, bool real_a, bool real_b, bool real, GpuAggRowExpr *e)
+{
+	RowStep    *s;
+	int			a;
+	int			b = 0;
+	ListCell   *lc;
+
+	foreach(lc, e->memo)
+		if (equal(lfirst(lc), op))
+			return list_nth_int(e->memo_regs, foreach_current_index(lc));
+	if ((a = (real_a ? CompileFloat4 : CompileFloat8) (cscan, linitial(op->args), e)) < 0 ||
+		(kind != ROWOP_NEG && (b = (real_b ? CompileFloat4 : CompileFloat8) (cscan, lsecond(op->args), e)) < 0) ||
+		e->nregs == ROWEXPR_REGS)
+		return -1;
+	s = &e->steps[e->nsteps++];
+	s->op = kind;
+	s->a = a;
+	s->b = b;
+	s->real = real;
+	s->dst = e->nregs++;
+	/* strict operators: NULL where an operand may be (a CASE's NULL branch) */
+	if (GpuAggRowExprMayBeNull(e, a) || (kind != ROWOP_NEG && GpuAggRowExprMayBeNull(e, b)))
+		e->maybe_null |= (uint32) 1 << s->dst;
+	e->memo = lappend(e->memo, op);
+	e->memo_regs = lappend_int(e->memo_regs, s->dst);
+	return s->dst;
+}
+
+/*
+ * The register holding a real value (steps added): a column, a constant, or
+ * real arithmetic over them, each operation rounded to real as float4_pl
+ * and the like compute it (a real is exact in a double register); -1 for
+ * anything else.
  */
 static int
 CompileFloat4(CustomScan *cscan, Node *node, GpuAggRowExpr *e)
 {
 	AttrNumber	att;
+	GpuAggRowOp kind;
 
 	if (e->nregs == ROWEXPR_REGS)
 		return -1;
@@ -372,6 +451,9 @@ CompileFloat4(CustomScan *cscan, Node *node, GpuAggRowExpr *e)
 		e->regs[e->nregs] = (float8) DatumGetFloat4(((Const *) node)->constvalue);
 		return e->nregs++;
 	}
+	if (IsA(node, OpExpr) && ((OpExpr *) node)->opresulttype == FLOAT4OID &&
+		GpuAggArithOp((OpExpr *) node, F_FLOAT4PL, F_FLOAT4MI, F_FLOAT4MUL, F_FLOAT4DIV, F_FLOAT4UM, &kind))
+		return CompileOp(cscan, (OpExpr *) node, kind, true, true, true, e);
 	if (!IsA(node, Var) || exprType(node) != FLOAT4OID || (att = GpuAggScanColumn(cscan, (Expr *) node)) == 0)
 		return -1;
 	return LoadRegister(e, att, FLOAT4OID);
@@ -381,10 +463,6 @@ CompileFloat4(CustomScan *cscan, Node *node, GpuAggRowExpr *e)
 static int
 CompileFloat8(CustomScan *cscan, Node *node, GpuAggRowExpr *e)
 {
-	RowStep    *s;
-	int			a;
-	int			b = 0;
-
 	if (e->nregs == ROWEXPR_REGS)
 		return -1;
 	if (IsA(node, Const))
@@ -403,38 +481,21 @@ CompileFloat8(CustomScan *cscan, Node *node, GpuAggRowExpr *e)
 	if (IsA(node, OpExpr) && ((OpExpr *) node)->opresulttype == FLOAT8OID)
 	{
 		OpExpr	   *op = (OpExpr *) node;
-		GpuAggRowOp		kind;
-		ListCell   *lc;
-		bool		real_a = false;
-		bool		real_b = false;
-
-		foreach(lc, e->memo)
-			if (equal(lfirst(lc), node))
-				return list_nth_int(e->memo_regs, foreach_current_index(lc));
+		GpuAggRowOp kind;
 
 		/* double precision's operators, and those of double precision and real (float84pl, float48pl ...) */
 		if (GpuAggArithOp(op, F_FLOAT84PL, F_FLOAT84MI, F_FLOAT84MUL, F_FLOAT84DIV, InvalidOid, &kind))
-			real_b = true;
-		else if (GpuAggArithOp(op, F_FLOAT48PL, F_FLOAT48MI, F_FLOAT48MUL, F_FLOAT48DIV, InvalidOid, &kind))
-			real_a = true;
-		else if (!GpuAggArithOp(op, F_FLOAT8PL, F_FLOAT8MI, F_FLOAT8MUL, F_FLOAT8DIV, F_FLOAT8UM, &kind))
-			return -1;
-		if ((a = (real_a ? CompileFloat4 : CompileFloat8) (cscan, linitial(op->args), e)) < 0 ||
-			(kind != ROWOP_NEG && (b = (real_b ? CompileFloat4 : CompileFloat8) (cscan, lsecond(op->args), e)) < 0) ||
-			e->nregs == ROWEXPR_REGS)
-			return -1;
-		s = &e->steps[e->nsteps++];
-		s->op = kind;
-		s->a = a;
-		s->b = b;
-		s->dst = e->nregs++;
-		/* strict operators: NULL where an operand may be (a CASE's NULL branch) */
-		if (GpuAggRowExprMayBeNull(e, a) || (kind != ROWOP_NEG && GpuAggRowExprMayBeNull(e, b)))
-			e->maybe_null |= (uint32) 1 << s->dst;
-		e->memo = lappend(e->memo, node);
-		e->memo_regs = lappend_int(e->memo_regs, s->dst);
-		return s->dst;
+			return CompileOp(cscan, op, kind, false, true, false, e);
+		if (GpuAggArithOp(op, F_FLOAT48PL, F_FLOAT48MI, F_FLOAT48MUL, F_FLOAT48DIV, InvalidOid, &kind))
+			return CompileOp(cscan, op, kind, true, false, false, e);
+		if (GpuAggArithOp(op, F_FLOAT8PL, F_FLOAT8MI, F_FLOAT8MUL, F_FLOAT8DIV, F_FLOAT8UM, &kind))
+			return CompileOp(cscan, op, kind, false, false, false, e);
+		return -1;
 	}
+	/* real arithmetic cast to double precision (exact) */
+	if (IsA(node, FuncExpr) && ((FuncExpr *) node)->funcid == F_FLOAT8_FLOAT4 &&
+		list_length(((FuncExpr *) node)->args) == 1 && IsA(linitial(((FuncExpr *) node)->args), OpExpr))
+		return CompileFloat4(cscan, linitial(((FuncExpr *) node)->args), e);
 	{
 		Oid			type;
 		AttrNumber	att = CompiledColumn(cscan, node, &type);
@@ -453,9 +514,9 @@ GpuAggRowExprCreate(void)
 }
 
 /*
- * Compile a double precision argument into a program: the register that will
- * hold its value, or -1 (the program as it was) where it is not of the forms
- * compiled.
+ * Compile a double precision or real argument into a program: the register
+ * that will hold its value, or -1 (the program as it was) where it is not of
+ * the forms compiled.
  */
 int
 GpuAggRowExprAdd(GpuAggRowExpr *e, CustomScan *cscan, Expr *expr)
@@ -463,9 +524,12 @@ GpuAggRowExprAdd(GpuAggRowExpr *e, CustomScan *cscan, Expr *expr)
 	GpuAggRowExpr saved = *e;
 	int			result;
 
-	if (exprType((Node *) expr) != FLOAT8OID)
+	if (exprType((Node *) expr) == FLOAT8OID)
+		result = CompileFloat8(cscan, (Node *) expr, e);
+	else if (exprType((Node *) expr) == FLOAT4OID)
+		result = CompileFloat4(cscan, (Node *) expr, e);
+	else
 		return -1;
-	result = CompileFloat8(cscan, (Node *) expr, e);
 	if (result < 0)
 	{
 		e->nregs = saved.nregs;
@@ -562,14 +626,14 @@ GpuAggInPlaceSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 		if (in->filter != NULL)
 			in->rowfilter = GpuAggCompileRowQual(cscan, list_make1(list_nth(lthird(cscan->custom_exprs), i)));
 		in->rowreg = -1;
-		if (in->arg != NULL && exprType((Node *) list_nth(args, i)) == FLOAT8OID && in->filter == NULL)
+		if (in->arg != NULL && IsFloatType(exprType((Node *) list_nth(args, i))) && in->filter == NULL)
 		{
 			/* arguments computed for every row share one program */
 			if (st->rows.rowargs == NULL)
 				st->rows.rowargs = GpuAggRowExprCreate();
 			in->rowreg = GpuAggRowExprAdd(st->rows.rowargs, cscan, list_nth(args, i));
 		}
-		else if (in->arg != NULL && exprType((Node *) list_nth(args, i)) == FLOAT8OID)
+		else if (in->arg != NULL && IsFloatType(exprType((Node *) list_nth(args, i))))
 		{
 			in->rowarg = GpuAggRowExprCreate();
 			in->rowreg = GpuAggRowExprAdd(in->rowarg, cscan, list_nth(args, i));
@@ -642,6 +706,7 @@ GpuAggRowExprToScan(const GpuAggRowExpr *e, GpuextScanProgram *p, const int *col
 	for (int i = 0; i < e->nsteps; i++)
 	{
 		p->steps[i].op = (uint8) e->steps[i].op;
+		p->steps[i].real = e->steps[i].real;
 		p->steps[i].dst = e->steps[i].dst;
 		p->steps[i].a = e->steps[i].a;
 		p->steps[i].b = e->steps[i].b;

@@ -650,7 +650,8 @@ GpuAggColumnsEligible(GpuAggState *st)
 			return false;
 		/* (a value that may be NULL, a CASE's, is added row by row) */
 		if (in->arg != NULL && (in->rowarg != NULL || in->rowreg < 0 ||
-								GpuAggRowExprMayBeNull(st->rows.rowargs, in->rowreg)))
+								GpuAggRowExprMayBeNull(st->rows.rowargs, in->rowreg) ||
+								(in->type != NULL && in->type->typid != FLOAT8OID)))
 			return false;
 		if (in->arg == NULL && in->type != NULL && (!in->fixed_byval || in->fixed_len != in->type->value_bytes))
 			return false;

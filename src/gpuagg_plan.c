@@ -415,9 +415,9 @@ DevScanExpected(PlannerInfo *root, RelOptInfo *input_rel, Index relid, List *agg
 			if (getBaseType(exprType((Node *) arg)) != NUMERICOID && !GpuAggCompiledType(exprType((Node *) arg), &is_float))
 				return false;
 		}
-		else if (exprType((Node *) arg) == FLOAT8OID)
+		else if (exprType((Node *) arg) == FLOAT8OID || exprType((Node *) arg) == FLOAT4OID)
 		{
-			/* double precision arithmetic, shared by the inputs of rows read in place */
+			/* double precision and real arithmetic, shared by the inputs of rows read in place */
 			if (aggref->aggfilter != NULL || key_exprs || GpuAggRowExprAdd(GpuAggRowExprCreate(), NULL, arg) < 0)
 				return false;
 		}

@@ -812,11 +812,12 @@ GpuextScanProgram scan_program_count()
 	return p;
 }
 
-/* Add an arithmetic step regs[dst] = regs[a] op regs[b]. */
-void scan_step(GpuextScanProgram &p, GpuextScanOp op, int dst, int a, int b)
+/* Add an arithmetic step regs[dst] = regs[a] op regs[b] (real: rounded to real, as float4_pl ...). */
+void scan_step(GpuextScanProgram &p, GpuextScanOp op, int dst, int a, int b, bool real = false)
 {
 	GpuextScanStep &st = p.steps[p.nsteps++];
 
+	st.real = real;
 	st.op = (uint8_t) op;
 	st.dst = (uint8_t) dst;
 	st.a = (uint8_t) a;
@@ -828,7 +829,8 @@ void scan_step(GpuextScanProgram &p, GpuextScanOp op, int dst, int a, int b)
  * infinities, zeros, denormals, limits): NULLs through strict operators,
  * rows whose overflow, underflow or division by zero is counted, a CASE
  * WHEN's choice (a NULL branch too), register outputs with and without
- * FILTER, behind a WHERE clause.
+ * FILTER, behind a WHERE clause; and real arithmetic over the real column,
+ * one of its outputs a real.
  */
 GpuextScanProgram scan_program_arith()
 {
@@ -876,12 +878,19 @@ GpuextScanProgram scan_program_arith()
 	scan_step(p, GPUEXT_SCAN_SEL, 14, 0, 13);
 	p.steps[p.nsteps - 1].cmp_first = (uint8_t) f;
 	p.steps[p.nsteps - 1].cmp_n = 1;
-	for (int r : {8, 10, 11, 6, 12, 14})
+	/* real: f4 * f4 - f4, f4 / that, minus it, times 2 (overflow, underflow, division by zero) */
+	p.nregs = 19;
+	scan_step(p, GPUEXT_SCAN_MUL, 15, 1, 1, true);
+	scan_step(p, GPUEXT_SCAN_SUB, 16, 15, 1, true);
+	scan_step(p, GPUEXT_SCAN_DIV, 17, 1, 16, true);
+	scan_step(p, GPUEXT_SCAN_NEG, 18, 17, 0, true);
+	scan_step(p, GPUEXT_SCAN_MUL, 18, 18, 3, true);
+	for (int r : {8, 10, 11, 6, 12, 14, 16, 18})
 	{
 		GpuextScanOut &o = p.outs[p.nouts++];
 
 		o.col = -1;
-		o.value_bytes = 8;
+		o.value_bytes = r == 18 ? 4 : 8;
 		o.from_reg = 1;
 		o.reg = (uint8_t) r;
 		if (r == 6)
@@ -913,8 +922,9 @@ size_t scan_layout(GpuextScanProgram &p, uint64_t out_cap)
 
 /*
  * n values of value_bytes bytes at buf + offset, zero-extended, sorted.  A
- * computed double's NaN is made one NaN: the device's NaN bits are not the
- * host's, and every NaN is the same value to PostgreSQL and the reductions.
+ * computed double's or real's NaN is made one NaN: the device's NaN bits are
+ * not the host's, and every NaN is the same value to PostgreSQL and the
+ * reductions.
  */
 std::vector<uint64_t> scan_values(const char *buf, uint64_t offset, uint64_t n, int value_bytes, bool computed)
 {
@@ -923,8 +933,10 @@ std::vector<uint64_t> scan_values(const char *buf, uint64_t offset, uint64_t n, 
 	for (uint64_t i = 0; i < n; i++)
 	{
 		memcpy(&v[i], buf + offset + i * value_bytes, value_bytes);
-		if (computed && (v[i] & ~(UINT64_C(1) << 63)) > UINT64_C(0x7FF0000000000000))
+		if (computed && value_bytes == 8 && (v[i] & ~(UINT64_C(1) << 63)) > UINT64_C(0x7FF0000000000000))
 			v[i] = UINT64_C(0x7FF8000000000000);
+		if (computed && value_bytes == 4 && (v[i] & 0x7FFFFFFFu) > 0x7F800000u)
+			v[i] = 0x7FC00000u;
 	}
 	std::sort(v.begin(), v.end());
 	return v;

@@ -422,7 +422,7 @@ GpuextScanProgram num_float_program()
 	p.loads[0] = {0, 0};
 	p.loads[1] = {1, 1};
 	p.nsteps = 1;
-	p.steps[0] = {GPUEXT_SCAN_MUL, 2, 0, 1, 0, 0};
+	p.steps[0] = {GPUEXT_SCAN_MUL, 2, 0, 1, 0, 0, 0, 0};
 	p.nouts = 2;
 	for (int o = 0; o < 2; o++)
 	{
