@@ -63,6 +63,7 @@
 #define GPUEXT_READ_TABLE_FILES_DEFAULT true
 #define GPUEXT_ENABLE_DEVICE_SCAN_DEFAULT true
 #define GPUEXT_DEVICE_SCAN_IN_PLACE_DEFAULT true
+#define GPUEXT_DEVICE_SCAN_WHOLE_PAGES_DEFAULT true
 
 extern bool gpuext_enable_agg;
 extern bool gpuext_debug_agg_without_gain;
@@ -70,6 +71,7 @@ extern int	gpuext_agg_min_rows;
 extern bool gpuext_read_table_files;
 extern bool gpuext_enable_device_scan;
 extern bool gpuext_device_scan_in_place;
+extern bool gpuext_device_scan_whole_pages;
 
 /* The arithmetic compiled in double precision, numeric and integer arguments (gpuagg_inplace.c, gpuagg_fixedexpr.c). */
 typedef enum GpuAggRowOp

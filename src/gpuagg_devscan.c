@@ -46,6 +46,7 @@
 
 bool		gpuext_enable_device_scan = GPUEXT_ENABLE_DEVICE_SCAN_DEFAULT;
 bool		gpuext_device_scan_in_place = GPUEXT_DEVICE_SCAN_IN_PLACE_DEFAULT;
+bool		gpuext_device_scan_whole_pages = GPUEXT_DEVICE_SCAN_WHOLE_PAGES_DEFAULT;
 
 StaticAssertDecl(MaxHeapTuplesPerPage <= GPUEXT_SCAN_MAX_TUPLES, "a page's items fit the device scan's list");
 

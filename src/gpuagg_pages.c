@@ -109,7 +109,7 @@ GpuAggPagesBegin(GpuAggPages *pg, TableScanDesc scan)
 	pg->files = pg->files && old_snapshot_threshold < 0;
 #endif
 	/* the same horizon lets the visibility map vouch for a page the device reads whole */
-	pg->whole_ok = !pg->check_serializable && pg->snapshot->snapshot_type == SNAPSHOT_MVCC &&
+	pg->whole_ok = gpuext_device_scan_whole_pages && !pg->check_serializable && pg->snapshot->snapshot_type == SNAPSHOT_MVCC &&
 		!pg->snapshot->takenDuringRecovery && !RelationUsesLocalBuffers(rel);
 #if PG_VERSION_NUM < 170000
 	pg->whole_ok = pg->whole_ok && old_snapshot_threshold < 0;

@@ -154,6 +154,14 @@ _PG_init(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuext.device_scan_whole_pages",
+							 "Lets the device scan take pages the visibility map calls all-visible whole, the CPU reading none of their rows.",
+							 "Off copies each such page's header and line pointers, as for other pages.",
+							 &gpuext_device_scan_whole_pages,
+							 GPUEXT_DEVICE_SCAN_WHOLE_PAGES_DEFAULT,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
 	/* Superuser-only: it reads the table's files outside the buffer manager (doc/design.md) */
 	DefineCustomBoolVariable("gpuext.read_table_files",
 							 "Lets GpuAgg read all-visible pages that are not in shared buffers straight from the table's files.",
