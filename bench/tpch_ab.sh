@@ -2,7 +2,9 @@
 # Builds of gpuext on one server, each in turn, on bench/tpch.sh's tables: per build and query the
 # median of RUNS timed EXPLAIN ANALYZE executions after a warm-up, in one session per query, with
 # the last run's Stage Timing; then PostgreSQL's own plans.  Usage:
-#   bash bench/tpch_ab.sh ROWS NAME=BUILD.so...
+#   bash bench/tpch_ab.sh ROWS NAME=BUILD.so[:SETTING=VALUE,...]...
+# (settings after the build: SET in each of its sessions, e.g. gpuext.device_scan_whole_pages=off,
+# so that one build can be measured against itself with a setting changed)
 # The server comes from PGHOST/PGPORT/PGUSER/PGDATABASE and must preload gpuext; its gpuext.so is
 # replaced by each build and the server restarted with PGCTL_AS (a command prefix that runs pg_ctl
 # as the server's owner, e.g. "su pgtest -s /bin/bash -c"; empty: run it directly).  CPUS: CPUs to
@@ -30,16 +32,18 @@ sql[q6n]=$(q6 gpuext_tpch.lineitem)
 sql[five]="select $five from gpuext_tpch.lineitem_f8"
 sql[g1k]="select l_partkey % 1000, $per_group from gpuext_tpch.lineitem_f8 group by 1"
 sql[q1f]=$(q1 gpuext_tpch.lineitem_f8)
-# Each query in a session of its own (pinned to $cpu where set): label, gpuext.enable_agg, runs.
+sql[q1n]=$(q1 gpuext_tpch.lineitem)
+# Each query in a session of its own (pinned to $cpu where set): label, gpuext.enable_agg, runs, settings.
 time_all() {
 	local out
 	out=$(mktemp)
-	for q in q6f five q6n g1k q1f; do
+	for q in q6f five q6n g1k q1f q1n; do
 		{
 			echo "SELECT pg_backend_pid() AS bpid \\gset"
 			echo "\\setenv BPID :bpid"
 			[ -n "$cpu" ] && echo "\\! taskset -pc $cpu \$BPID >/dev/null"
 			echo "SET max_parallel_workers_per_gather = 0; LOAD 'gpuext'; SET gpuext.device = gpu; SET gpuext.enable_agg = $2;"
+			[ -n "${4:-}" ] && echo "SET ${4//,/; SET };"
 			for _ in $(seq 0 "$3"); do echo "EXPLAIN (ANALYZE) ${sql[$q]};"; done
 			echo "EXPLAIN (ANALYZE, VERBOSE) ${sql[$q]};"
 		} | psql -X -q >"$out" 2>&1
@@ -56,8 +60,9 @@ psql -X -q -v rows="$rows" -f bench/tpch_data.sql >/dev/null
 echo "== bench/tpch_ab.sh: $(psql -X -Atc 'SELECT version()' | sed 's/ on .*//'); $(date -u '+%Y-%m-%d %H:%M UTC'); rows $rows; tables made in $((SECONDS - start)) s"
 for cpu in ${CPUS:-""}; do
 	for build in "$@"; do
-		use "${build#*=}"
-		time_all "${build%%=*}${cpu:+@cpu$cpu}" on "$runs"
+		spec=${build#*=}
+		use "${spec%%:*}"
+		time_all "${build%%=*}${cpu:+@cpu$cpu}" on "$runs" "$([ "$spec" = "${spec%%:*}" ] || echo "${spec#*:}")"
 	done
 done
 cpu=${cpu:-}
