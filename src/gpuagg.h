@@ -7,7 +7,8 @@
  *
  *	gpuagg_plan.c		the upper-paths hook, the path and its plan
  *	gpuagg_cost.c		the path's cost
- *	gpuagg_exec.c		the scan, the batches, the device reduction, the result rows
+ *	gpuagg_exec.c		the node's state, its runs, the result rows
+ *	gpuagg_rows.c		the table's rows read, the batches, the device reduction
  *	gpuagg_pages.c		the table's pages and their visible rows (all-visible ones straight from its
  *						files), added column by column where the inputs are plain columns or compiled
  *						double precision arithmetic
@@ -468,10 +469,14 @@ extern void GpuAggCostSpill(RelOptInfo *baserel, List *keys, List *aggrefs, doub
 extern Node *GpuAggCreateState(CustomScan *cscan);
 extern AttrNumber GpuAggScanColumn(CustomScan *cscan, Expr *expr);
 extern void GpuAggWorkerScan(GpuAggState *st);
-extern void GpuAggTakeHeapRow(GpuAggState *st, HeapTuple tuple);
 extern void GpuAggNoteFallback(GpuAggState *st, const char *why);
+
+/* gpuagg_rows.c */
+extern void GpuAggTakeHeapRow(GpuAggState *st, HeapTuple tuple);
 extern void GpuAggInputGrow(GpuAggState *st, GpuAggInput *in);
 extern bool GpuAggStartInputs(GpuAggState *st, bool may_use_device);
+extern void GpuAggInputFinish(GpuAggState *st, GpuAggInput *in);
+extern void GpuAggScanTable(GpuAggState *st);
 
 /* gpuagg_pages.c */
 extern bool GpuAggColumnsEligible(GpuAggState *st);

@@ -1,6 +1,6 @@
 /*
  * gpuagg_inplace.c
- *		Which of GpuAgg's rows are read in place (gpuagg_exec.c), and their
+ *		Which of GpuAgg's rows are read in place (gpuagg_rows.c), and their
  *		double precision arguments compiled, so that a row's values are
  *		computed from its bytes in the page, without a slot or the expression
  *		interpreter (its WHERE clause and FILTERs compile in
