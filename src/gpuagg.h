@@ -18,6 +18,7 @@
  *	gpuagg_group.c		the groups' per-input states and results
  *	gpuagg_spill.c		groups past hash_mem: their rows spilled to partitions, each aggregated in turn
  *	gpuagg_devscan.c	the device scan: pages to the device, decoded, filtered and reduced there
+ *	gpuagg_devprogram.c	... its program: the columns it reads, its conditions, arithmetic and outputs
  *	gpuagg_devgroups.c	... under GROUP BY: the device's table of keys numbered as the node's groups
  *	gpuagg_devkeys.c	... which keys it groups, and how (for the planner too)
  *	gpuagg_parallel.c	parallel workers: their share of the table, merged by the leader
@@ -370,7 +371,7 @@ typedef struct GpuAggDevScan
 	GpuextGroupResult *chunk_results;	/* input i's results at [i * GPUAGG_DEVGROUPS_CHUNK] */
 } GpuAggDevScan;
 
-/* The device scan (gpuagg_devscan.c). */
+/* The device scan (gpuagg_devprogram.c, gpuagg_devscan.c). */
 typedef struct GpuAggDevice
 {
 	GpuextScanProgram *program; /* where the node's scan can run on the device, else NULL */
@@ -578,8 +579,10 @@ extern float8 *GpuAggRowExprColumns(const GpuAggRowExpr *e);
 extern void GpuAggRowExprLoad(const GpuAggRowExpr *e, const char *tp, const int *att_off, float8 *cols, int j);
 extern void GpuAggRowExprRunColumns(const GpuAggRowExpr *e, float8 *cols, int n);
 
-/* gpuagg_devscan.c */
+/* gpuagg_devprogram.c */
 extern void GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc);
+
+/* gpuagg_devscan.c */
 extern bool GpuAggDevScanUsable(GpuAggState *st, GpuAggPages *pg);
 extern bool GpuAggDevScanRun(GpuAggState *st, GpuAggPages *pg);
 extern void GpuAggDevScanCpuBatch(GpuAggState *st, GpuAggDevScan *ds);

@@ -2,7 +2,7 @@
  * gpuagg_conditions.c
  *		GpuAgg's WHERE clause and FILTERs compiled, for rows read in place
  *		(gpuagg_inplace.c) and, through gpuagg_devconditions.c, for the device
- *		scan's program (gpuagg_devscan.c).
+ *		scan's program (gpuagg_devprogram.c).
  *
  * A condition compiles when it is an AND, OR or NOT of comparisons of a
  * column (or of an integer column modulo a positive constant of its type)

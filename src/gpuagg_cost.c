@@ -10,7 +10,7 @@
  * functions; per group the output row and HAVING.
  *
  * Where the planner expects the device to scan the table (its WHERE clause,
- * arguments, FILTERs and keys all compiled: gpuagg_devscan.c, and the
+ * arguments, FILTERs and keys all compiled: gpuagg_devprogram.c, and the
  * groups within hash_mem), the CPU only
  * pins each page and hands it over: the path costs the table's pages as
  * cost_seqscan does, and per tuple a tenth of cpu_tuple_cost; no per-row

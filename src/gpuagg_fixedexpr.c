@@ -2,7 +2,7 @@
  * gpuagg_fixedexpr.c
  *		GpuAgg's numeric and integer arguments compiled as fixed-point
  *		arithmetic, for rows read in place (gpuagg_rows.c) and for the device
- *		scan's program (gpuagg_devscan.c, cuda/scan_heap_numeric.h).
+ *		scan's program (gpuagg_devprogram.c, cuda/scan_heap_numeric.h).
  *
  * An argument compiles when it is + - * and unary minus over numeric
  * columns with a typmod's scale and numeric constants; or + - * / % and

@@ -366,7 +366,7 @@ NumericColumnsOnDevice(Node *expr)
 
 /*
  * Whether the executor is expected to scan the table on the device
- * (gpuagg_devscan.c): the WHERE clause and the FILTERs compiled, each
+ * (gpuagg_devprogram.c): the WHERE clause and the FILTERs compiled, each
  * argument a column the device reads, a constant counted or arithmetic
  * compiled, and the keys grouped there.  An estimate from the plan's
  * expressions, for the cost; the executor decides from the table.
