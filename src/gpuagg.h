@@ -9,9 +9,9 @@
  *	gpuagg_cost.c		the path's cost
  *	gpuagg_exec.c		the node's state, its runs, the result rows
  *	gpuagg_rows.c		the table's rows read, the batches, the device reduction
- *	gpuagg_pages.c		the table's pages and their visible rows (all-visible ones straight from its
- *						files), added column by column where the inputs are plain columns or compiled
- *						double precision arithmetic
+ *	gpuagg_pages.c		the table's pages and their visible rows (all-visible ones straight from its files)
+ *	gpuagg_columns.c	a page's rows added column by column where the inputs are plain columns or
+ *						compiled double precision arithmetic
  *	gpuagg_inplace.c	which rows are read in place, and the float arguments compiled for them
  *	gpuagg_conditions.c	the WHERE clause and FILTERs compiled for them and for the device scan
  *	gpuagg_keys.c		the GROUP BY keys: evaluated per row, numbered (a group each)
@@ -245,7 +245,7 @@ typedef struct GpuAggStats
 	int64		device_cpu_tuples;	/* ... and tuples of its batches read on the CPU instead */
 } GpuAggStats;
 
-/* Reading the table's rows: the WHERE clause, and rows read in place (gpuagg_inplace.c, gpuagg_pages.c). */
+/* Reading the table's rows: the WHERE clause, and rows read in place (gpuagg_inplace.c, gpuagg_columns.c). */
 typedef struct GpuAggRows
 {
 	ExprState  *qual;
@@ -258,7 +258,7 @@ typedef struct GpuAggRows
 	bool		need_scan_tuple;	/* some expression reads the scan tuple */
 	bool		qual_reads_keys;	/* ... the WHERE clause a key: keys computed before it */
 	bool		fixed;			/* heap tuples without NULLs are read in place, column by offset */
-	bool		columns;		/* ... and a page's rows added column by column (gpuagg_pages.c) */
+	bool		columns;		/* ... and a page's rows added column by column (gpuagg_columns.c) */
 	const char **colptrs;		/* ... per input, where each of a page's rows has its value */
 	const char ***plain_dst;	/* ... the colptrs of the inputs of plain columns, */
 	int		   *plain_att;		/* ... their columns (from 0), */
@@ -479,7 +479,7 @@ extern bool GpuAggStartInputs(GpuAggState *st, bool may_use_device);
 extern void GpuAggInputFinish(GpuAggState *st, GpuAggInput *in);
 extern void GpuAggScanTable(GpuAggState *st);
 
-/* gpuagg_pages.c */
+/* gpuagg_columns.c */
 extern bool GpuAggColumnsEligible(GpuAggState *st);
 extern bool GpuAggTakePageColumns(GpuAggState *st, GpuAggPages *pg);
 extern void GpuAggGatherColumn(char *dst, const char *const *ptrs, int m, int bytes);
