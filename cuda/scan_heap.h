@@ -138,7 +138,8 @@ typedef enum GpuextScanOp
 	GPUEXT_SCAN_DIV,
 	GPUEXT_SCAN_NEG,
 	GPUEXT_SCAN_SEL,			/* CASE WHEN: regs[a] where cmps[cmp_first .. + cmp_n) hold, else regs[b] */
-	GPUEXT_SCAN_MOD				/* integers only (numeric registers), as int4mod */
+	GPUEXT_SCAN_MOD,			/* integers only (numeric registers), as int4mod */
+	GPUEXT_SCAN_TO_REAL			/* real steps only: regs[a] (b = a) rounded to real, as dtof */
 } GpuextScanOp;
 
 /* regs[dst] = regs[a] op regs[b] (NEG: -regs[a]), NULL where an operand is (SEL: the one taken). */

@@ -21,16 +21,26 @@ gpuext_scan_isinf(double d)
 
 /*
  * A real operation of float4_pl, float4_mi, float4_mul, float4_div or
- * float4um on operands that hold reals: 0, or 1 where PostgreSQL raises an
- * error.  Single roundings to real on the device.
+ * float4um on operands that hold reals, or the cast of a double to real
+ * (dtof): 0, or 1 where PostgreSQL raises an error.  Single roundings to
+ * real on the device.
  */
 static inline GPUEXT_HD int
 gpuext_scan_real_op(int op, double da, double db, double *v)
 {
+#ifdef __CUDA_ARCH__
+	float		a = __double2float_rn(da);
+#else
 	float		a = (float) da;
+#endif
 	float		b = (float) db;
 	float		r;
 
+	if (op == GPUEXT_SCAN_TO_REAL)
+	{
+		*v = (double) a;
+		return (gpuext_scan_isinf(a) && !gpuext_scan_isinf(da)) || (a == 0.0f && da != 0.0);
+	}
 	switch (op)
 	{
 		case GPUEXT_SCAN_ADD:

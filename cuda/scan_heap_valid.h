@@ -41,7 +41,8 @@ gpuext_scan_program_valid(const GpuextScanProgram *p, size_t outs_bytes)
 			p->loads[i].dst >= p->nregs)
 			return 0;
 	for (int i = 0; i < p->nsteps; i++)
-		if (p->steps[i].op > GPUEXT_SCAN_SEL || p->steps[i].dst >= p->nregs || p->steps[i].a >= p->nregs ||
+		if ((p->steps[i].op > GPUEXT_SCAN_SEL && p->steps[i].op != GPUEXT_SCAN_TO_REAL) ||
+			(p->steps[i].op == GPUEXT_SCAN_TO_REAL && !p->steps[i].real) || p->steps[i].dst >= p->nregs || p->steps[i].a >= p->nregs ||
 			p->steps[i].b >= p->nregs || p->steps[i].real > 1 ||
 			(p->steps[i].real && p->steps[i].op == GPUEXT_SCAN_SEL) ||
 			(p->steps[i].op == GPUEXT_SCAN_SEL &&

@@ -134,7 +134,8 @@ SELECT check_scan($q$SELECT sum(f8 / CASE WHEN f8 <> 0 THEN f8 END), count(*) FR
 -- Operators of double precision and real compute in double precision: a real column or constant
 -- is an operand.  Real arithmetic (float4_pl ...) rounds to real after each operation, as
 -- PostgreSQL computes it: alone (the arguments of sum, avg, min and max of real), inside double
--- precision arithmetic and under a cast to it; its overflow, underflow and division by zero raise
+-- precision arithmetic and under a cast to it; casts to real of double precision arithmetic and of
+-- smallint and integer columns, rounded once.  Overflow, underflow and division by zero raise
 -- PostgreSQL's errors.
 SELECT check_scan($q$SELECT sum(f8 * f4), max(f4 / (f8 + 1000)), min(f8 - 1.5::float4), sum(2.5::float4 + f8), count(*) FROM ds$q$);
 SELECT check_scan($q$SELECT sum(f4 * f4 + f8), avg(f4 * 0.25::float4), max(f4 / 7 - f4), min(f4 / 7 - f4),
@@ -143,7 +144,11 @@ SELECT check_scan($q$SELECT sum(f4 * f4 + f8), avg(f4 * 0.25::float4), max(f4 / 
 SELECT check_scan($q$SELECT array_agg(g ORDER BY g) FROM (SELECT b, avg(f4 * 0.7::float4), max(f4 - 0.3::float4),
   min(f4 / 3::float4) FROM ds WHERE i8 > 0 GROUP BY b) g$q$);
 SELECT check_scan($q$SELECT sum(f4 * 0.25::float4), sum(-f4), count(*) FROM ds WHERE i4 % 4 = 0$q$);
+SELECT check_scan($q$SELECT avg(i4::real), max(i2::float4 * 0.5::float4), min((f8 * 3)::real), max((f8 / 7)::float4 - f4),
+  min((f8 / 7)::float4), avg((f8 * f8)::real), count(*) FROM ds$q$);
 SELECT sum(f4 * 1e38::float4 * 10::float4) FROM ds WHERE i2 > 0;
+SELECT sum((f8 * 1e300)::real) FROM ds;
+SELECT sum((f8 * 1e-300)::real) FROM ds WHERE f8 <> 0;
 SELECT sum(f4 * 1e-38::float4 * 1e-10::float4) FROM ds;
 SELECT sum(f4 / (f4 - f4)) FROM ds;
 SELECT check_scan($q$SELECT count(CASE WHEN i2 > 0 THEN f8 END), sum(f8) FROM ds$q$, false);

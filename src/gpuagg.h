@@ -84,7 +84,8 @@ typedef enum GpuAggRowOp
 	ROWOP_DIV,
 	ROWOP_NEG,
 	ROWOP_SEL,					/* a CASE WHEN's branch */
-	ROWOP_MOD					/* integers only */
+	ROWOP_MOD,					/* integers only */
+	ROWOP_TO_REAL				/* double precision to real (dtof), real steps only */
 } GpuAggRowOp;
 
 /* Conditions and double precision and numeric arguments compiled for rows read in place (gpuagg_inplace.c). */

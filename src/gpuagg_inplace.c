@@ -89,6 +89,17 @@ FloatOp(const RowStep *s, float8 a, float8 b)
 				return float4_mul((float4) a, (float4) b);
 			case ROWOP_DIV:
 				return float4_div((float4) a, (float4) b);
+			case ROWOP_TO_REAL:
+				{
+					float4		f = (float4) a;
+
+					/* dtof's checks */
+					if (unlikely(isinf(f)) && !isinf(a))
+						float_overflow_error();
+					if (unlikely(f == 0.0f) && a != 0.0)
+						float_underflow_error();
+					return f;
+				}
 			default:
 				return -(float4) a;
 		}
@@ -244,6 +255,7 @@ GpuAggRowExprRunColumns(const GpuAggRowExpr *e, float8 *cols, int n)
 					d[j] = -a[j];
 				break;
 			case ROWOP_MOD:		/* integers only: never compiled in double precision */
+			case ROWOP_TO_REAL: /* real steps only, above */
 				Assert(false);
 				break;
 		}
@@ -431,6 +443,39 @@ CompileOp(CustomScan *cscan, OpExpr *op, GpuAggRowOp kind, bool real_a, bool rea
 }
 
 /*
+ * The register holding a cast to real (steps added): of double precision
+ * arithmetic (dtof's overflow and underflow checked) or of a smallint or
+ * integer column, each exact in a double and rounded once; -1 for other
+ * casts (bigint's would round twice through a double).
+ */
+static int
+CompileToReal(CustomScan *cscan, FuncExpr *f, GpuAggRowExpr *e)
+{
+	Node	   *arg = linitial(f->args);
+	int			a;
+	RowStep    *s;
+
+	if (f->funcid == F_FLOAT4_FLOAT8)
+		a = CompileFloat8(cscan, arg, e);
+	else if ((f->funcid == F_FLOAT4_INT2 || f->funcid == F_FLOAT4_INT4) && IsA(arg, Var) &&
+			 GpuAggScanColumn(cscan, (Expr *) arg) != 0)
+		a = LoadRegister(e, GpuAggScanColumn(cscan, (Expr *) arg), exprType(arg));
+	else
+		return -1;
+	if (a < 0 || e->nregs == ROWEXPR_REGS)
+		return -1;
+	s = &e->steps[e->nsteps++];
+	s->op = ROWOP_TO_REAL;
+	s->a = a;
+	s->b = a;
+	s->real = true;
+	s->dst = e->nregs++;
+	if (GpuAggRowExprMayBeNull(e, a))
+		e->maybe_null |= (uint32) 1 << s->dst;
+	return s->dst;
+}
+
+/*
  * The register holding a real value (steps added): a column, a constant, or
  * real arithmetic over them, each operation rounded to real as float4_pl
  * and the like compute it (a real is exact in a double register); -1 for
@@ -454,6 +499,8 @@ CompileFloat4(CustomScan *cscan, Node *node, GpuAggRowExpr *e)
 	if (IsA(node, OpExpr) && ((OpExpr *) node)->opresulttype == FLOAT4OID &&
 		GpuAggArithOp((OpExpr *) node, F_FLOAT4PL, F_FLOAT4MI, F_FLOAT4MUL, F_FLOAT4DIV, F_FLOAT4UM, &kind))
 		return CompileOp(cscan, (OpExpr *) node, kind, true, true, true, e);
+	if (IsA(node, FuncExpr) && list_length(((FuncExpr *) node)->args) == 1)
+		return CompileToReal(cscan, (FuncExpr *) node, e);
 	if (!IsA(node, Var) || exprType(node) != FLOAT4OID || (att = GpuAggScanColumn(cscan, (Expr *) node)) == 0)
 		return -1;
 	return LoadRegister(e, att, FLOAT4OID);
@@ -690,7 +737,8 @@ bool
 GpuAggRowExprToScan(const GpuAggRowExpr *e, GpuextScanProgram *p, const int *col_of_att)
 {
 	StaticAssertStmt(ROWEXPR_REGS <= GPUEXT_SCAN_MAX_REGS, "a program's registers fit the device scan's");
-	StaticAssertStmt((int) ROWOP_NEG == (int) GPUEXT_SCAN_NEG && (int) ROWOP_SEL == (int) GPUEXT_SCAN_SEL,
+	StaticAssertStmt((int) ROWOP_NEG == (int) GPUEXT_SCAN_NEG && (int) ROWOP_SEL == (int) GPUEXT_SCAN_SEL &&
+					 (int) ROWOP_TO_REAL == (int) GPUEXT_SCAN_TO_REAL,
 					 "the operations are numbered alike");
 	p->nregs = e->nregs;
 	p->nloads = e->nloads;

@@ -829,8 +829,8 @@ void scan_step(GpuextScanProgram &p, GpuextScanOp op, int dst, int a, int b, boo
  * infinities, zeros, denormals, limits): NULLs through strict operators,
  * rows whose overflow, underflow or division by zero is counted, a CASE
  * WHEN's choice (a NULL branch too), register outputs with and without
- * FILTER, behind a WHERE clause; and real arithmetic over the real column,
- * one of its outputs a real.
+ * FILTER, behind a WHERE clause; and real arithmetic over the real column
+ * and a cast to real, outputs of reals.
  */
 GpuextScanProgram scan_program_arith()
 {
@@ -885,12 +885,15 @@ GpuextScanProgram scan_program_arith()
 	scan_step(p, GPUEXT_SCAN_DIV, 17, 1, 16, true);
 	scan_step(p, GPUEXT_SCAN_NEG, 18, 17, 0, true);
 	scan_step(p, GPUEXT_SCAN_MUL, 18, 18, 3, true);
-	for (int r : {8, 10, 11, 6, 12, 14, 16, 18})
+	/* f8 / f4 cast to real (dtof: overflow and underflow) */
+	p.nregs = 20;
+	scan_step(p, GPUEXT_SCAN_TO_REAL, 19, 10, 10, true);
+	for (int r : {8, 10, 11, 6, 12, 14, 16, 18, 19})
 	{
 		GpuextScanOut &o = p.outs[p.nouts++];
 
 		o.col = -1;
-		o.value_bytes = r == 18 ? 4 : 8;
+		o.value_bytes = r >= 18 ? 4 : 8;
 		o.from_reg = 1;
 		o.reg = (uint8_t) r;
 		if (r == 6)
