@@ -408,6 +408,22 @@ LoadRegister(GpuAggRowExpr *e, AttrNumber att, Oid type)
 
 static int	CompileFloat4(CustomScan *cscan, Node *node, GpuAggRowExpr *e);
 
+/* A step regs[dst] = regs[a] op regs[b] into a new register, strict: NULL where an operand may be (a CASE's NULL branch). */
+static int
+AddStep(GpuAggRowExpr *e, GpuAggRowOp op, int a, int b, bool real)
+{
+	RowStep    *s = &e->steps[e->nsteps++];
+
+	s->op = op;
+	s->a = a;
+	s->b = b;
+	s->real = real;
+	s->dst = e->nregs++;
+	if (GpuAggRowExprMayBeNull(e, a) || GpuAggRowExprMayBeNull(e, b))
+		e->maybe_null |= (uint32) 1 << s->dst;
+	return s->dst;
+}
+
 /*
  * The register holding an operator's result (steps added): its operands
  * compiled as real (real_a, real_b) or double precision, the operation
@@ -416,7 +432,7 @@ static int	CompileFloat4(CustomScan *cscan, Node *node, GpuAggRowExpr *e);
 static int
 CompileOp(CustomScan *cscan, OpExpr *op, GpuAggRowOp kind, bool real_a, bool real_b, bool real, GpuAggRowExpr *e)
 {
-	RowStep    *s;
+	int			dst;
 	int			a;
 	int			b = 0;
 	ListCell   *lc;
@@ -428,18 +444,10 @@ CompileOp(CustomScan *cscan, OpExpr *op, GpuAggRowOp kind, bool real_a, bool rea
 		(kind != ROWOP_NEG && (b = (real_b ? CompileFloat4 : CompileFloat8) (cscan, lsecond(op->args), e)) < 0) ||
 		e->nregs == ROWEXPR_REGS)
 		return -1;
-	s = &e->steps[e->nsteps++];
-	s->op = kind;
-	s->a = a;
-	s->b = b;
-	s->real = real;
-	s->dst = e->nregs++;
-	/* strict operators: NULL where an operand may be (a CASE's NULL branch) */
-	if (GpuAggRowExprMayBeNull(e, a) || (kind != ROWOP_NEG && GpuAggRowExprMayBeNull(e, b)))
-		e->maybe_null |= (uint32) 1 << s->dst;
+	dst = AddStep(e, kind, a, kind == ROWOP_NEG ? a : b, real);
 	e->memo = lappend(e->memo, op);
-	e->memo_regs = lappend_int(e->memo_regs, s->dst);
-	return s->dst;
+	e->memo_regs = lappend_int(e->memo_regs, dst);
+	return dst;
 }
 
 /*
@@ -453,7 +461,6 @@ CompileToReal(CustomScan *cscan, FuncExpr *f, GpuAggRowExpr *e)
 {
 	Node	   *arg = linitial(f->args);
 	int			a;
-	RowStep    *s;
 
 	if (f->funcid == F_FLOAT4_FLOAT8)
 		a = CompileFloat8(cscan, arg, e);
@@ -464,15 +471,7 @@ CompileToReal(CustomScan *cscan, FuncExpr *f, GpuAggRowExpr *e)
 		return -1;
 	if (a < 0 || e->nregs == ROWEXPR_REGS)
 		return -1;
-	s = &e->steps[e->nsteps++];
-	s->op = ROWOP_TO_REAL;
-	s->a = a;
-	s->b = a;
-	s->real = true;
-	s->dst = e->nregs++;
-	if (GpuAggRowExprMayBeNull(e, a))
-		e->maybe_null |= (uint32) 1 << s->dst;
-	return s->dst;
+	return AddStep(e, ROWOP_TO_REAL, a, a, true);
 }
 
 /*
