@@ -8,7 +8,8 @@
 # The server comes from PGHOST/PGPORT/PGUSER/PGDATABASE and must preload gpuext; its gpuext.so is
 # replaced by each build and the server restarted with PGCTL_AS (a command prefix that runs pg_ctl
 # as the server's owner, e.g. "su pgtest -s /bin/bash -c"; empty: run it directly).  CPUS: CPUs to
-# pin each session's backend to (taskset), each build once per CPU; empty: not pinned.  A backend's
+# pin each session's backend to (taskset), each build once per CPU; empty: not pinned.  POSTGRES=0
+# leaves out PostgreSQL's own plans (builds against each other only).  A backend's
 # per-page cost can move between processes on one host; pinning keeps builds comparable.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -66,4 +67,4 @@ for cpu in ${CPUS:-""}; do
 	done
 done
 cpu=${cpu:-}
-time_all postgres off 3
+[ "${POSTGRES:-1}" = 0 ] || time_all postgres off 3
