@@ -20,111 +20,76 @@ gpuext_scan_isinf(double d)
 }
 
 /*
- * A real operation of float4_pl, float4_mi, float4_mul, float4_div or
- * float4um on operands that hold reals, or the cast of a double to real
- * (dtof): 0, or 1 where PostgreSQL raises an error.  Single roundings to
- * real on the device.
+ * Whether an operation's result v of operands a and b is one PostgreSQL
+ * raises an error for: float8_pl ... float8_div's checks, and float4_pl ...
+ * float4_div's for reals (promoted exactly, infinities and zeros kept).
  */
 static inline GPUEXT_HD int
-gpuext_scan_real_op(int op, double da, double db, double *v)
+gpuext_scan_op_raises(int op, double a, double b, double v)
 {
-#ifdef __CUDA_ARCH__
-	float		a = __double2float_rn(da);
-#else
-	float		a = (float) da;
-#endif
-	float		b = (float) db;
-	float		r;
-
-	if (op == GPUEXT_SCAN_TO_REAL)
-	{
-		*v = (double) a;
-		return (gpuext_scan_isinf(a) && !gpuext_scan_isinf(da)) || (a == 0.0f && da != 0.0);
-	}
 	switch (op)
 	{
 		case GPUEXT_SCAN_ADD:
 		case GPUEXT_SCAN_SUB:
-#ifdef __CUDA_ARCH__
-			r = op == GPUEXT_SCAN_ADD ? __fadd_rn(a, b) : __fsub_rn(a, b);
-#else
-			r = op == GPUEXT_SCAN_ADD ? a + b : a - b;
-#endif
-			if (gpuext_scan_isinf(r) && !gpuext_scan_isinf(a) && !gpuext_scan_isinf(b))
-				return 1;
-			break;
+			return gpuext_scan_isinf(v) && !gpuext_scan_isinf(a) && !gpuext_scan_isinf(b);
 		case GPUEXT_SCAN_MUL:
-#ifdef __CUDA_ARCH__
-			r = __fmul_rn(a, b);
-#else
-			r = a * b;
-#endif
-			if ((gpuext_scan_isinf(r) && !gpuext_scan_isinf(a) && !gpuext_scan_isinf(b)) ||
-				(r == 0.0f && a != 0.0f && b != 0.0f))
-				return 1;
-			break;
+			return (gpuext_scan_isinf(v) && !gpuext_scan_isinf(a) && !gpuext_scan_isinf(b)) ||
+				(v == 0.0 && a != 0.0 && b != 0.0);
 		case GPUEXT_SCAN_DIV:
-			if (b == 0.0f && a == a)
-				return 1;
-#ifdef __CUDA_ARCH__
-			r = __fdiv_rn(a, b);
-#else
-			r = a / b;
-#endif
-			if ((gpuext_scan_isinf(r) && !gpuext_scan_isinf(a)) ||
-				(r == 0.0f && a != 0.0f && !gpuext_scan_isinf(b)))
-				return 1;
-			break;
+			return (gpuext_scan_isinf(v) && !gpuext_scan_isinf(a)) ||
+				(v == 0.0 && a != 0.0 && !gpuext_scan_isinf(b));
 		default:
-			r = -a;
-			break;
+			return 0;
 	}
-	*v = (double) r;
-	return 0;
 }
 
 /*
- * A double precision operation of float8_pl, float8_mi, float8_mul,
- * float8_div or float8um (real: float4's): 0, or 1 where PostgreSQL raises
- * an error.  Single roundings on the device (no contraction into FMA).
+ * One operation of double precision (float8_pl, float8_mi, float8_mul,
+ * float8_div, float8um) or, real, of real over operands that hold reals
+ * (float4_pl ..., rounded to real; or the cast of a double to real, dtof):
+ * 0, or 1 where PostgreSQL raises an error.  Single roundings on the device
+ * (no contraction into FMA).
  */
 static inline GPUEXT_HD int
 gpuext_scan_float_op(int op, int real, double a, double b, double *v)
 {
+	if (op == GPUEXT_SCAN_DIV && b == 0.0 && a == a)
+		return 1;
 	if (real)
-		return gpuext_scan_real_op(op, a, b, v);
-	switch (op)
 	{
-		case GPUEXT_SCAN_ADD:
-		case GPUEXT_SCAN_SUB:
 #ifdef __CUDA_ARCH__
-			*v = op == GPUEXT_SCAN_ADD ? __dadd_rn(a, b) : __dsub_rn(a, b);
+		float		fa = __double2float_rn(a);
 #else
-			*v = op == GPUEXT_SCAN_ADD ? a + b : a - b;
+		float		fa = (float) a;
 #endif
-			return gpuext_scan_isinf(*v) && !gpuext_scan_isinf(a) && !gpuext_scan_isinf(b);
-		case GPUEXT_SCAN_MUL:
+		float		fb = (float) b;
+		float		r;
+
+		if (op == GPUEXT_SCAN_TO_REAL)
+		{
+			*v = (double) fa;
+			return (gpuext_scan_isinf(fa) && !gpuext_scan_isinf(a)) || (fa == 0.0f && a != 0.0);
+		}
 #ifdef __CUDA_ARCH__
-			*v = __dmul_rn(a, b);
+		r = op == GPUEXT_SCAN_ADD ? __fadd_rn(fa, fb) : op == GPUEXT_SCAN_SUB ? __fsub_rn(fa, fb) :
+			op == GPUEXT_SCAN_MUL ? __fmul_rn(fa, fb) : op == GPUEXT_SCAN_DIV ? __fdiv_rn(fa, fb) : -fa;
 #else
-			*v = a * b;
+		r = op == GPUEXT_SCAN_ADD ? fa + fb : op == GPUEXT_SCAN_SUB ? fa - fb :
+			op == GPUEXT_SCAN_MUL ? fa * fb : op == GPUEXT_SCAN_DIV ? fa / fb : -fa;
 #endif
-			return (gpuext_scan_isinf(*v) && !gpuext_scan_isinf(a) && !gpuext_scan_isinf(b)) ||
-				(*v == 0.0 && a != 0.0 && b != 0.0);
-		case GPUEXT_SCAN_DIV:
-			if (b == 0.0 && a == a)
-				return 1;
-#ifdef __CUDA_ARCH__
-			*v = __ddiv_rn(a, b);
-#else
-			*v = a / b;
-#endif
-			return (gpuext_scan_isinf(*v) && !gpuext_scan_isinf(a)) ||
-				(*v == 0.0 && a != 0.0 && !gpuext_scan_isinf(b));
-		default:
-			*v = -a;
-			return 0;
+		*v = (double) r;
 	}
+	else
+	{
+#ifdef __CUDA_ARCH__
+		*v = op == GPUEXT_SCAN_ADD ? __dadd_rn(a, b) : op == GPUEXT_SCAN_SUB ? __dsub_rn(a, b) :
+			op == GPUEXT_SCAN_MUL ? __dmul_rn(a, b) : op == GPUEXT_SCAN_DIV ? __ddiv_rn(a, b) : -a;
+#else
+		*v = op == GPUEXT_SCAN_ADD ? a + b : op == GPUEXT_SCAN_SUB ? a - b :
+			op == GPUEXT_SCAN_MUL ? a * b : op == GPUEXT_SCAN_DIV ? a / b : -a;
+#endif
+	}
+	return gpuext_scan_op_raises(op, a, b, *v);
 }
 
 #endif							/* GPUEXT_SCAN_HEAP_FLOAT_H */
