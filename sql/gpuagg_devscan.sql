@@ -146,6 +146,9 @@ SELECT check_scan($q$SELECT array_agg(g ORDER BY g) FROM (SELECT b, avg(f4 * 0.7
 SELECT check_scan($q$SELECT sum(f4 * 0.25::float4), sum(-f4), count(*) FROM ds WHERE i4 % 4 = 0$q$);
 SELECT check_scan($q$SELECT avg(i4::real), max(i2::float4 * 0.5::float4), min((f8 * 3)::real), max((f8 / 7)::float4 - f4),
   min((f8 / 7)::float4), avg((f8 * f8)::real), count(*) FROM ds$q$);
+-- A CASE of real: its branches real columns and constants, alone, under real arithmetic and cast.
+SELECT check_scan($q$SELECT max(CASE WHEN i2 > 0 THEN f4 ELSE 0.5::real END), min(CASE WHEN f8 > 100 THEN f4 END * 3::real),
+  avg(CASE WHEN i4 % 3 = 0 THEN f4 WHEN i4 % 3 = 1 THEN 2.5::real END), min((CASE WHEN b THEN f4 END)::float8 * f8), count(*) FROM ds$q$);
 SELECT sum(f4 * 1e38::float4 * 10::float4) FROM ds WHERE i2 > 0;
 SELECT sum((f8 * 1e300)::real) FROM ds;
 SELECT sum((f8 * 1e-300)::real) FROM ds WHERE f8 <> 0;

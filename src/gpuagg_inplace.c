@@ -11,7 +11,7 @@
  * numeric cast to it) and constants, those of double precision and real
  * over a real operand, real arithmetic over real columns and constants
  * rounded to real as float4_pl and the like do (CompileFloat4), alone or cast
- * to double precision, and searched CASE WHENs whose
+ * to double precision, and searched CASE WHENs of either type whose
  * conditions compile and whose branches raise no error (CompileCase), NULL
  * where no branch is taken without ELSE or the branch is NULL, and so is
  * the arithmetic over it (strict operators).  It is evaluated by the same
@@ -307,6 +307,7 @@ GpuAggArithOp(OpExpr *op, Oid add, Oid sub, Oid mul, Oid div, Oid neg, GpuAggRow
 }
 
 static int	CompileFloat8(CustomScan *cscan, Node *node, GpuAggRowExpr *e);
+static int	CompileFloat4(CustomScan *cscan, Node *node, GpuAggRowExpr *e);
 
 /* Whether arguments of the type compile into the double precision registers (a real is exact there). */
 static inline bool
@@ -355,24 +356,27 @@ NullRegister(GpuAggRowExpr *e)
 }
 
 /*
- * A searched CASE of double precision (CASE WHEN cond THEN x ... [ELSE y]
- * END) as steps that each take one WHEN's branch where its condition holds,
- * from the last WHEN back, NULL without ELSE; -1 where a condition does not
- * compile or a branch may raise an error (arithmetic).
+ * A searched CASE of double precision or real (CASE WHEN cond THEN x ...
+ * [ELSE y] END) as steps that each take one WHEN's branch where its condition
+ * holds, from the last WHEN back, NULL without ELSE; -1 where a condition
+ * does not compile or a branch may raise an error (arithmetic).  A real
+ * branch is exact in its register, so the select is the same for both.
  */
 static int
 CompileCase(CustomScan *cscan, CaseExpr *c, GpuAggRowExpr *e)
 {
+	int			(*branch) (CustomScan *, Node *, GpuAggRowExpr *) =
+		c->casetype == FLOAT4OID ? CompileFloat4 : CompileFloat8;
 	int			acc;
 
 	if (c->arg != NULL || !BranchWithoutErrors(cscan, (Node *) c))
 		return -1;
-	acc = c->defresult == NULL ? NullRegister(e) : CompileFloat8(cscan, (Node *) c->defresult, e);
+	acc = c->defresult == NULL ? NullRegister(e) : branch(cscan, (Node *) c->defresult, e);
 	for (int i = list_length(c->args) - 1; i >= 0 && acc >= 0; i--)
 	{
 		CaseWhen   *w = list_nth_node(CaseWhen, c->args, i);
 		GpuAggRowQual *cond = GpuAggCompileRowQual(cscan, list_make1(w->expr));
-		int			then = cond != NULL ? CompileFloat8(cscan, (Node *) w->result, e) : -1;
+		int			then = cond != NULL ? branch(cscan, (Node *) w->result, e) : -1;
 		RowStep    *s;
 
 		if (then < 0 || e->nregs + 2 > ROWEXPR_REGS)
@@ -405,8 +409,6 @@ LoadRegister(GpuAggRowExpr *e, AttrNumber att, Oid type)
 	e->nloads++;
 	return e->nregs++;
 }
-
-static int	CompileFloat4(CustomScan *cscan, Node *node, GpuAggRowExpr *e);
 
 /* A step regs[dst] = regs[a] op regs[b] into a new register, strict: NULL where an operand may be (a CASE's NULL branch). */
 static int
@@ -498,6 +500,8 @@ CompileFloat4(CustomScan *cscan, Node *node, GpuAggRowExpr *e)
 	if (IsA(node, OpExpr) && ((OpExpr *) node)->opresulttype == FLOAT4OID &&
 		GpuAggArithOp((OpExpr *) node, F_FLOAT4PL, F_FLOAT4MI, F_FLOAT4MUL, F_FLOAT4DIV, F_FLOAT4UM, &kind))
 		return CompileOp(cscan, (OpExpr *) node, kind, true, true, true, e);
+	if (IsA(node, CaseExpr) && ((CaseExpr *) node)->casetype == FLOAT4OID)
+		return CompileCase(cscan, (CaseExpr *) node, e);
 	if (IsA(node, FuncExpr) && list_length(((FuncExpr *) node)->args) == 1)
 		return CompileToReal(cscan, (FuncExpr *) node, e);
 	if (!IsA(node, Var) || exprType(node) != FLOAT4OID || (att = GpuAggScanColumn(cscan, (Expr *) node)) == 0)
@@ -538,9 +542,10 @@ CompileFloat8(CustomScan *cscan, Node *node, GpuAggRowExpr *e)
 			return CompileOp(cscan, op, kind, false, false, false, e);
 		return -1;
 	}
-	/* real arithmetic cast to double precision (exact) */
+	/* real arithmetic or a CASE of real cast to double precision (exact) */
 	if (IsA(node, FuncExpr) && ((FuncExpr *) node)->funcid == F_FLOAT8_FLOAT4 &&
-		list_length(((FuncExpr *) node)->args) == 1 && IsA(linitial(((FuncExpr *) node)->args), OpExpr))
+		list_length(((FuncExpr *) node)->args) == 1 &&
+		(IsA(linitial(((FuncExpr *) node)->args), OpExpr) || IsA(linitial(((FuncExpr *) node)->args), CaseExpr)))
 		return CompileFloat4(cscan, linitial(((FuncExpr *) node)->args), e);
 	{
 		Oid			type;
