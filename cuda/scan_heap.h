@@ -210,11 +210,15 @@ typedef struct GpuextScanNewGroup
 	uint64_t	image[GPUEXT_SCAN_KEY_WORDS];
 } GpuextScanNewGroup;
 
-/* regs[dst] = a column as double precision; or nregs[dst] = a numeric column at its scale. */
+/*
+ * regs[dst] = a column as double precision, or, real, an integer column
+ * rounded once to real (i8tof); or nregs[dst] = a numeric column at its scale.
+ */
 typedef struct GpuextScanLoad
 {
 	uint8_t		col;
 	uint8_t		dst;
+	uint8_t		real;
 } GpuextScanLoad;
 
 /*
@@ -547,6 +551,8 @@ gpuext_scan_compute(const GpuextScanProgram *p, GpuextScanRow *row)
 
 		if (row->nulls & (1u << l->col))
 			row->reg_nulls |= 1u << l->dst;
+		else if (l->real)
+			r[l->dst] = gpuext_scan_int_real(row->vals[l->col]);
 		else if (p->cols[l->col].kind != GPUEXT_SCAN_NUMERIC)
 			r[l->dst] = gpuext_scan_double(p, row, l->col);
 		else if (!gpuext_scan_numeric_double(row->vals[l->col], p->cols[l->col].scale,

@@ -19,6 +19,17 @@ gpuext_scan_isinf(double d)
 	return (u & ~(UINT64_C(1) << 63)) == UINT64_C(0x7FF0000000000000);
 }
 
+/* An integer rounded once to real, as i8tof and i4tof cast it (not through a double, which rounds first). */
+static inline GPUEXT_HD double
+gpuext_scan_int_real(int64_t v)
+{
+#ifdef __CUDA_ARCH__
+	return (double) __ll2float_rn((long long) v);
+#else
+	return (double) (float) v;
+#endif
+}
+
 /*
  * Whether an operation's result v of operands a and b is one PostgreSQL
  * raises an error for: float8_pl ... float8_div's checks, and float4_pl ...

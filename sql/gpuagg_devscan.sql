@@ -149,6 +149,14 @@ SELECT check_scan($q$SELECT avg(i4::real), max(i2::float4 * 0.5::float4), min((f
 -- A CASE of real: its branches real columns and constants, alone, under real arithmetic and cast.
 SELECT check_scan($q$SELECT max(CASE WHEN i2 > 0 THEN f4 ELSE 0.5::real END), min(CASE WHEN f8 > 100 THEN f4 END * 3::real),
   avg(CASE WHEN i4 % 3 = 0 THEN f4 WHEN i4 % 3 = 1 THEN 2.5::real END), min((CASE WHEN b THEN f4 END)::float8 * f8), count(*) FROM ds$q$);
+-- A bigint cast to real is rounded once, as i8tof does: 2^60 + 2^36 + 1 is 2^60 + 2^37, where
+-- through a double it would be 2^60.
+CREATE TABLE ds_big AS SELECT (1152921573326323713 + i % 3 - 1)::int8 AS i8, i FROM generate_series(1, 3000) i;
+INSERT INTO ds_big VALUES (-1152921573326323713, 0), (9223372036854775807, 0), (-9223372036854775808, 0);
+VACUUM ANALYZE ds_big;
+SELECT check_scan($q$SELECT max(i8::real), min(i8::real), max(i8::real * 2::real), min(i8::real / 3::real), count(*)
+  FROM ds_big WHERE i <> 1$q$);
+DROP TABLE ds_big;
 SELECT sum(f4 * 1e38::float4 * 10::float4) FROM ds WHERE i2 > 0;
 SELECT sum((f8 * 1e300)::real) FROM ds;
 SELECT sum((f8 * 1e-300)::real) FROM ds WHERE f8 <> 0;

@@ -216,6 +216,13 @@ SELECT check_inp($q$SELECT sum(CASE WHEN i4 > 0 THEN f8 END * 2 - g), max(-(CASE
   sum(f8 / CASE WHEN g > 0 THEN g END) FROM ginp_nn$q$);
 -- Operators of double precision and real, in double precision.
 SELECT check_inp('SELECT sum(f8 * f4), max(f4 - g), min(g / f4) FILTER (WHERE f4 <> 0) FROM ginp_nn');
+-- A bigint cast to real is rounded once, as i8tof does: 2^60 + 2^36 + 1 is 2^60 + 2^37, where
+-- through a double it would be 2^60.
+CREATE TABLE ginp_big AS SELECT (1152921573326323713 + i % 3 - 1)::int8 AS i8, i FROM generate_series(1, 3000) i;
+INSERT INTO ginp_big VALUES (-1152921573326323713, 0), (9223372036854775807, 0), (-9223372036854775808, 0);
+ANALYZE ginp_big;
+SELECT check_inp($q$SELECT max(i8::real), min(i8::real), max(i8::real * 2::real), min(i8::real / 3::real) FILTER (WHERE i > 0),
+  count(*) FROM ginp_big$q$);
 
 -- Which rows were read in place: all without NULLs where the WHERE clause, FILTERs and arguments
 -- compile (a cast of an integer to numeric does), none where one does not (a function of a column,
@@ -238,6 +245,7 @@ SELECT inp_rows('SELECT sum(f8), count(*) FROM ginp WHERE id % 10 < 9 AND i4 % 7
 SELECT inp_rows('SELECT sum(f8), count(*) FROM ginp WHERE id % -10 < 9');
 SELECT inp_rows('SELECT sum(f8) FROM ginp WHERE abs(i4) > 0');
 SELECT inp_rows('SELECT sum(f8) FROM ginp WHERE k < ''c''');
+SELECT inp_rows('SELECT max(i8::real), min(i8::real / 3::real) FROM ginp_big');
 SELECT inp_rows('SELECT sum(i4::numeric * 2) FROM ginp');
 SELECT inp_rows('SELECT sum(abs(i4) * 2) FROM ginp');
 SELECT inp_rows($q$SELECT sum(CASE WHEN i4 > 0 THEN f8 END), count(CASE WHEN i2 < 0 THEN f8 END) FROM ginp_nn$q$);
@@ -254,5 +262,5 @@ SELECT inp_rows('SELECT sum(f8), count(*) FROM ginp WHERE i2 = 7 OR NOT (i4 > -9
 DROP FUNCTION inp_rows(text);
 \endif
 
-DROP TABLE ginp, ginp_pairs, ginp_nn, ginp_num, ginp_txt;
+DROP TABLE ginp, ginp_pairs, ginp_nn, ginp_num, ginp_txt, ginp_big;
 DROP FUNCTION check_inp(text), check_inp_error(text);

@@ -52,6 +52,7 @@ typedef struct RowLoad
 	AttrNumber	att;
 	Oid			coltype;
 	uint8		dst;
+	bool		real;			/* a bigint rounded once to real (i8tof) */
 } RowLoad;
 
 /* One or more arguments' operations, an expression that occurs twice computed once. */
@@ -120,6 +121,15 @@ FloatOp(const RowStep *s, float8 a, float8 b)
 	}
 }
 
+/* A loaded column's value: as double precision, or a bigint rounded once to real as i8tof casts it. */
+static inline float8
+LoadValue(const RowLoad *l, const char *tp, const int *att_off)
+{
+	if (l->real)
+		return (float8) (float4) DatumGetInt64(fetch_att(tp + att_off[l->att - 1], true, 8));
+	return GpuAggColumnFloat8(tp, att_off, l->att, l->coltype);
+}
+
 /*
  * Compute every argument of a program for a row read in place: its
  * registers, and which are NULL (GpuAggRowExprNull).  The operators are
@@ -132,7 +142,7 @@ GpuAggRowExprRun(GpuAggRowExpr *e, const char *tp, const int *att_off)
 
 	e->nulls = e->null_regs;
 	for (int i = 0; i < e->nloads; i++)
-		r[e->loads[i].dst] = GpuAggColumnFloat8(tp, att_off, e->loads[i].att, e->loads[i].coltype);
+		r[e->loads[i].dst] = LoadValue(&e->loads[i], tp, att_off);
 	for (int i = 0; i < e->nsteps; i++)
 	{
 		const RowStep *s = &e->steps[i];
@@ -200,8 +210,7 @@ void
 GpuAggRowExprLoad(const GpuAggRowExpr *e, const char *tp, const int *att_off, float8 *cols, int j)
 {
 	for (int i = 0; i < e->nloads; i++)
-		cols[(Size) e->loads[i].dst * MaxHeapTuplesPerPage + j] =
-			GpuAggColumnFloat8(tp, att_off, e->loads[i].att, e->loads[i].coltype);
+		cols[(Size) e->loads[i].dst * MaxHeapTuplesPerPage + j] = LoadValue(&e->loads[i], tp, att_off);
 	for (int i = 0; i < e->nsteps; i++)
 		if (e->steps[i].op == ROWOP_SEL)
 			cols[(Size) e->steps[i].c * MaxHeapTuplesPerPage + j] = GpuAggRowQualPasses(e->steps[i].cond, tp, att_off);
@@ -396,19 +405,25 @@ CompileCase(CustomScan *cscan, CaseExpr *c, GpuAggRowExpr *e)
 	return acc;
 }
 
-/* The register column att (of type) is loaded into as double precision, made where new. */
+/*
+ * The register column att (of type) is loaded into as double precision, or,
+ * real, a bigint column rounded once to real; made where new.
+ */
 static int
-LoadRegister(GpuAggRowExpr *e, AttrNumber att, Oid type)
+LoadRegisterAs(GpuAggRowExpr *e, AttrNumber att, Oid type, bool real)
 {
 	for (int i = 0; i < e->nloads; i++)
-		if (e->loads[i].att == att && e->loads[i].coltype == type)
+		if (e->loads[i].att == att && e->loads[i].coltype == type && e->loads[i].real == real)
 			return e->loads[i].dst;
 	e->loads[e->nloads].att = att;
 	e->loads[e->nloads].coltype = type;
+	e->loads[e->nloads].real = real;
 	e->loads[e->nloads].dst = e->nregs;
 	e->nloads++;
 	return e->nregs++;
 }
+
+#define LoadRegister(e, att, type) LoadRegisterAs(e, att, type, false)
 
 /* A step regs[dst] = regs[a] op regs[b] into a new register, strict: NULL where an operand may be (a CASE's NULL branch). */
 static int
@@ -455,8 +470,8 @@ CompileOp(CustomScan *cscan, OpExpr *op, GpuAggRowOp kind, bool real_a, bool rea
 /*
  * The register holding a cast to real (steps added): of double precision
  * arithmetic (dtof's overflow and underflow checked) or of a smallint or
- * integer column, each exact in a double and rounded once; -1 for other
- * casts (bigint's would round twice through a double).
+ * integer column, each exact in a double and rounded once; of a bigint
+ * column, loaded rounded once (not through a double); -1 for other casts.
  */
 static int
 CompileToReal(CustomScan *cscan, FuncExpr *f, GpuAggRowExpr *e)
@@ -464,6 +479,8 @@ CompileToReal(CustomScan *cscan, FuncExpr *f, GpuAggRowExpr *e)
 	Node	   *arg = linitial(f->args);
 	int			a;
 
+	if (f->funcid == F_FLOAT4_INT8 && IsA(arg, Var) && GpuAggScanColumn(cscan, (Expr *) arg) != 0)
+		return LoadRegisterAs(e, GpuAggScanColumn(cscan, (Expr *) arg), INT8OID, true);
 	if (f->funcid == F_FLOAT4_FLOAT8)
 		a = CompileFloat8(cscan, arg, e);
 	else if ((f->funcid == F_FLOAT4_INT2 || f->funcid == F_FLOAT4_INT4) && IsA(arg, Var) &&
@@ -754,6 +771,7 @@ GpuAggRowExprToScan(const GpuAggRowExpr *e, GpuextScanProgram *p, const int *col
 	{
 		p->loads[i].col = col_of_att[e->loads[i].att];
 		p->loads[i].dst = e->loads[i].dst;
+		p->loads[i].real = e->loads[i].real;
 	}
 	for (int i = 0; i < e->nsteps; i++)
 	{
