@@ -18,6 +18,8 @@
 
 #include "gpuext_cuda.h"
 
+#include <math.h>
+
 #define GPUEXT_SCAN_PAGE_BYTES 8192
 #define GPUEXT_SCAN_MAX_TUPLES 291	/* MaxHeapTuplesPerPage at 8 kB */
 #define GPUEXT_SCAN_MAX_ATTS 64		/* columns walked, up to the last one read */
@@ -211,8 +213,9 @@ typedef struct GpuextScanNewGroup
 } GpuextScanNewGroup;
 
 /*
- * regs[dst] = a column as double precision, or, real, an integer column
- * rounded once to real (i8tof); or nregs[dst] = a numeric column at its scale.
+ * regs[dst] = a column as double precision, or, real, an integer or numeric
+ * column rounded once to real (i8tof, numeric_float4); or nregs[dst] = a
+ * numeric column at its scale.
  */
 typedef struct GpuextScanLoad
 {
@@ -551,6 +554,12 @@ gpuext_scan_compute(const GpuextScanProgram *p, GpuextScanRow *row)
 
 		if (row->nulls & (1u << l->col))
 			row->reg_nulls |= 1u << l->dst;
+		else if (l->real && p->cols[l->col].kind == GPUEXT_SCAN_NUMERIC)
+		{
+			if (!gpuext_scan_numeric_real(row->vals[l->col], p->cols[l->col].scale, (row->nans >> l->col) & 1u,
+										  &r[l->dst]))
+				return 1;
+		}
 		else if (l->real)
 			r[l->dst] = gpuext_scan_int_real(row->vals[l->col]);
 		else if (p->cols[l->col].kind != GPUEXT_SCAN_NUMERIC)

@@ -31,6 +31,47 @@ gpuext_scan_int_real(int64_t v)
 }
 
 /*
+ * A numeric column's value (v at scale) as real, as numeric_float4 rounds
+ * it (its text read by strtof), where gpuext_scan_numeric_double gives its
+ * double: that double rounded to real, unless it lies exactly halfway
+ * between two reals and the division was inexact, where the remainder's
+ * sign (exact by fma) says on which side the value lies; 0 where there is
+ * no double, which the CPU converts.
+ */
+static inline GPUEXT_HD int
+gpuext_scan_numeric_real(int64_t v, int scale, int nan, double *out)
+{
+	double		q;
+	double		p10 = 1.0;
+	float		f;
+	float		g;
+	uint32_t	bits;
+
+	if (!gpuext_scan_numeric_double(v, scale, nan, &q))
+		return 0;
+#ifdef __CUDA_ARCH__
+	f = __double2float_rn(q);
+#else
+	f = (float) q;
+#endif
+	*out = (double) f;
+	if (*out == q)
+		return 1;
+	/* the real on q's other side: one step up in magnitude or down (f is not 0, |q| being >= 1e-22) */
+	memcpy(&bits, &f, sizeof(bits));
+	bits = (q < 0.0) == (q < *out) ? bits + 1 : bits - 1;
+	memcpy(&g, &bits, sizeof(g));
+	if (((double) f + (double) g) * 0.5 != q)
+		return 1;
+	for (int i = 0; i < scale; i++)
+		p10 *= 10.0;
+	q = fma(-q, p10, (double) v);
+	if (q != 0.0)
+		*out = (q > 0.0) == ((double) g > *out) ? (double) g : *out;
+	return 1;
+}
+
+/*
  * Whether an operation's result v of operands a and b is one PostgreSQL
  * raises an error for: float8_pl ... float8_div's checks, and float4_pl ...
  * float4_div's for reals (promoted exactly, infinities and zeros kept).

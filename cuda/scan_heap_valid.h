@@ -39,7 +39,8 @@ gpuext_scan_program_valid(const GpuextScanProgram *p, size_t outs_bytes)
 	for (int i = 0; i < p->nloads; i++)
 		if (p->loads[i].col >= p->ncols || p->cols[p->loads[i].col].kind == GPUEXT_SCAN_NULLNESS ||
 			p->loads[i].dst >= p->nregs || p->loads[i].real > 1 ||
-			(p->loads[i].real && p->cols[p->loads[i].col].kind != GPUEXT_SCAN_INT))
+			(p->loads[i].real && p->cols[p->loads[i].col].kind != GPUEXT_SCAN_INT &&
+			 p->cols[p->loads[i].col].kind != GPUEXT_SCAN_NUMERIC))
 			return 0;
 	for (int i = 0; i < p->nsteps; i++)
 		if ((p->steps[i].op > GPUEXT_SCAN_SEL && p->steps[i].op != GPUEXT_SCAN_TO_REAL) ||

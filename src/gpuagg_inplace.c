@@ -26,6 +26,7 @@
 #include "nodes/nodeFuncs.h"
 #include "utils/fmgroids.h"
 #include "utils/float.h"
+#include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
 
 #include "agg_accum.h"
@@ -121,10 +122,16 @@ FloatOp(const RowStep *s, float8 a, float8 b)
 	}
 }
 
-/* A loaded column's value: as double precision, or a bigint rounded once to real as i8tof casts it. */
+/*
+ * A loaded column's value: as double precision, or a bigint or numeric
+ * rounded once to real as i8tof and numeric_float4 cast them.
+ */
 static inline float8
 LoadValue(const RowLoad *l, const char *tp, const int *att_off)
 {
+	if (l->real && l->coltype == NUMERICOID)
+		return (float8) DatumGetFloat4(DirectFunctionCall1(numeric_float4,
+														   PointerGetDatum(tp + att_off[l->att - 1])));
 	if (l->real)
 		return (float8) (float4) DatumGetInt64(fetch_att(tp + att_off[l->att - 1], true, 8));
 	return GpuAggColumnFloat8(tp, att_off, l->att, l->coltype);
@@ -470,8 +477,9 @@ CompileOp(CustomScan *cscan, OpExpr *op, GpuAggRowOp kind, bool real_a, bool rea
 /*
  * The register holding a cast to real (steps added): of double precision
  * arithmetic (dtof's overflow and underflow checked) or of a smallint or
- * integer column, each exact in a double and rounded once; of a bigint
- * column, loaded rounded once (not through a double); -1 for other casts.
+ * integer column, each exact in a double and rounded once; of a bigint or
+ * numeric column, loaded rounded once (not through a double); -1 for other
+ * casts.
  */
 static int
 CompileToReal(CustomScan *cscan, FuncExpr *f, GpuAggRowExpr *e)
@@ -479,8 +487,9 @@ CompileToReal(CustomScan *cscan, FuncExpr *f, GpuAggRowExpr *e)
 	Node	   *arg = linitial(f->args);
 	int			a;
 
-	if (f->funcid == F_FLOAT4_INT8 && IsA(arg, Var) && GpuAggScanColumn(cscan, (Expr *) arg) != 0)
-		return LoadRegisterAs(e, GpuAggScanColumn(cscan, (Expr *) arg), INT8OID, true);
+	if ((f->funcid == F_FLOAT4_INT8 || f->funcid == F_FLOAT4_NUMERIC) && IsA(arg, Var) &&
+		GpuAggScanColumn(cscan, (Expr *) arg) != 0)
+		return LoadRegisterAs(e, GpuAggScanColumn(cscan, (Expr *) arg), exprType(arg), true);
 	if (f->funcid == F_FLOAT4_FLOAT8)
 		a = CompileFloat8(cscan, arg, e);
 	else if ((f->funcid == F_FLOAT4_INT2 || f->funcid == F_FLOAT4_INT4) && IsA(arg, Var) &&
@@ -559,10 +568,9 @@ CompileFloat8(CustomScan *cscan, Node *node, GpuAggRowExpr *e)
 			return CompileOp(cscan, op, kind, false, false, false, e);
 		return -1;
 	}
-	/* real arithmetic or a CASE of real cast to double precision (exact) */
+	/* real arithmetic, a CASE of real or a cast to real, cast to double precision (exact) */
 	if (IsA(node, FuncExpr) && ((FuncExpr *) node)->funcid == F_FLOAT8_FLOAT4 &&
-		list_length(((FuncExpr *) node)->args) == 1 &&
-		(IsA(linitial(((FuncExpr *) node)->args), OpExpr) || IsA(linitial(((FuncExpr *) node)->args), CaseExpr)))
+		list_length(((FuncExpr *) node)->args) == 1 && !IsA(linitial(((FuncExpr *) node)->args), Var))
 		return CompileFloat4(cscan, linitial(((FuncExpr *) node)->args), e);
 	{
 		Oid			type;
