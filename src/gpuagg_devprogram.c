@@ -8,8 +8,8 @@
  * Where: a heap table of 8 kB blocks, a WHERE clause and FILTERs compiled
  * (gpuagg_inplace.c) or absent, and every input a plain column of the
  * integers, date, timestamps, real or double precision, a count of non-NULL
- * values of any column, double precision arithmetic compiled for rows read
- * in place (without FILTER), or numeric and integer arithmetic compiled
+ * values of any column, double precision and real arithmetic compiled for
+ * rows read in place (under a FILTER too), or numeric and integer arithmetic compiled
  * (gpuagg_fixedexpr.c); with GROUP BY, keys the device groups
  * (gpuagg_devgroups.c).
  */
@@ -120,6 +120,39 @@ NumericColumnsRead(GpuextScanProgram *p, TupleDesc tupdesc)
 }
 
 /*
+ * The double precision and real arguments the device computes, and the
+ * register of each input's (-1 for none): the rows' shared program where no
+ * input with a FILTER has one, else every such argument compiled again into
+ * one program.  The device computes them for every row that passes the
+ * WHERE clause, FILTER or not, so an error where a FILTER fails sends the
+ * batch to the CPU, which computes each argument only where its FILTER
+ * passes and so raises only PostgreSQL's errors.  False where they do not
+ * fit one program.
+ */
+static bool
+DevArgs(GpuAggState *st, CustomScan *cscan, GpuAggRowExpr **devargs, int **dev_reg)
+{
+	List	   *args = lsecond(cscan->custom_exprs);
+	bool		filtered = false;
+
+	*dev_reg = palloc(sizeof(int) * Max(st->ninputs, 1));
+	for (int i = 0; i < st->ninputs; i++)
+	{
+		(*dev_reg)[i] = st->inputs[i].rowreg;
+		filtered |= st->inputs[i].rowarg != NULL;
+	}
+	*devargs = st->rows.rowargs;
+	if (!filtered)
+		return true;
+	*devargs = GpuAggRowExprCreate();
+	for (int i = 0; i < st->ninputs; i++)
+		if (st->inputs[i].rowreg >= 0 &&
+			((*dev_reg)[i] = GpuAggRowExprAdd(*devargs, cscan, list_nth(args, i))) < 0)
+			return false;
+	return true;
+}
+
+/*
  * The node's scan program, where its scan can run on the device, else
  * NULL: the conditions compiled, the inputs plain columns of the kinds the
  * device reads, counts, or arithmetic compiled (each numeric input's
@@ -139,6 +172,8 @@ BuildProgram(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 	Bitmapset  *keyatts = NULL;
 	Bitmapset  *textatts = NULL;
 	Bitmapset  *intatts = NULL;
+	GpuAggRowExpr *devargs = NULL;
+	int		   *dev_reg = NULL;
 
 #ifdef WORDS_BIGENDIAN
 	return NULL;
@@ -153,6 +188,8 @@ BuildProgram(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 		GpuAggRowQualTextColumns(st->rows.rowqual, &textatts);
 	}
 	rowfilters = palloc0(sizeof(GpuAggRowQual *) * Max(st->ninputs, 1));
+	if (st->rows.fixed && !DevArgs(st, cscan, &devargs, &dev_reg))
+		return NULL;
 	for (int i = 0; i < st->ninputs; i++)
 	{
 		GpuAggInput *in = &st->inputs[i];
@@ -181,9 +218,9 @@ BuildProgram(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 		}
 		if (in->arg != NULL && in->type != NULL)
 		{
-			/* double precision arithmetic shared by the inputs without FILTER (gpuagg_inplace.c) */
-			if (!st->rows.fixed || st->rows.rowargs == NULL || in->rowarg != NULL || in->rowreg < 0 ||
-				in->filter != NULL || (in->type->typid != FLOAT8OID && in->type->typid != FLOAT4OID))
+			/* double precision and real arithmetic, in one program for every input (DevArgs) */
+			if (!st->rows.fixed || devargs == NULL || dev_reg[i] < 0 ||
+				(in->type->typid != FLOAT8OID && in->type->typid != FLOAT4OID))
 				return NULL;
 			continue;
 		}
@@ -209,10 +246,10 @@ BuildProgram(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 			return NULL;
 		atts = bms_add_member(atts, in->argatt);
 	}
-	if (st->rows.fixed && st->rows.rowargs != NULL)
+	if (st->rows.fixed && devargs != NULL)
 	{
-		GpuAggRowExprColumnsUsed(st->rows.rowargs, &atts);
-		GpuAggRowExprTextColumns(st->rows.rowargs, &textatts);
+		GpuAggRowExprColumnsUsed(devargs, &atts);
+		GpuAggRowExprTextColumns(devargs, &textatts);
 	}
 	/* GROUP BY: the keys' columns: as bytes (their values read for nothing else), or integers for a modulus */
 	if (st->groups.nkeys > 0 && !GpuAggDevGroupsKeys(st, tupdesc, &keyatts, &intatts))
@@ -249,7 +286,7 @@ BuildProgram(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 	if (st->rows.rowqual != NULL && !GpuAggRowQualToScan(st->rows.rowqual, p, col_of_att))
 		return NULL;
 	p->nquals = p->ncmps;
-	if (st->rows.fixed && st->rows.rowargs != NULL && !GpuAggRowExprToScan(st->rows.rowargs, p, col_of_att))
+	if (st->rows.fixed && devargs != NULL && !GpuAggRowExprToScan(devargs, p, col_of_att))
 		return NULL;
 	for (int i = 0; i < st->ninputs; i++)
 	{
@@ -260,7 +297,7 @@ BuildProgram(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc)
 		out->value_bytes = in->type == NULL ? 0 : in->dev_scale >= 0 ? 8 : in->type->value_bytes;
 		out->from_reg = in->numarg != NULL ? GPUEXT_SCAN_FROM_NUMERIC :
 			in->arg == NULL || in->type == NULL ? GPUEXT_SCAN_FROM_COLUMN : GPUEXT_SCAN_FROM_DOUBLE;
-		out->reg = out->from_reg == GPUEXT_SCAN_FROM_DOUBLE ? in->rowreg : 0;
+		out->reg = out->from_reg == GPUEXT_SCAN_FROM_DOUBLE ? dev_reg[i] : 0;
 		if (out->from_reg == GPUEXT_SCAN_FROM_NUMERIC)
 		{
 			int			reg = GpuAggNumExprToScan(in->numarg, p, col_of_att);
