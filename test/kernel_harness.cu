@@ -23,7 +23,7 @@
  * integers) in harness_reduce_fixed.cuh; the grouped reduction
  * (gpuext_groups_*) against reduce_groups_cpu.c in harness_groups.cuh;
  * the device scan of heap pages (gpuext_scan_heap) against its CPU
- * reference, on pages built there, in harness_scan_heap.cuh, its GROUP BY
+ * reference, on pages built there, in harness_scan_heap_*.cuh, its GROUP BY
  * in harness_scan_groups.cuh, its gathering of pages from copies and a
  * registered pool in harness_scan_gather.cuh, numeric columns in
  * harness_scan_numeric.cuh, OR groups in harness_scan_or.cuh, and integer
@@ -131,7 +131,10 @@ size_t first_not(const char *buf, size_t bytes, unsigned char b)
 #include "harness_reduce_check.cuh"
 #include "harness_reduce_fixed.cuh"
 #include "harness_groups.cuh"
-#include "harness_scan_heap.cuh"
+#include "harness_scan_heap_tuples.cuh"
+#include "harness_scan_heap_pages.cuh"
+#include "harness_scan_heap_programs.cuh"
+#include "harness_scan_heap_check.cuh"
 #include "harness_scan_groups.cuh"
 #include "harness_scan_gather.cuh"
 #include "harness_scan_numeric.cuh"
