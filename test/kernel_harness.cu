@@ -1,38 +1,46 @@
 /*
  * kernel_harness.cu
  *		Standalone check of gpuext's device sorts against std::sort, through
- *		gpuext_cuda.h only (no PostgreSQL).  Needs a GPU to run.
+ *		gpuext_cuda.h only (no PostgreSQL).  Needs a GPU to run.  This file
+ *		holds the options, the pinned buffers and helpers the checks share,
+ *		the reduction's run and main; each family's checks are in the
+ *		harness_*.cuh headers it includes inside its namespace.
  *
  *	kernel_harness [--quick] [--bench] [--rows] [--only sort|pairs|rows|reduce|groups|scan] [--seed N]
  *				   [--max-n N] [--pattern NAME] [--verbose]
  *
  * Every algorithm x key width x input pattern x size is sorted on the device
  * and compared element by element with the CPU; keys past n and scratch
- * past the size gpuext_sort_scratch_bytes gave must be left untouched.
+ * past the size gpuext_sort_scratch_bytes gave must be left untouched
+ * (harness_sort_keys.cuh; the pair sorts in harness_sort_pairs.cuh).
  * The row sort (gpuext_sort_rows) is checked over key shapes (words, bits
  * of word 0) x row patterns x sizes: the order must be a permutation whose
  * keys match a CPU sort of the rows, with guards past order, keys and
- * scratch intact.  --quick runs a small size set (for compute-sanitizer);
- * --max-n and --pattern narrow the set further (racecheck is slow); --rows
- * keeps only the row sort; --bench times the sorts instead.
+ * scratch intact (harness_sort_rows.cuh).  --quick runs a small size set
+ * (for compute-sanitizer); --max-n and --pattern narrow the set further
+ * (racecheck is slow); --rows keeps only the row sort; --bench times the
+ * sorts instead (harness_sort_bench.cuh).
  * The reductions (gpuext_reduce) are checked for every value type x input
  * pattern x size, at an aligned and a one-element-off address, field by
  * field against a CPU reference (128-bit integer sums; for floats the exact
  * digits of agg_accum.c), with the result and scratch poisoned first and
- * the bytes past the scratch intact after; 16-byte values (128-bit
- * integers) in harness_reduce_fixed.cuh; the grouped reduction
- * (gpuext_groups_*) against reduce_groups_cpu.c in harness_groups.cuh;
- * the device scan of heap pages (gpuext_scan_heap) against its CPU
- * reference, on pages built there, in harness_scan_heap_*.cuh, its GROUP BY
- * in harness_scan_groups.cuh, its gathering of pages from copies and a
- * registered pool in harness_scan_gather.cuh, numeric columns in
- * harness_scan_numeric.cuh, OR groups in harness_scan_or.cuh, and integer
- * arithmetic in harness_scan_ints.cuh.
+ * the bytes past the scratch intact after (harness_reduce_inputs.cuh and
+ * harness_reduce_check.cuh); 16-byte values (128-bit integers) in
+ * harness_reduce_fixed.cuh; the grouped reduction (gpuext_groups_*)
+ * against reduce_groups_cpu.c in harness_groups.cuh; the device scan of
+ * heap pages (gpuext_scan_heap) against its CPU reference, on pages built
+ * there, in harness_scan_heap_tuples.cuh, _pages.cuh, _programs.cuh and
+ * _check.cuh, its GROUP BY in harness_scan_groups.cuh, its gathering of
+ * pages from copies and a registered pool in harness_scan_gather.cuh,
+ * numeric columns in harness_scan_numeric.cuh, OR groups in
+ * harness_scan_or.cuh, integer arithmetic in harness_scan_ints.cuh, and
+ * date and timestamp units in harness_scan_units.cuh.
  * --only picks one family (sort includes the pair sorts, pairs is them
- * alone).  The last line is "N passed, M failed".  Every bitonic shape (sort_keys.cuh:
- * tile shapes, the cluster kernel at each cluster size, the pair tiles) is
- * also run by number beside the one the entry points pick, and a shape
- * that does not apply to n or to the device must be refused.
+ * alone).  The last line is "N passed, M failed".  Every bitonic shape
+ * (sort_keys.cuh: tile shapes, the cluster kernel at each cluster size,
+ * the pair tiles) is also run by number beside the one the entry points
+ * pick, and a shape that does not apply to n or to the device must be
+ * refused (harness_sort_shapes.cuh).
  */
 #include <algorithm>
 #include <array>
