@@ -84,10 +84,14 @@ sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
 
 # Standalone kernel harnesses (need a GPU to run): check every kernel against a CPU reference.
 harness: test/kernel_harness test/matmul_harness test/gather_harness
-test/kernel_harness: test/kernel_harness.cu test/harness_report.cuh test/harness_reduce_fixed.cuh \
-		test/harness_groups.cuh test/harness_scan_heap.cuh test/harness_scan_groups.cuh \
-		test/harness_scan_gather.cuh test/harness_scan_numeric.cuh test/harness_scan_or.cuh test/harness_scan_ints.cuh \
-		test/harness_scan_units.cuh cuda/reduce_groups_cpu.o $(CUDA_OBJS) $(CUDA_HDRS)
+test/kernel_harness: test/kernel_harness.cu test/harness_report.cuh test/harness_sort_keys.cuh \
+		test/harness_sort_pairs.cuh test/harness_sort_shapes.cuh test/harness_sort_rows.cuh \
+		test/harness_sort_bench.cuh test/harness_reduce_inputs.cuh test/harness_reduce_check.cuh \
+		test/harness_reduce_fixed.cuh test/harness_groups.cuh test/harness_scan_heap_tuples.cuh \
+		test/harness_scan_heap_pages.cuh test/harness_scan_heap_programs.cuh test/harness_scan_heap_check.cuh \
+		test/harness_scan_groups.cuh test/harness_scan_gather.cuh test/harness_scan_numeric.cuh \
+		test/harness_scan_or.cuh test/harness_scan_ints.cuh test/harness_scan_units.cuh cuda/reduce_groups_cpu.o \
+		$(CUDA_OBJS) $(CUDA_HDRS)
 	$(NVCC) $(NVCCFLAGS) -Icuda -o $@ $< cuda/reduce_groups_cpu.o $(CUDA_OBJS) -cudart static
 
 # The matrix product kernels against the CPU's product, bit for bit.

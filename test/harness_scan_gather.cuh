@@ -10,7 +10,7 @@
  *		and the pool's above; the scan of the gathered pages must equal the
  *		CPU's scan of the copies as taken.  A page taken whole
  *		(GPUEXT_SCAN_WHOLE) is the pool's, header and all.  Included by kernel_harness.cu
- *		after harness_scan_heap.cuh.
+ *		after harness_scan_heap_check.cuh.
  */
 
 /* The page's later life in the pool: rows added in its free space, hint bits, a new header below pd_lower. */

@@ -1,14 +1,14 @@
 /*
  * harness_scan_groups.cuh
  *		The device scan's GROUP BY (cuda/scan_heap_groups.h) against the same
- *		program on the CPU, on the pages of harness_scan_heap.cuh: the keys
+ *		program on the CPU, on the pages of harness_scan_heap_pages.cuh: the keys
  *		pass's new key images, then with each image numbered by its rank the
  *		values pass's counters, each output's (group, value) pairs and the
  *		per-group counts.  Slots differ between the two (the device inserts in
  *		no fixed order); what they hold and what the values pass makes of it
  *		must not.  And the keys pass numbering the groups itself, over two
  *		batches: the same groups, (image, value) pairs and counts added up.
- *		Included by kernel_harness.cu after harness_scan_heap.cuh.
+ *		Included by kernel_harness.cu after harness_scan_heap_check.cuh.
  */
 
 /* A key image as a value that sorts and compares whole. */

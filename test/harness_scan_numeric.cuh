@@ -11,7 +11,7 @@
  *		double precision as strtod reads their text.  The device
  *		must equal the CPU's run of the same program (check_scan), and both
  *		the harness's own arithmetic on the values it wrote.  Included by
- *		kernel_harness.cu after harness_scan_heap.cuh.
+ *		kernel_harness.cu after harness_scan_heap_check.cuh.
  */
 
 /* One value written: NULL, NaN, a finite value (v at scale 2, its display scale), or broken bytes. */

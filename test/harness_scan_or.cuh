@@ -6,7 +6,7 @@
  *		counts against the harness's own reading of the rows it wrote (OR
  *		groups), and programs whose group runs past its clause or whose text
  *		comparisons are malformed refused.  Included after
- *		harness_scan_heap.cuh.
+ *		harness_scan_heap_check.cuh.
  */
 
 /*
