@@ -67,7 +67,7 @@ GpuextStoreDatum(const GpuextSortType *type, Datum value, char *dst)
 
 extern void GpuextAccumMergeReduce(GpuextAccum *acc, const GpuextReduceResult *r);
 
-/* agg_numeric.c: numeric as 128-bit fixed point at the largest display scale seen. */
+/* agg_numeric.c, agg_numeric_result.c: numeric as 128-bit fixed point at the largest display scale seen. */
 extern const GpuextSortType GpuextNumericFixedType;
 extern const GpuextSortType *GpuextAggTypeLookup(Oid typid);
 
@@ -83,6 +83,9 @@ extern void GpuextNumericAddFixedValue(GpuextAccum *acc, int128 v, int dscale);
 extern int	GpuextNumericToFixed(Datum value, int scale, int128 *out);
 extern float8 GpuextNumericToFloat8(Datum value);
 extern Datum GpuextFixedToNumeric(int128 v, int scale);
+extern Datum GpuextFixed192ToNumeric(uint128 low, int64 top, int scale);
+extern Datum GpuextNumericCopy(Datum value, MemoryContext cxt);
+extern Datum GpuextNumericSum(const GpuextAccum *acc);
 extern bool GpuextFixedMulPow10(int128 *v, int k);
 extern GpuextNumericRoute GpuextNumericPrepare(GpuextAccum *acc, Datum value, int128 *fixed);
 extern void GpuextNumericAddFixed(GpuextAccum *acc, const int128 *values, size_t n);

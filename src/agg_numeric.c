@@ -26,13 +26,14 @@
  * compare fixed-point integers where both sides have one, else numeric_cmp,
  * and a later equal value wins, as numeric_smaller and numeric_larger do.
  * The decoding below reads the numeric on-disk format (numeric.c), which is
- * fixed by pg_upgrade compatibility.
+ * fixed by pg_upgrade compatibility.  Fixed-point integers back to numeric,
+ * the results, and the datums' copies and serialized form are in
+ * agg_numeric_result.c.
  */
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
 #include "fmgr.h"
-#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/numeric.h"
@@ -244,71 +245,6 @@ GpuextFixedMulPow10(int128 *v, int k)
 	return !__builtin_mul_overflow(*v, (int128) Pow10(k), v);
 }
 
-/* A signed 192-bit integer (top * 2^128 + low, low unsigned) at scale, as numeric of that display scale. */
-static Datum
-Fixed192ToNumeric(uint128 low, int64 top, int scale)
-{
-	bool		negative = top < 0;
-	uint64		w[3] = {(uint64) low, (uint64) (low >> 64), (uint64) top};
-	char		digits[80];
-	int			nd = 0;
-	StringInfoData s;
-	Datum		result;
-
-	if (negative)
-	{
-		/* two's complement negation over the three words */
-		bool		carry = true;
-
-		for (int i = 0; i < 3; i++)
-		{
-			w[i] = ~w[i] + (carry ? 1 : 0);
-			carry = carry && w[i] == 0;
-		}
-	}
-	while (w[0] != 0 || w[1] != 0 || w[2] != 0)
-	{
-		const uint64 base = UINT64CONST(10000000000000000000);	/* 10^19 */
-		uint128		rem = 0;
-
-		for (int i = 2; i >= 0; i--)
-		{
-			uint128		cur = (rem << 64) | w[i];
-
-			w[i] = (uint64) (cur / base);
-			rem = cur % base;
-		}
-		for (int k = 0; k < 19; k++)
-		{
-			digits[nd++] = '0' + (int) (rem % 10);
-			rem /= 10;
-		}
-	}
-	while (nd > 0 && digits[nd - 1] == '0')
-		nd--;
-	initStringInfo(&s);
-	if (negative)
-		appendStringInfoChar(&s, '-');
-	/* at least one digit before the point */
-	for (int i = Max(nd, scale + 1) - 1; i >= 0; i--)
-	{
-		appendStringInfoChar(&s, i < nd ? digits[i] : '0');
-		if (i == scale && scale > 0)
-			appendStringInfoChar(&s, '.');
-	}
-	result = DirectFunctionCall3(numeric_in, CStringGetDatum(s.data), ObjectIdGetDatum(InvalidOid),
-								 Int32GetDatum(-1));
-	pfree(s.data);
-	return result;
-}
-
-/* A 128-bit integer at scale as numeric of that display scale. */
-Datum
-GpuextFixedToNumeric(int128 v, int scale)
-{
-	return Fixed192ToNumeric((uint128) v, v < 0 ? -1 : 0, scale);
-}
-
 /* A numeric as an integer at scale: 0, 1 for NaN, -1 where it has none (an infinity, digits below scale, past 38 digits). */
 int
 GpuextNumericToFixed(Datum value, int scale, int128 *out)
@@ -342,8 +278,8 @@ GpuextNumericToFloat8(Datum value)
 }
 
 /* A copy of a numeric in cxt, with a 4-byte varlena header. */
-static Datum
-CopyNumeric(Datum value, MemoryContext cxt)
+Datum
+GpuextNumericCopy(Datum value, MemoryContext cxt)
 {
 	struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
 	size_t		len = VARSIZE_ANY_EXHDR(v);
@@ -360,7 +296,7 @@ MakeBig(GpuextAccum *acc)
 {
 	if (acc->nbig)
 		return;
-	acc->nbig_sum = CopyNumeric(GpuextFixedToNumeric(acc->isum, acc->nscale), acc->cxt);
+	acc->nbig_sum = GpuextNumericCopy(GpuextFixedToNumeric(acc->isum, acc->nscale), acc->cxt);
 	acc->nbig = true;
 	acc->isum = 0;
 }
@@ -373,7 +309,7 @@ BigAdd(GpuextAccum *acc, Datum value, bool free_old)
 
 	MakeBig(acc);
 	old = acc->nbig_sum;
-	acc->nbig_sum = CopyNumeric(DirectFunctionCall2(numeric_add, old, value), acc->cxt);
+	acc->nbig_sum = GpuextNumericCopy(DirectFunctionCall2(numeric_add, old, value), acc->cxt);
 	if (free_old)
 		pfree(DatumGetPointer(old));
 }
@@ -434,7 +370,7 @@ UpdateMinMax(GpuextAccum *acc, Datum value, int dscale, bool ok, int128 v)
 	{
 		if (acc->min_value != (Datum) 0)
 			pfree(DatumGetPointer(acc->min_value));
-		acc->min_value = CopyNumeric(value, acc->cxt);
+		acc->min_value = GpuextNumericCopy(value, acc->cxt);
 		acc->min_fixed_ok = ok;
 		acc->min_fixed = v;
 		acc->min_dscale = dscale;
@@ -445,7 +381,7 @@ UpdateMinMax(GpuextAccum *acc, Datum value, int dscale, bool ok, int128 v)
 	{
 		if (acc->max_value != (Datum) 0)
 			pfree(DatumGetPointer(acc->max_value));
-		acc->max_value = CopyNumeric(value, acc->cxt);
+		acc->max_value = GpuextNumericCopy(value, acc->cxt);
 		acc->max_fixed_ok = ok;
 		acc->max_fixed = v;
 		acc->max_dscale = dscale;
@@ -588,7 +524,7 @@ GpuextNumericMergeReduce(GpuextAccum *acc, const GpuextReduceResult *r)
 	if (r->isum_top == sign)
 		FoldFixed(acc, (int128) low, false);
 	else
-		BigAdd(acc, Fixed192ToNumeric(low, r->isum_top, acc->nscale), false);
+		BigAdd(acc, GpuextFixed192ToNumeric(low, r->isum_top, acc->nscale), false);
 }
 
 /* Keep v, a value at display scale scale, as min or max where it wins, making its numeric only then. */
@@ -636,13 +572,6 @@ GpuextNumericMergeScaled(GpuextAccum *acc, int64 count, int128 sum, int scale, i
 	}
 }
 
-/* The sum as numeric: the big sum, or the fixed-point sum at nscale. */
-static Datum
-SumNumeric(const GpuextAccum *acc)
-{
-	return acc->nbig ? acc->nbig_sum : GpuextFixedToNumeric(acc->isum, acc->nscale);
-}
-
 /* Keep src's min or max in dst where it wins or ties (combine: numeric_smaller(dst, src)). */
 static void
 MergeWinner(GpuextAccum *dst, Datum value)
@@ -674,113 +603,10 @@ GpuextNumericMerge(GpuextAccum *dst, const GpuextAccum *src)
 	if (!src->nbig && !dst->nbig && GpuextFixedMulPow10(&v, dst->nscale - src->nscale))
 		FoldFixed(dst, v, true);
 	else
-		BigAdd(dst, SumNumeric(src), true);
+		BigAdd(dst, GpuextNumericSum(src), true);
 	/* src's winners against dst's; src wins ties, as numeric_smaller(dst, src) */
 	MergeWinner(dst, src->min_value);
 	MergeWinner(dst, src->max_value);
-}
-
-/* Copy an accumulator's numeric datums into cxt (after the struct was copied whole). */
-void
-GpuextNumericCopyDatums(GpuextAccum *acc, MemoryContext cxt)
-{
-	acc->cxt = cxt;
-	if (acc->min_value != (Datum) 0)
-		acc->min_value = CopyNumeric(acc->min_value, cxt);
-	if (acc->max_value != (Datum) 0)
-		acc->max_value = CopyNumeric(acc->max_value, cxt);
-	if (acc->nbig)
-		acc->nbig_sum = CopyNumeric(acc->nbig_sum, cxt);
-}
-
-/*
- * sum, avg, min or max of a non-empty numeric accumulator, as PostgreSQL's
- * numeric_sum, numeric_avg, min and max; always a fresh datum, since the
- * state may change after (window aggregates) and frees replaced winners.
- */
-Datum
-GpuextNumericResult(GpuextAccum *acc, GpuextAggKind kind)
-{
-	const char *special = NULL;
-	Datum		sum;
-
-	if (kind == GPUEXT_AGG_MIN)
-		return CopyNumeric(acc->min_value, CurrentMemoryContext);
-	if (kind == GPUEXT_AGG_MAX)
-		return CopyNumeric(acc->max_value, CurrentMemoryContext);
-	if (acc->has_nan || (acc->has_pos_inf && acc->has_neg_inf))
-		special = "NaN";
-	else if (acc->has_pos_inf)
-		special = "Infinity";
-	else if (acc->has_neg_inf)
-		special = "-Infinity";
-	if (special != NULL)
-		return DirectFunctionCall3(numeric_in, CStringGetDatum(special), ObjectIdGetDatum(InvalidOid),
-								   Int32GetDatum(-1));
-	sum = SumNumeric(acc);
-	if (kind == GPUEXT_AGG_SUM)
-		return acc->nbig ? CopyNumeric(sum, CurrentMemoryContext) : sum;
-	/* no NaN or infinity: count is numeric_avg's N */
-	return DirectFunctionCall2(numeric_div, sum, NumericGetDatum(int64_to_numeric(acc->count)));
-}
-
-/* Bytes the numeric datums of an accumulator add to its serialized form. */
-size_t
-GpuextNumericSerialSize(const GpuextAccum *acc)
-{
-	size_t		n = 0;
-
-	if (acc->typid != NUMERICOID)
-		return 0;
-	if (acc->min_value != (Datum) 0)
-		n += VARSIZE(DatumGetPointer(acc->min_value)) + VARSIZE(DatumGetPointer(acc->max_value));
-	if (acc->nbig)
-		n += VARSIZE(DatumGetPointer(acc->nbig_sum));
-	return n;
-}
-
-/* Write the numeric datums (min, max, big sum, those present) at dst. */
-void
-GpuextNumericSerialWrite(const GpuextAccum *acc, char *dst)
-{
-	Datum		d[3] = {acc->min_value, acc->max_value, acc->nbig ? acc->nbig_sum : (Datum) 0};
-
-	if (acc->typid != NUMERICOID)
-		return;
-	for (int i = 0; i < 3; i++)
-		if (d[i] != (Datum) 0)
-		{
-			memcpy(dst, DatumGetPointer(d[i]), VARSIZE(DatumGetPointer(d[i])));
-			dst += VARSIZE(DatumGetPointer(d[i]));
-		}
-}
-
-/* Read them back into CurrentMemoryContext (the struct was copied before); ERROR if the bytes do not match. */
-void
-GpuextNumericSerialRead(GpuextAccum *acc, const char *src, size_t len)
-{
-	Datum	   *d[3] = {&acc->min_value, &acc->max_value, &acc->nbig_sum};
-	bool		present[3] = {acc->min_value != (Datum) 0, acc->max_value != (Datum) 0, acc->nbig};
-
-	acc->cxt = CurrentMemoryContext;
-	for (int i = 0; i < 3; i++)
-	{
-		struct varlena hdr;
-
-		if (!present[i] || acc->typid != NUMERICOID)
-			continue;
-		if (len < VARHDRSZ)
-			elog(ERROR, "gpuext partial aggregate: numeric datums cut short");
-		memcpy(&hdr, src, VARHDRSZ);
-		if (VARSIZE(&hdr) < VARHDRSZ + sizeof(uint16) || VARSIZE(&hdr) > len)
-			elog(ERROR, "gpuext partial aggregate: bad numeric datum of %u bytes", (unsigned) VARSIZE(&hdr));
-		*d[i] = PointerGetDatum(palloc(VARSIZE(&hdr)));
-		memcpy(DatumGetPointer(*d[i]), src, VARSIZE(&hdr));
-		len -= VARSIZE(&hdr);
-		src += VARSIZE(&hdr);
-	}
-	if (len != 0)
-		elog(ERROR, "gpuext partial aggregate has %zu bytes left over", len);
 }
 
 /* Add one value to a synchronous batch (arrays), or to the accumulator. */

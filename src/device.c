@@ -7,7 +7,8 @@
  * never in _PG_init or the postmaster.  Device buffers belong to the memory
  * context they were allocated in, so an ERROR or a cancel that unwinds the
  * statement frees them.  The pinned staging buffer is kept for reuse across
- * calls and dropped if a call that was using it never finished.
+ * calls and dropped if a call that was using it never finished; transfers
+ * through it are in device_transfer.c, failure injection in device_faults.c.
  */
 #include "postgres.h"
 
@@ -108,103 +109,13 @@ static bool device_failed;
 /* Set with device_failed when the cause was the GPU service's arena being full. */
 static bool device_busy;
 
-/* gpuext.debug_fail_device_calls, parsed: fail fault_count calls of fault_kind after fault_skip. */
-typedef struct FaultPlan
-{
-	GpuextFaultKind kind;
-	int			count;
-	int			skip;
-} FaultPlan;
-
-static FaultPlan fault_plan;
-static bool fault_fired;		/* the last device-layer call was failed on purpose */
-static int64 faults_injected;
-
-static const char *const fault_kind_names[] = {"any", "open", "alloc", "copy", "kernel", "sync", "reset", "recheck"};
-
 #define FAULT_MESSAGE "injected failure (gpuext.debug_fail_device_calls)"
-
-/* GUC check hook: '' (off) or KIND:COUNT[:SKIP], KIND one of fault_kind_names. */
-bool
-gpuext_fault_check_hook(char **newval, void **extra, GucSource source)
-{
-	FaultPlan	plan = {0};
-	char		kind[16];
-	int			count,
-				skip = 0,
-				consumed = 0;
-	int			fields;
-	bool		known = false;
-
-	if (*newval != NULL && (*newval)[0] != '\0')
-	{
-		fields = sscanf(*newval, "%15[a-z]:%d%n:%d%n", kind, &count, &consumed, &skip, &consumed);
-		if (fields < 2 || (*newval)[consumed] != '\0' || count < 0 || skip < 0)
-		{
-			GUC_check_errdetail("Expected KIND:COUNT or KIND:COUNT:SKIP, KIND one of any, open, alloc, copy, kernel, sync, reset, recheck.");
-			return false;
-		}
-		for (int k = 0; k < lengthof(fault_kind_names) && !known; k++)
-			if (strcmp(kind, fault_kind_names[k]) == 0)
-			{
-				plan.kind = (GpuextFaultKind) k;
-				plan.count = count;
-				plan.skip = skip;
-				known = true;
-			}
-		if (!known)
-		{
-			GUC_check_errdetail("Unknown kind \"%s\": any, open, alloc, copy, kernel, sync, reset or recheck.", kind);
-			return false;
-		}
-	}
-	*extra = GpuextGucMalloc(sizeof(FaultPlan));
-	if (*extra == NULL)
-		return false;
-	memcpy(*extra, &plan, sizeof(FaultPlan));
-	return true;
-}
-
-/* GUC assign hook: setting the value (again) arms the plan afresh. */
-void
-gpuext_fault_assign_hook(const char *newval, void *extra)
-{
-	fault_plan = *(FaultPlan *) extra;
-}
-
-/* Whether the next device-layer call of this kind must fail (gpuext.debug_fail_device_calls). */
-bool
-GpuextFaultFires(GpuextFaultKind kind)
-{
-	fault_fired = false;
-	if (fault_plan.count == 0 ||
-		(fault_plan.kind == GPUEXT_FAULT_RESET ? kind == GPUEXT_FAULT_OPEN :
-		 fault_plan.kind != GPUEXT_FAULT_ANY && fault_plan.kind != kind) ||
-		(kind == GPUEXT_FAULT_RECHECK && fault_plan.kind != kind))
-		return false;
-	if (fault_plan.skip > 0)
-	{
-		fault_plan.skip--;
-		return false;
-	}
-	fault_plan.count--;
-	faults_injected++;
-	fault_fired = true;
-	return true;
-}
-
-/* Status of an injected failure: the call's own, or a lost device for kind reset. */
-GpuextStatus
-GpuextFaultStatus(GpuextStatus status)
-{
-	return fault_plan.kind == GPUEXT_FAULT_RESET ? GPUEXT_DEVICE_LOST : status;
-}
 
 /* Message for the last failed device-layer call, injected or real. */
 static const char *
 DeviceErrorMessage(void)
 {
-	return fault_fired ? FAULT_MESSAGE : gpuext_cuda_error_message();
+	return gpuext_fault_fired ? FAULT_MESSAGE : gpuext_cuda_error_message();
 }
 
 /*
@@ -517,7 +428,7 @@ BufferAlloc(size_t bytes, bool pinned, bool missing_ok)
 	}
 	status = pinned ? gpuext_cuda_alloc_pinned(&ptr, bytes) : gpuext_cuda_alloc(&ptr, bytes);
 	/* Short of memory is an answer for device memory, and for pinned memory only as the arena's back-pressure */
-	if (status == GPUEXT_OUT_OF_MEMORY && missing_ok && (!pinned || (USING_SERVICE() && !fault_fired)))
+	if (status == GPUEXT_OUT_OF_MEMORY && missing_ok && (!pinned || (USING_SERVICE() && !gpuext_fault_fired)))
 	{
 		elog(DEBUG1, "gpuext: %s", DeviceErrorMessage());
 		return NULL;
@@ -621,82 +532,6 @@ GpuextStagingEnd(void)
 		gpuext_cuda_free_pinned(staging);
 		pinned_bytes_held -= 2 * GPUEXT_STAGING_HALF_BYTES;
 		staging = NULL;
-	}
-}
-
-/* Bytes of one staged piece: a half of the staging buffer, in whole units. */
-static size_t
-PieceBytes(size_t unit)
-{
-	return GPUEXT_STAGING_HALF_BYTES / unit * unit;
-}
-
-/* Enqueue one staged piece's copy to the device, marking its half's event slot. */
-void
-GpuextPieceToDevice(char *dst, const char *half, size_t bytes, int slot)
-{
-	GpuextCheck(gpuext_cuda_copy_to_device(dst, half, bytes), "copy to device");
-	GpuextCheck(gpuext_cuda_mark(slot), "event record");
-}
-
-/* Enqueue one piece's copy back into a staging half, marking its event slot. */
-void
-GpuextPieceToHost(char *half, const char *src, size_t bytes, int slot)
-{
-	GpuextCheck(gpuext_cuda_copy_to_host(half, src, bytes), "copy to host");
-	GpuextCheck(gpuext_cuda_mark(slot), "event record");
-}
-
-/* Copy bytes to the device through the staging halves: fill one while the other is in flight. */
-void
-GpuextUpload(char *dst, size_t bytes, size_t unit, char *staging, GpuextStageFn fill, void *arg)
-{
-	size_t		piece = PieceBytes(unit);
-
-	for (size_t off = 0, i = 0; off < bytes; off += piece, i++)
-	{
-		size_t		len = Min(piece, bytes - off);
-		int			slot = i % 2;
-		char	   *half = staging + slot * GPUEXT_STAGING_HALF_BYTES;
-
-		GpuextWait(slot);
-		fill(arg, half, off, len);
-		GpuextPieceToDevice(dst + off, half, len, slot);
-	}
-}
-
-/* Enqueue the copy of piece i of a download into staging half i % 2. */
-static void
-DownloadPiece(const char *src, size_t bytes, size_t piece, char *staging, size_t i)
-{
-	size_t		off = i * piece;
-	int			slot = i % 2;
-
-	GpuextPieceToHost(staging + slot * GPUEXT_STAGING_HALF_BYTES, src + off, Min(piece, bytes - off), slot);
-}
-
-/* Copy bytes back through the staging halves, two pieces in flight, drain reading each. */
-void
-GpuextDownload(const char *src, size_t bytes, size_t unit, char *staging, GpuextStageFn drain,
-			   void *arg)
-{
-	size_t		piece = PieceBytes(unit);
-	size_t		npieces = (bytes + piece - 1) / piece;
-
-	for (size_t i = 0; i < Min(npieces, 2); i++)
-	{
-		GpuextWait(i % 2);
-		DownloadPiece(src, bytes, piece, staging, i);
-	}
-	for (size_t i = 0; i < npieces; i++)
-	{
-		int			slot = i % 2;
-
-		GpuextWait(slot);
-		drain(arg, staging + slot * GPUEXT_STAGING_HALF_BYTES, i * piece,
-			  Min(piece, bytes - i * piece));
-		if (i + 2 < npieces)
-			DownloadPiece(src, bytes, piece, staging, i + 2);
 	}
 }
 
@@ -816,7 +651,7 @@ gpuext_info(PG_FUNCTION_ARGS)
 	nulls[11] = nulls[12] = false;
 	values[13] = Int64GetDatum((int64) DeviceMemoryLimit());
 	nulls[13] = !ready && gpuext_max_device_memory < 0;
-	values[14] = Int64GetDatum(faults_injected);
+	values[14] = Int64GetDatum(gpuext_faults_injected);
 	nulls[14] = false;
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));

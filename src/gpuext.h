@@ -57,6 +57,8 @@ extern bool GpuextFaultFires(GpuextFaultKind kind);
 extern GpuextStatus GpuextFaultStatus(GpuextStatus status);
 extern bool gpuext_fault_check_hook(char **newval, void **extra, GucSource source);
 extern void gpuext_fault_assign_hook(const char *newval, void *extra);
+extern bool gpuext_fault_fired;	/* the last device-layer call was failed on purpose */
+extern int64 gpuext_faults_injected;
 
 /*
  * The device layer a backend uses: gpuext_cuda.h in this process, or the
@@ -220,7 +222,7 @@ extern void GpuextBufferFree(GpuextBuffer *buf);
 extern char *GpuextStagingBegin(void);
 extern void GpuextStagingEnd(void);
 
-/* Fill (upload) or read (download) one staged piece: bytes at offset of the whole transfer. */
+/* device_transfer.c: fill (upload) or read (download) one staged piece, bytes at offset of the whole transfer. */
 typedef void (*GpuextStageFn) (void *arg, char *piece, size_t offset, size_t bytes);
 extern void GpuextUpload(char *dst, size_t bytes, size_t unit, char *staging,
 						 GpuextStageFn fill, void *arg);
