@@ -146,9 +146,10 @@ SELECT check_scan($q$SELECT array_agg(g ORDER BY g) FROM (SELECT b, avg(f4 * 0.7
 SELECT check_scan($q$SELECT sum(f4 * 0.25::float4), sum(-f4), count(*) FROM ds WHERE i4 % 4 = 0$q$);
 SELECT check_scan($q$SELECT avg(i4::real), max(i2::float4 * 0.5::float4), min((f8 * 3)::real), max((f8 / 7)::float4 - f4),
   min((f8 / 7)::float4), avg((f8 * f8)::real), count(*) FROM ds$q$);
--- A CASE of real: its branches real columns and constants, alone, under real arithmetic and cast.
-SELECT check_scan($q$SELECT max(CASE WHEN i2 > 0 THEN f4 ELSE 0.5::real END), min(CASE WHEN f8 > 100 THEN f4 END * 3::real),
-  avg(CASE WHEN i4 % 3 = 0 THEN f4 WHEN i4 % 3 = 1 THEN 2.5::real END), min((CASE WHEN b THEN f4 END)::float8 * f8), count(*) FROM ds$q$);
+-- A CASE of real: its branches real columns and constants (negated too), alone, under real
+-- arithmetic and cast.
+SELECT check_scan($q$SELECT max(CASE WHEN i2 > 0 THEN -f4 ELSE 0.5::real END), min(CASE WHEN i4 > 0 THEN -f8 ELSE -(-f8) END),
+  min(CASE WHEN f8 > 100 THEN f4 END * 3::real), avg(CASE WHEN i4 % 3 = 0 THEN f4 WHEN i4 % 3 = 1 THEN 2.5::real END), min((CASE WHEN b THEN f4 END)::float8 * f8), count(*) FROM ds$q$);
 -- A bigint cast to real is rounded once, as i8tof does: 2^60 + 2^36 + 1 is 2^60 + 2^37, where
 -- through a double it would be 2^60.
 CREATE TABLE ds_big AS SELECT (1152921573326323713 + i % 3 - 1)::int8 AS i8, i FROM generate_series(1, 3000) i;

@@ -335,7 +335,8 @@ IsFloatType(Oid type)
 /*
  * Whether a CASE's branch can be computed for every row, taken or not:
  * nothing in it raises an error (a column, a constant, NULL, a CASE of
- * such), as the device and the rows read in place compute both.
+ * such, their negation), as the device and the rows read in place compute
+ * both.
  */
 static bool
 BranchWithoutErrors(CustomScan *cscan, Node *node)
@@ -344,6 +345,9 @@ BranchWithoutErrors(CustomScan *cscan, Node *node)
 
 	if (IsA(node, Const))
 		return true;
+	if (IsA(node, OpExpr) && list_length(((OpExpr *) node)->args) == 1 &&
+		(((OpExpr *) node)->opfuncid == F_FLOAT8UM || ((OpExpr *) node)->opfuncid == F_FLOAT4UM))
+		return BranchWithoutErrors(cscan, linitial(((OpExpr *) node)->args));
 	if (IsA(node, CaseExpr))
 	{
 		CaseExpr   *c = (CaseExpr *) node;
