@@ -215,8 +215,9 @@ void scan_step(GpuextScanProgram &p, GpuextScanOp op, int dst, int a, int b, boo
  * infinities, zeros, denormals, limits): NULLs through strict operators,
  * rows whose overflow, underflow or division by zero is counted, a CASE
  * WHEN's choice (a NULL branch too), register outputs with and without
- * FILTER, behind a WHERE clause; and real arithmetic over the real column
- * and a cast to real, outputs of reals.
+ * FILTER, behind a WHERE clause; and real arithmetic over the real column,
+ * a cast to real and a bigint column loaded as real (rounded once), outputs
+ * of reals.
  */
 GpuextScanProgram scan_program_arith()
 {
@@ -226,6 +227,7 @@ GpuextScanProgram scan_program_arith()
 	const int	i4 = scan_col(p, 3, GPUEXT_SCAN_INT, false, 5);
 	const int	f4 = scan_col(p, 5, GPUEXT_SCAN_FLOAT4, true, 0);
 	const int	f8 = scan_col(p, 6, GPUEXT_SCAN_FLOAT8, false, scan_float_bits(1.5, false));
+	const int	i8 = scan_col(p, 9, GPUEXT_SCAN_INT, true, 0);
 	int			f;
 	int			ne;
 	int			isnull;
@@ -235,9 +237,9 @@ GpuextScanProgram scan_program_arith()
 	p.nregs = 13;
 	p.consts[3] = 2.0;
 	p.consts[4] = 1e300;
-	p.loads[p.nloads++] = {(uint8_t) f8, 0};
-	p.loads[p.nloads++] = {(uint8_t) f4, 1};
-	p.loads[p.nloads++] = {(uint8_t) i2, 2};
+	p.loads[p.nloads++] = {(uint8_t) f8, 0, 0};
+	p.loads[p.nloads++] = {(uint8_t) f4, 1, 0};
+	p.loads[p.nloads++] = {(uint8_t) i2, 2, 0};
 	scan_step(p, GPUEXT_SCAN_MUL, 5, 0, 1);
 	scan_step(p, GPUEXT_SCAN_ADD, 6, 5, 2);
 	scan_step(p, GPUEXT_SCAN_DIV, 7, 6, 3);
@@ -274,7 +276,11 @@ GpuextScanProgram scan_program_arith()
 	/* f8 / f4 cast to real (dtof: overflow and underflow) */
 	p.nregs = 20;
 	scan_step(p, GPUEXT_SCAN_TO_REAL, 19, 10, 10, true);
-	for (int r : {8, 10, 11, 6, 12, 14, 16, 18, 19})
+	/* the bigint column as real (i8tof, not through a double), times f4 as real */
+	p.nregs = 22;
+	p.loads[p.nloads++] = {(uint8_t) i8, 20, 1};
+	scan_step(p, GPUEXT_SCAN_MUL, 21, 20, 1, true);
+	for (int r : {8, 10, 11, 6, 12, 14, 16, 18, 19, 20, 21})
 	{
 		GpuextScanOut &o = p.outs[p.nouts++];
 

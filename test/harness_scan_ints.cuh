@@ -55,9 +55,9 @@ GpuextScanProgram scan_program_ints()
 	p.numconsts[5] = 1;
 	p.numconst_nulls = 1u << 13;
 	p.nnloads = 3;
-	p.numloads[0] = {(uint8_t) i2, 0};
-	p.numloads[1] = {(uint8_t) i4, 1};
-	p.numloads[2] = {(uint8_t) i8, 2};
+	p.numloads[0] = {(uint8_t) i2, 0, 0};
+	p.numloads[1] = {(uint8_t) i4, 1, 0};
+	p.numloads[2] = {(uint8_t) i8, 2, 0};
 	p.nnsteps = 8;
 	p.numsteps[0] = scan_int_step(GPUEXT_SCAN_MUL, 6, 1, 3, 4);
 	p.numsteps[1] = scan_int_step(GPUEXT_SCAN_ADD, 7, 6, 0, 4);

@@ -294,9 +294,9 @@ GpuextScanProgram num_program()
 	p.nnregs = 10;
 	p.numconsts[2] = 1;
 	p.nnloads = 3;
-	p.numloads[0] = {0, 0};
-	p.numloads[1] = {1, 1};
-	p.numloads[2] = {2, 7};
+	p.numloads[0] = {0, 0, 0};
+	p.numloads[1] = {1, 1, 0};
+	p.numloads[2] = {2, 7, 0};
 	p.nnsteps = 6;
 	p.numsteps[0] = {GPUEXT_SCAN_SUB, 3, 2, 1, 2, 0, 0, 0, 0, {0, 0, 0}};
 	p.numsteps[1] = {GPUEXT_SCAN_MUL, 4, 0, 3, 0, 0, 0, 0, 0, {0, 0, 0}};
@@ -419,8 +419,8 @@ GpuextScanProgram num_float_program()
 	p.nnregs = p.nnloads = p.nnsteps = 0;
 	p.nregs = 3;
 	p.nloads = 2;
-	p.loads[0] = {0, 0};
-	p.loads[1] = {1, 1};
+	p.loads[0] = {0, 0, 0};
+	p.loads[1] = {1, 1, 0};
 	p.nsteps = 1;
 	p.steps[0] = {GPUEXT_SCAN_MUL, 2, 0, 1, 0, 0, 0, 0};
 	p.nouts = 2;
@@ -435,8 +435,25 @@ GpuextScanProgram num_float_program()
 	return p;
 }
 
-/* A value at scale 2 as strtod reads its decimal text: PostgreSQL's numeric_float8. */
-double num_strtod(__int128 v)
+/*
+ * The program of numerics cast to real: num_float_program's, its loads
+ * rounded once to real (numeric_float4) and a * b real arithmetic; its
+ * outputs reals.
+ */
+GpuextScanProgram num_real_program()
+{
+	GpuextScanProgram p = num_float_program();
+
+	p.loads[0].real = 1;
+	p.loads[1].real = 1;
+	p.steps[0].real = 1;
+	for (int o = 0; o < 2; o++)
+		p.outs[o].value_bytes = 4;
+	return p;
+}
+
+/* A value at scale 2 as its decimal text, as numeric_out writes it. */
+std::string num_text(__int128 v)
 {
 	unsigned __int128 m = v < 0 ? (unsigned __int128) -v : (unsigned __int128) v;
 	std::string digits;
@@ -449,15 +466,23 @@ double num_strtod(__int128 v)
 	while (digits.size() < 3)
 		digits.insert(digits.begin(), '0');
 	digits.insert(digits.size() - 2, ".");
-	return strtod(((v < 0 ? "-" : "") + digits).c_str(), nullptr);
+	return (v < 0 ? "-" : "") + digits;
+}
+
+/* A value at scale 2 as strtod reads its decimal text: PostgreSQL's numeric_float8. */
+double num_strtod(__int128 v)
+{
+	return strtod(num_text(v).c_str(), nullptr);
 }
 
 /*
- * The harness's own run of num_float_program: a row whose a or b is NaN or
- * past 2^53 at the scale is left to the CPU (an error); "" or what differs
- * from the CPU's run (hc, hv).
+ * The harness's own run of num_float_program, or of num_real_program
+ * (real: the values read by strtof, numeric_float4, and multiplied as
+ * reals): a row whose a or b is NaN or past 2^53 at the scale is left to the
+ * CPU (an error); "" or what differs from the CPU's run (hc, hv).
  */
-std::string num_float_reference_differs(const NumSet &ns, const uint64_t *hc, const std::vector<std::vector<uint64_t>> &hv)
+std::string num_float_reference_differs(const NumSet &ns, const uint64_t *hc, const std::vector<std::vector<uint64_t>> &hv,
+										bool real)
 {
 	uint64_t	c[GPUEXT_SCAN_COUNTERS] = {0};
 	std::vector<std::vector<uint64_t>> v(2);
@@ -489,6 +514,20 @@ std::string num_float_reference_differs(const NumSet &ns, const uint64_t *hc, co
 		c[GPUEXT_SCAN_PASSED]++;
 		if (a.kind == NumValue::NUM_NULL)
 			continue;
+		if (real)
+		{
+			float		fa = strtof(num_text(a.v).c_str(), nullptr);
+			float		fprod;
+
+			v[0].push_back(0);
+			memcpy(&v[0].back(), &fa, 4);
+			if (b.kind == NumValue::NUM_NULL)
+				continue;
+			fprod = fa * strtof(num_text(b.v).c_str(), nullptr);
+			v[1].push_back(0);
+			memcpy(&v[1].back(), &fprod, 4);
+			continue;
+		}
 		da = num_strtod(a.v);
 		v[0].push_back(0);
 		memcpy(&v[0].back(), &da, 8);
@@ -517,23 +556,25 @@ void run_scan_numeric_checks(bool quick)
 			break;
 		ns = num_make_set(npages, rng);
 		scan_upload_set(ns.s, &d_pages, &d_vis);
-		for (int cast = 0; cast < 2; cast++)
+		for (int cast = 0; cast < 3; cast++)
 		{
-			GpuextScanProgram p = cast ? num_float_program() : num_program();
+			GpuextScanProgram p = cast == 2 ? num_real_program() : cast ? num_float_program() : num_program();
 			GpuextScanProgram ph = p;
 			std::vector<char> h_outs;
 			std::vector<std::vector<uint64_t>> hv(p.nouts);
 			uint64_t	hc[GPUEXT_SCAN_COUNTERS] = {0};
 			std::string detail;
-			std::string what = cast ? "numeric cast to double precision" : "numeric WHERE, arithmetic and values";
+			std::string what = cast == 2 ? "numeric cast to real" : cast ? "numeric cast to double precision" :
+				"numeric WHERE, arithmetic and values";
 
 			h_outs.assign(scan_layout(ph, (uint64_t) npages * GPUEXT_SCAN_MAX_TUPLES), (char) POISON);
 			report(gpuext_scan_program_valid(&ph, h_outs.size()) == 1, "scan " + ns.s.name + ", " + what +
 				   ": the program is valid", "");
 			gpuext_scan_heap_host(&ph, ns.s.pages.data(), ns.s.vis.data(), npages, hc, h_outs.data());
 			for (int o = 0; o < p.nouts; o++)
-				hv[o] = scan_values(h_outs.data(), ph.outs[o].offset, hc[GPUEXT_SCAN_OUT_COUNT + o], 8, false);
-			detail = cast ? num_float_reference_differs(ns, hc, hv) : num_reference_differs(ns, hc, hv);
+				hv[o] = scan_values(h_outs.data(), ph.outs[o].offset, hc[GPUEXT_SCAN_OUT_COUNT + o],
+									cast == 2 ? 4 : 8, false);
+			detail = cast ? num_float_reference_differs(ns, hc, hv, cast == 2) : num_reference_differs(ns, hc, hv);
 			if (detail.empty() && (hc[GPUEXT_SCAN_PASSED] == 0 || hc[GPUEXT_SCAN_ERRORS] == 0 ||
 								   (npages > 1 && hc[GPUEXT_SCAN_BAD] == 0)))
 				detail = "the set lacks passing rows, rows in error or undecodable rows";
