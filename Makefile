@@ -23,7 +23,8 @@ REGRESS_OPTS = --load-extension=gpuext
 EXTRA_CLEAN = sql/$(EXTENSION)--$(EXTVERSION).sql cuda/*.o test/kernel_harness test/matmul_harness test/gather_harness bench/reduce_bench bench/sort_bench bench/matmul_bench bench/arena_bw results regression.diffs regression.out
 
 # CUDA: CUDA_HOME, else /usr/local/cuda, else nvcc on PATH; WITH_CUDA=no forces the CPU-only build,
-# WITH_CUDA=fake the host-memory fake device (cuda/fakedev.c) that runs the device paths without a GPU.
+# WITH_CUDA=fake the host-memory fake device (cuda/fakedev.c, its kernels cuda/fakedev_kernels.c) that runs the
+# device paths without a GPU.
 WITH_CUDA ?= auto
 ifneq ($(filter no fake,$(WITH_CUDA)),)
 CUDA_HOME :=
@@ -55,7 +56,7 @@ CUDA_OBJS = $(CUDA_SRCS:.cu=.o)
 # Static CUDA runtime: the server needs only the NVIDIA driver.  PGXS links with gcc, so name libstdc++.
 SHLIB_LINK += $(CUDA_OBJS) -L$(CUDA_LIBDIR) -Wl,--exclude-libs,ALL -lcudart_static -lstdc++ -lrt -ldl -lpthread
 else ifeq ($(WITH_CUDA),fake)
-OBJS += cuda/fakedev.o
+OBJS += cuda/fakedev.o cuda/fakedev_kernels.o
 else
 OBJS += cuda/nocuda.o
 endif
@@ -70,7 +71,8 @@ include $(PGXS)
 $(shlib): $(CUDA_OBJS)
 
 # PGXS tracks no header dependencies: rebuild the C objects when a project header changes.
-$(OBJS): $(wildcard src/*.h) cuda/gpuext_cuda.h cuda/exact_sum.h cuda/reduce_groups.h $(wildcard cuda/scan_heap*.h)
+$(OBJS): $(wildcard src/*.h) cuda/gpuext_cuda.h cuda/exact_sum.h cuda/reduce_groups.h $(wildcard cuda/scan_heap*.h) \
+	cuda/fakedev.h
 
 # The CPU product's loops over a row vectorise only with the dynamic cost model (GCC's -O2 is "very cheap").
 cuda/matmul_cpu.o: CFLAGS += -ftree-loop-vectorize -fvect-cost-model=dynamic

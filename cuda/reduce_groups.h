@@ -1,8 +1,9 @@
 /*
  * reduce_groups.h
- *		What the reductions' host code (reduce_groups_cpu.c, fakedev.c) and
- *		the grouped reduction's device code (reduce_groups.cu) share: the
- *		values' order-preserving keys, as gpuext_reduce's (gpu_sort's encoding:
+ *		What the reductions' host code (reduce_groups_cpu.c,
+ *		fakedev_kernels.c) and the grouped reduction's device code
+ *		(reduce_groups.cu) share: the values' order-preserving keys, as
+ *		gpuext_reduce's (gpu_sort's encoding:
  *		sign bit flipped for integers, -0 just below +0 and NaN made the
  *		positive quiet NaN for floats, 32-bit keys for 2- and 4-byte values),
  *		a group's result from its state, and the grouped reduction's argument

@@ -3,7 +3,8 @@
  *		Standalone check of gpuext_gather_rows (GpuSort's rows kept in device
  *		memory, brought back in sorted order a piece at a time) against the
  *		CPU, through gpuext_cuda.h only.  Needs a GPU (or, built with a C++
- *		compiler against cuda/fakedev.o, checks the fake device).
+ *		compiler against cuda/fakedev.o and cuda/fakedev_kernels.o, checks
+ *		the fake device).
  *
  *	gather_harness [--seed N] [--verbose]
  *

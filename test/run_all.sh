@@ -88,7 +88,7 @@ suite() {
 	if [ -z "${SUITE_SERVICE:-}" ]; then
 		[ -d "$build" ] || copy_tree "$build"
 		# The device objects do not depend on the server: only the C side is rebuilt for each.
-		rm -f "$build"/src/*.o "$build"/cuda/nocuda.o "$build"/cuda/fakedev.o "$build"/*.so
+		rm -f "$build"/src/*.o "$build"/cuda/nocuda.o "$build"/cuda/fakedev.o "$build"/cuda/fakedev_kernels.o "$build"/*.so
 		as_user make -s -C "$build" -j"$(nproc)" PG_CONFIG="$pgc" ${variant:+WITH_CUDA=$variant} $cuda_arch
 		rm -rf "$stage"
 		as_user make -s -C "$build" install PG_CONFIG="$pgc" ${variant:+WITH_CUDA=$variant} $cuda_arch DESTDIR="$stage" >/dev/null
