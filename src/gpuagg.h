@@ -12,7 +12,8 @@
  *	gpuagg_pages.c		the table's pages and their visible rows (all-visible ones straight from its files)
  *	gpuagg_columns.c	a page's rows added column by column where the inputs are plain columns or
  *						compiled double precision arithmetic
- *	gpuagg_inplace.c	which rows are read in place, and the float arguments compiled for them
+ *	gpuagg_inplace_setup.c	which rows are read in place
+ *	gpuagg_inplace.c	... the float arguments compiled for them
  *	gpuagg_conditions.c	the WHERE clause and FILTERs compiled for them and for the device scan
  *	gpuagg_keys.c		the GROUP BY keys: evaluated per row, numbered (a group each)
  *	gpuagg_group.c		the groups' per-input states and results
@@ -246,7 +247,7 @@ typedef struct GpuAggStats
 	int64		device_cpu_tuples;	/* ... and tuples of its batches read on the CPU instead */
 } GpuAggStats;
 
-/* Reading the table's rows: the WHERE clause, and rows read in place (gpuagg_inplace.c, gpuagg_columns.c). */
+/* Reading the table's rows: the WHERE clause, and rows read in place (gpuagg_inplace_setup.c, gpuagg_columns.c). */
 typedef struct GpuAggRows
 {
 	ExprState  *qual;
@@ -558,7 +559,7 @@ extern int	GpuAggNumExprToScan(const GpuAggNumExpr *e, GpuextScanProgram *p, con
 extern void GpuAggNumExprColumns(const GpuAggNumExpr *e, Bitmapset **atts);
 extern void GpuAggNumExprTextColumns(const GpuAggNumExpr *e, Bitmapset **atts);
 
-/* gpuagg_inplace.c, gpuagg_conditions.c */
+/* gpuagg_inplace_setup.c, gpuagg_inplace.c, gpuagg_conditions.c */
 extern void GpuAggInPlaceSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tupdesc);
 extern GpuAggRowQual *GpuAggCompileRowQual(CustomScan *cscan, List *quals);
 extern bool GpuAggArithOp(OpExpr *op, Oid add, Oid sub, Oid mul, Oid div, Oid neg, GpuAggRowOp *kind);
