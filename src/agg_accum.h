@@ -82,6 +82,7 @@ extern void GpuextNumericAdd(GpuextAccum *acc, Datum value);
 extern void GpuextNumericAddFixedValue(GpuextAccum *acc, int128 v, int dscale);
 extern int	GpuextNumericToFixed(Datum value, int scale, int128 *out);
 extern float8 GpuextNumericToFloat8(Datum value);
+extern float4 GpuextNumericToFloat4(Datum value);
 extern Datum GpuextFixedToNumeric(int128 v, int scale);
 extern Datum GpuextFixed192ToNumeric(uint128 low, int64 top, int scale);
 extern Datum GpuextNumericCopy(Datum value, MemoryContext cxt);

@@ -257,6 +257,21 @@ GpuextNumericToFixed(Datum value, int scale, int128 *out)
 	return p.kind == NUM_FINITE && ToFixed(&p, scale, out) ? 0 : -1;
 }
 
+/* A finite numeric's value as an integer below 2^63 at its display scale, for the casts below; false for others. */
+static bool
+SmallFixed(Datum value, int64 *v, int *scale)
+{
+	NumParts	p;
+	int128		w;
+
+	Decode(value, &p);
+	if (p.kind != NUM_FINITE || !ToFixed(&p, p.dscale, &w) || w < PG_INT64_MIN || w > PG_INT64_MAX)
+		return false;
+	*v = (int64) w;
+	*scale = p.dscale;
+	return true;
+}
+
 /*
  * A numeric as double precision, as numeric_float8 makes it (its text read
  * by strtod): where the value is an integer below 2^53 over 10^s, s <= 22,
@@ -266,15 +281,30 @@ GpuextNumericToFixed(Datum value, int scale, int128 *out)
 float8
 GpuextNumericToFloat8(Datum value)
 {
-	NumParts	p;
-	int128		v;
+	int64		v;
+	int			scale;
 	double		out;
 
-	Decode(value, &p);
-	if (p.kind == NUM_FINITE && ToFixed(&p, p.dscale, &v) && v >= PG_INT64_MIN && v <= PG_INT64_MAX &&
-		gpuext_scan_numeric_double((int64) v, p.dscale, 0, &out))
+	if (SmallFixed(value, &v, &scale) && gpuext_scan_numeric_double(v, scale, 0, &out))
 		return out;
 	return DatumGetFloat8(DirectFunctionCall1(numeric_float8, value));
+}
+
+/*
+ * A numeric as real, as numeric_float4 makes it (its text read by strtof),
+ * without its allocations: gpuext_scan_numeric_real, as the device scan,
+ * for the same values; else numeric_float4.
+ */
+float4
+GpuextNumericToFloat4(Datum value)
+{
+	int64		v;
+	int			scale;
+	double		out;
+
+	if (SmallFixed(value, &v, &scale) && gpuext_scan_numeric_real(v, scale, 0, &out))
+		return (float4) out;
+	return DatumGetFloat4(DirectFunctionCall1(numeric_float4, value));
 }
 
 /* A copy of a numeric in cxt, with a 4-byte varlena header. */

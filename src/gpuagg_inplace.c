@@ -26,7 +26,6 @@
 #include "nodes/nodeFuncs.h"
 #include "utils/fmgroids.h"
 #include "utils/float.h"
-#include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
 
 #include "agg_accum.h"
@@ -130,8 +129,7 @@ static inline float8
 LoadValue(const RowLoad *l, const char *tp, const int *att_off)
 {
 	if (l->real && l->coltype == NUMERICOID)
-		return (float8) DatumGetFloat4(DirectFunctionCall1(numeric_float4,
-														   PointerGetDatum(tp + att_off[l->att - 1])));
+		return (float8) GpuextNumericToFloat4(PointerGetDatum(tp + att_off[l->att - 1]));
 	if (l->real)
 		return (float8) (float4) DatumGetInt64(fetch_att(tp + att_off[l->att - 1], true, 8));
 	return GpuAggColumnFloat8(tp, att_off, l->att, l->coltype);
