@@ -42,12 +42,12 @@ static inline GPUEXT_HD int
 gpuext_scan_numeric_real(int64_t v, int scale, int nan, double *out)
 {
 	double		q;
-	double		p10 = 1.0;
+	double		p10;
 	float		f;
 	float		g;
 	uint32_t	bits;
 
-	if (!gpuext_scan_numeric_double(v, scale, nan, &q))
+	if (!gpuext_scan_numeric_quotient(v, scale, nan, &q, &p10))
 		return 0;
 #ifdef __CUDA_ARCH__
 	f = __double2float_rn(q);
@@ -63,8 +63,6 @@ gpuext_scan_numeric_real(int64_t v, int scale, int nan, double *out)
 	memcpy(&g, &bits, sizeof(g));
 	if (((double) f + (double) g) * 0.5 != q)
 		return 1;
-	for (int i = 0; i < scale; i++)
-		p10 *= 10.0;
 	q = fma(-q, p10, (double) v);
 	if (q != 0.0)
 		*out = (q > 0.0) == ((double) g > *out) ? (double) g : *out;

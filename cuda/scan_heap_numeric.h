@@ -171,23 +171,31 @@ static inline GPUEXT_HD int gpuext_scan_cmps(const GpuextScanProgram *p, const G
  * PostgreSQL's numeric_float8 rounds it (its text read by strtod): below
  * 2^53, v and 10^scale (scale <= 22) are exact doubles and one division
  * rounds their quotient once; 0 for a NaN or a value past that, which the
- * CPU converts.
+ * CPU converts.  *p10 is the divisor, for a caller that needs the remainder.
  */
 static inline GPUEXT_HD int
-gpuext_scan_numeric_double(int64_t v, int scale, int nan, double *out)
+gpuext_scan_numeric_quotient(int64_t v, int scale, int nan, double *out, double *p10)
 {
-	double		p10 = 1.0;
-
+	*p10 = 1.0;
 	if (nan || scale > 22 || v > (INT64_C(1) << 53) || v < -(INT64_C(1) << 53))
 		return 0;
 	for (int i = 0; i < scale; i++)
-		p10 *= 10.0;
+		*p10 *= 10.0;
 #ifdef __CUDA_ARCH__
-	*out = __ddiv_rn((double) v, p10);
+	*out = __ddiv_rn((double) v, *p10);
 #else
-	*out = (double) v / p10;
+	*out = (double) v / *p10;
 #endif
 	return 1;
+}
+
+/* A numeric column's value as double precision (gpuext_scan_numeric_quotient without the divisor). */
+static inline GPUEXT_HD int
+gpuext_scan_numeric_double(int64_t v, int scale, int nan, double *out)
+{
+	double		p10;
+
+	return gpuext_scan_numeric_quotient(v, scale, nan, out, &p10);
 }
 
 /*

@@ -131,7 +131,7 @@ LoadValue(const RowLoad *l, const char *tp, const int *att_off)
 	if (l->real && l->coltype == NUMERICOID)
 		return (float8) GpuextNumericToFloat4(PointerGetDatum(tp + att_off[l->att - 1]));
 	if (l->real)
-		return (float8) (float4) DatumGetInt64(fetch_att(tp + att_off[l->att - 1], true, 8));
+		return gpuext_scan_int_real(DatumGetInt64(fetch_att(tp + att_off[l->att - 1], true, 8)));
 	return GpuAggColumnFloat8(tp, att_off, l->att, l->coltype);
 }
 
