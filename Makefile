@@ -92,7 +92,8 @@ test/kernel_harness: test/kernel_harness.cu test/harness_report.cuh test/harness
 		test/harness_reduce_fixed.cuh test/harness_groups.cuh test/harness_scan_heap_tuples.cuh \
 		test/harness_scan_heap_pages.cuh test/harness_scan_heap_programs.cuh test/harness_scan_heap_check.cuh \
 		test/harness_scan_groups.cuh test/harness_scan_gather.cuh test/harness_scan_numeric.cuh \
-		test/harness_scan_or.cuh test/harness_scan_ints.cuh test/harness_scan_units.cuh cuda/reduce_groups_cpu.o \
+		test/harness_scan_or.cuh test/harness_scan_ints.cuh test/harness_scan_units.cuh test/harness_scan_like.cuh \
+		cuda/reduce_groups_cpu.o \
 		$(CUDA_OBJS) $(CUDA_HDRS)
 	$(NVCC) $(NVCCFLAGS) -Icuda -o $@ $< cuda/reduce_groups_cpu.o $(CUDA_OBJS) -cudart static
 

@@ -75,7 +75,9 @@ typedef struct GpuextScanCol
  * with them (LIKE 'prefix%'), end with them (LIKE '%suffix') or hold them
  * (LIKE '%infix%').  A constant past GPUEXT_SCAN_TEXT_BYTES (not an infix)
  * is compared in parts, each one comparison: its length, and its bytes at
- * their place.
+ * their place.  Any other LIKE pattern (with _, escapes, % inside or a long
+ * infix) is matched as PostgreSQL's MatchText does: the pattern, as the
+ * planner gives it (escape \), is like_bytes[toff .. + tfull).
  */
 #define GPUEXT_SCAN_TEXT_BYTES 16
 #define GPUEXT_SCAN_TEXT_EQUAL 1
@@ -83,6 +85,8 @@ typedef struct GpuextScanCol
 #define GPUEXT_SCAN_TEXT_PREFIX 3
 #define GPUEXT_SCAN_TEXT_SUFFIX 4
 #define GPUEXT_SCAN_TEXT_CONTAINS 5
+#define GPUEXT_SCAN_TEXT_LIKE 6
+#define GPUEXT_SCAN_LIKE_BYTES 128	/* the program's room for LIKE patterns */
 
 /* Strategies past btree's, and the null tests. */
 #define GPUEXT_SCAN_NOT_EQUAL 6
@@ -104,7 +108,8 @@ typedef struct GpuextScanCmp
 	uint8_t		micros;			/* ... (GPUEXT_SCAN_TRUNC_* or _FIELD_*) of a timestamp, else of a date */
 	uint16_t	tfull;			/* text: the whole constant's length, of which tbytes ... */
 	uint16_t	toff;			/* ... are the tlen bytes from here (a longer constant in parts) */
-	uint8_t		pad[2];
+	uint8_t		utf8;			/* GPUEXT_SCAN_TEXT_LIKE: _ and % step over UTF-8 characters, else bytes */
+	uint8_t		pad;
 	int64_t		modulus;		/* integers, > 0: the value modulo this is compared */
 	int64_t		ival;
 	double		fval;
@@ -299,7 +304,9 @@ typedef struct GpuextScanProgram
 	uint64_t	counts_offset;
 	uint32_t	group_base;		/* number_groups: the groups numbered before this keys pass */
 	uint8_t		number_groups;
-	uint8_t		pad4[3];
+	uint8_t		like_used;		/* bytes of like_bytes taken */
+	uint8_t		pad4[2];
+	unsigned char like_bytes[GPUEXT_SCAN_LIKE_BYTES];	/* GPUEXT_SCAN_TEXT_LIKE's patterns */
 } GpuextScanProgram;
 
 /* One tuple's columns as the program reads them, and its arithmetic's registers. */

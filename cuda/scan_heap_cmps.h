@@ -10,15 +10,78 @@
 #ifndef GPUEXT_SCAN_HEAP_CMPS_H
 #define GPUEXT_SCAN_HEAP_CMPS_H
 
+/* The place of the character after the one at i of t (UTF-8 where utf8, else a byte each). */
+static inline GPUEXT_HD uint32_t
+gpuext_scan_next_char(const unsigned char *t, uint32_t len, uint32_t i, int utf8)
+{
+	i++;
+	while (utf8 && i < len && (t[i] & 0xC0) == 0x80)
+		i++;
+	return i;
+}
+
+/*
+ * Whether text t matches LIKE pattern pat, as PostgreSQL's MatchText decides
+ * under a deterministic collation: % any characters, _ one, \ makes the next
+ * byte literal, other bytes match themselves.  Greedy, going back only to the
+ * last %, which can take whatever a later match needs.  The caller refuses a
+ * pattern that ends in its escape (an error in PostgreSQL).
+ */
+static inline GPUEXT_HD int
+gpuext_scan_like(const unsigned char *t, uint32_t len, const unsigned char *pat, uint32_t plen, int utf8)
+{
+	uint32_t	ti = 0;
+	uint32_t	pi = 0;
+	uint32_t	star = UINT32_MAX;	/* the pattern's place after the last %, where it was met */
+	uint32_t	star_t = 0;
+
+	while (ti < len)
+	{
+		if (pi < plen && pat[pi] == '%')
+		{
+			star = ++pi;
+			star_t = ti;
+			continue;
+		}
+		if (pi < plen && pat[pi] == '_')
+		{
+			ti = gpuext_scan_next_char(t, len, ti, utf8);
+			pi++;
+			continue;
+		}
+		if (pi < plen)
+		{
+			uint32_t	lit = pat[pi] == '\\' && pi + 1 < plen ? pi + 1 : pi;
+
+			if (pat[lit] == t[ti])
+			{
+				pi = lit + 1;
+				ti++;
+				continue;
+			}
+		}
+		if (star == UINT32_MAX)
+			return 0;
+		star_t = gpuext_scan_next_char(t, len, star_t, utf8);
+		ti = star_t;
+		pi = star;
+	}
+	while (pi < plen && pat[pi] == '%')
+		pi++;
+	return pi == plen;
+}
+
 /* Whether a text column's bytes (offset and length in its page) meet text comparison k, as = (0 or 1). */
 static inline GPUEXT_HD int
-gpuext_scan_text_meets(const GpuextScanRow *row, const GpuextScanCmp *k, uint64_t v)
+gpuext_scan_text_meets(const GpuextScanProgram *p, const GpuextScanRow *row, const GpuextScanCmp *k, uint64_t v)
 {
 	const unsigned char *b = row->page + (uint32_t) (v >> 32);
 	uint32_t	len = (uint32_t) v;
 	uint32_t	from;
 	uint32_t	last;
 
+	if (k->text == GPUEXT_SCAN_TEXT_LIKE)
+		return gpuext_scan_like(b, len, p->like_bytes + k->toff, k->tfull, k->utf8);
 	if (k->text == GPUEXT_SCAN_TEXT_BPCHAR)
 		while (len > 0 && b[len - 1] == ' ')
 			len--;
@@ -50,7 +113,7 @@ gpuext_scan_cmp(const GpuextScanProgram *p, const GpuextScanRow *row, const Gpue
 	if (row->nulls & (1u << k->col))
 		return 0;
 	if (k->text)
-		cmp = !gpuext_scan_text_meets(row, k, (uint64_t) row->vals[k->col]);
+		cmp = !gpuext_scan_text_meets(p, row, k, (uint64_t) row->vals[k->col]);
 	else if (row->nans & (1u << k->col))
 		cmp = 1;				/* numeric NaN: above every number, and no constant is NaN */
 	else if (k->is_float)

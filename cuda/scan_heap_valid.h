@@ -57,11 +57,19 @@ gpuext_scan_program_valid(const GpuextScanProgram *p, size_t outs_bytes)
 	/* a column's bytes are compared only as text, and text only as = or <> of bytes it holds */
 	for (int i = 0; i < p->ncmps; i++)
 		if ((p->cols[p->cmps[i].col].kind == GPUEXT_SCAN_BYTES && !p->cmps[i].nulltest) != (p->cmps[i].text != 0) ||
-			p->cmps[i].text > GPUEXT_SCAN_TEXT_CONTAINS || p->cmps[i].tlen > GPUEXT_SCAN_TEXT_BYTES ||
-			(p->cmps[i].text && (p->cmps[i].toff + p->cmps[i].tlen > p->cmps[i].tfull ||
+			p->cmps[i].text > GPUEXT_SCAN_TEXT_LIKE || p->cmps[i].tlen > GPUEXT_SCAN_TEXT_BYTES ||
+			(p->cmps[i].text && p->cmps[i].text != GPUEXT_SCAN_TEXT_LIKE &&
+			 (p->cmps[i].toff + p->cmps[i].tlen > p->cmps[i].tfull ||
 									(p->cmps[i].text == GPUEXT_SCAN_TEXT_CONTAINS && p->cmps[i].tfull != p->cmps[i].tlen))) ||
 			(p->cmps[i].text && (p->cmps[i].is_float || p->cmps[i].num_up || p->cmps[i].modulus ||
 								  (p->cmps[i].strategy != 3 && p->cmps[i].strategy != GPUEXT_SCAN_NOT_EQUAL))))
+			return 0;
+	/* a LIKE pattern lies within the patterns' bytes */
+	if (p->like_used > GPUEXT_SCAN_LIKE_BYTES)
+		return 0;
+	for (int i = 0; i < p->ncmps; i++)
+		if (p->cmps[i].utf8 > 1 ||
+			(p->cmps[i].text == GPUEXT_SCAN_TEXT_LIKE && (p->cmps[i].tlen != 0 || p->cmps[i].toff + p->cmps[i].tfull > p->like_used)))
 			return 0;
 	for (int i = 0; i < p->nloads; i++)
 		if (p->cols[p->loads[i].col].kind == GPUEXT_SCAN_BYTES)

@@ -86,6 +86,9 @@ TextMeets(const RowCmp *c, const char *p)
 		r = len >= c->tlen && memcmp(s + len - c->tlen, c->tbytes, c->tlen) == 0;
 	else if (c->strategy == ROWCMP_CONTAINS)
 		r = c->tlen == 0 || (len >= c->tlen && memmem(s, len, c->tbytes, c->tlen) != NULL);
+	else if (c->strategy == ROWCMP_LIKE)
+		r = gpuext_scan_like((const unsigned char *) s, len, (const unsigned char *) c->tbytes, c->tlen,
+							 GetDatabaseEncoding() == PG_UTF8);
 	else
 	{
 		r = len == c->tlen && memcmp(s, c->tbytes, c->tlen) == 0;
@@ -444,13 +447,34 @@ CompileCmp(CustomScan *cscan, Node *node, RowCmp *c)
 }
 
 /*
+ * Whether a LIKE pattern can be matched whole (ROWCMP_LIKE): it fits the
+ * device program's room, _ and % step over characters the matcher knows (one
+ * byte each, or UTF-8), and it does not end in its escape, which PostgreSQL
+ * raises an error for once a match gets that far.
+ */
+static bool
+LikePatternFits(const char *s, int len)
+{
+	if (len > GPUEXT_SCAN_LIKE_BYTES ||
+		(pg_database_encoding_max_length() > 1 && GetDatabaseEncoding() != PG_UTF8))
+		return false;
+	for (int i = 0; i < len; i++)
+		if (s[i] == '\\' && ++i == len)
+			return false;
+	return true;
+}
+
+/*
  * A text, varchar or char(n) column against a constant under a
  * deterministic collation, where equal means equal bytes: =, <> (texteq,
- * textne, bpchareq, bpcharne) and LIKE of text and varchar with a pattern
- * of literal characters (no _ or escape) and % at its start, its end, both
- * or neither.  A part matched past the value's start needs an encoding
- * whose characters cannot match inside another's bytes (one byte a
- * character, or UTF-8).  False where it is not of that form.
+ * textne, bpchareq, bpcharne) and LIKE of text and varchar.  A pattern of
+ * literal characters with % at its start, its end, both or neither is
+ * compared as bytes; any other (_, escapes, % inside, an infix past
+ * GPUEXT_SCAN_TEXT_BYTES) is matched whole (ROWCMP_LIKE), up to
+ * GPUEXT_SCAN_LIKE_BYTES, unless it ends in its escape (PostgreSQL's error).
+ * A part matched past the value's start needs an encoding whose characters
+ * cannot match inside another's bytes (one byte a character, or UTF-8).
+ * False where it is not of that form.
  */
 bool
 GpuAggCompileText(CustomScan *cscan, Node *node, RowCmp *c)
@@ -511,16 +535,25 @@ GpuAggCompileText(CustomScan *cscan, Node *node, RowCmp *c)
 	{
 		bool		head = len > 0 && s[0] == '%';
 		bool		tail = len > (head ? 1 : 0) && s[len - 1] == '%';
+		bool		literal = true;
 
-		s += head;
-		len -= head + tail;
-		for (int i = 0; i < len; i++)
-			if (s[i] == '%' || s[i] == '_' || s[i] == '\\')
+		for (int i = head; i < len - tail; i++)
+			literal = literal && s[i] != '%' && s[i] != '_' && s[i] != '\\';
+		if (!literal || (head && tail && len - 2 > GPUEXT_SCAN_TEXT_BYTES))
+		{
+			if (!LikePatternFits(s, len))
 				return false;
-		c->strategy = head && tail ? ROWCMP_CONTAINS : head ? ROWCMP_SUFFIX : tail ? ROWCMP_PREFIX :
-			BTEqualStrategyNumber;
-		if (head && pg_database_encoding_max_length() > 1 && GetDatabaseEncoding() != PG_UTF8)
-			return false;
+			c->strategy = ROWCMP_LIKE;
+		}
+		else
+		{
+			s += head;
+			len -= head + tail;
+			c->strategy = head && tail ? ROWCMP_CONTAINS : head ? ROWCMP_SUFFIX : tail ? ROWCMP_PREFIX :
+				BTEqualStrategyNumber;
+			if (head && pg_database_encoding_max_length() > 1 && GetDatabaseEncoding() != PG_UTF8)
+				return false;
+		}
 	}
 	c->tbytes = pnstrdup(s, len);
 	c->tlen = len;

@@ -26,6 +26,7 @@ typedef enum RowCmpKind
 #define ROWCMP_PREFIX 7			/* text: LIKE 'prefix%' */
 #define ROWCMP_SUFFIX 8			/* text: LIKE '%suffix' */
 #define ROWCMP_CONTAINS 9		/* text: LIKE '%infix%' */
+#define ROWCMP_LIKE 10			/* text: LIKE of any other pattern (gpuext_scan_like) */
 
 /* One comparison of a column with a constant: column <strategy> constant. */
 typedef struct RowCmp
@@ -44,7 +45,8 @@ typedef struct RowCmp
 	int			colscale;		/* ... the column's (its type's), */
 	int128		nval;			/* ... the constant at it, */
 	Datum		nconst;			/* ... and itself */
-	const char *tbytes;			/* text: the constant's bytes (char(n): without trailing blanks), */
+	const char *tbytes;			/* text: the constant's bytes (char(n): without trailing blanks; */
+								/* ROWCMP_LIKE: the whole pattern), */
 	int			tlen;			/* ... how many */
 	struct GpuAggRowQual **subs;	/* OR: the conditions, any of which passes; NOT: the one that fails */
 	int			nsubs;

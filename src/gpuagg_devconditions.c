@@ -15,6 +15,7 @@
 
 #include "access/nbtree.h"
 #include "catalog/pg_type.h"
+#include "mb/pg_wchar.h"
 #include "nodes/bitmapset.h"
 
 #include "gpuagg.h"
@@ -48,9 +49,10 @@ ScanLiteral(const RowCmp *c, int v, int part, bool neg, GpuextScanProgram *p, co
 {
 	GpuextScanCmp *k;
 
-	/* text as its bytes, where the column's are read; numerics as bigints at its scale */
+	/* text as its bytes, where the column's are read (a pattern, where it has room); numerics as bigints at its scale */
 	if (p->ncmps >= GPUEXT_SCAN_MAX_CMPS ||
 		(c->kind == ROWCMP_TEXT && p->cols[col_of_att[c->att]].kind != GPUEXT_SCAN_BYTES) ||
+		(c->kind == ROWCMP_TEXT && c->strategy == ROWCMP_LIKE && c->tlen > GPUEXT_SCAN_LIKE_BYTES - p->like_used) ||
 		(c->kind == ROWCMP_NUMERIC &&
 		 (c->nscale - c->colscale > 19 || c->nval != (int64) c->nval ||
 		  p->cols[col_of_att[c->att]].kind != GPUEXT_SCAN_NUMERIC || p->cols[col_of_att[c->att]].scale != c->colscale)))
@@ -69,6 +71,17 @@ ScanLiteral(const RowCmp *c, int v, int part, bool neg, GpuextScanProgram *p, co
 	{
 		k->nulltest = (c->strategy == ROWCMP_IS_NULL) != neg ? GPUEXT_SCAN_IS_NULL : GPUEXT_SCAN_IS_NOT_NULL;
 		k->strategy = c->strategy;
+	}
+	else if (c->kind == ROWCMP_TEXT && c->strategy == ROWCMP_LIKE)
+	{
+		/* a pattern matched whole, kept in the program's room for patterns */
+		k->text = GPUEXT_SCAN_TEXT_LIKE;
+		k->strategy = neg ? GPUEXT_SCAN_NOT_EQUAL : BTEqualStrategyNumber;
+		k->utf8 = GetDatabaseEncoding() == PG_UTF8;
+		k->toff = p->like_used;
+		k->tfull = c->tlen;
+		memcpy(p->like_bytes + p->like_used, c->tbytes, c->tlen);
+		p->like_used += c->tlen;
 	}
 	else if (c->kind == ROWCMP_TEXT)
 	{
@@ -205,7 +218,7 @@ CnfOfCmp(const RowCmp *c, bool neg, bool *ok)
 			out = lappend(out, list_make1(NewLit(c, v, true)));
 		return out;
 	}
-	if (c->kind == ROWCMP_TEXT && c->tlen > GPUEXT_SCAN_TEXT_BYTES)
+	if (c->kind == ROWCMP_TEXT && c->strategy != ROWCMP_LIKE && c->tlen > GPUEXT_SCAN_TEXT_BYTES)
 		return CnfOfLongText(c, neg, ok);
 	if (c->in_n > 0)
 	{

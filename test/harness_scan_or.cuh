@@ -61,12 +61,27 @@ int scan_tcmp(GpuextScanProgram &p, int col, int text, int strategy, const char 
 	return p.ncmps++;
 }
 
+/* Add a LIKE pattern matched whole (GPUEXT_SCAN_TEXT_LIKE) on bytes column col: its index in cmps. */
+int scan_like(GpuextScanProgram &p, int col, int strategy, const char *pattern, int utf8)
+{
+	const int	n = (int) strlen(pattern);
+	const int	k = scan_tcmp(p, col, GPUEXT_SCAN_TEXT_LIKE, strategy, "", 0);
+
+	p.cmps[k].tfull = (uint16_t) n;
+	p.cmps[k].toff = p.like_used;
+	p.cmps[k].utf8 = (uint8_t) utf8;
+	memcpy(p.like_bytes + p.like_used, pattern, n);
+	p.like_used += n;
+	return k;
+}
+
 /*
  * Text compared as bytes: WHERE (t0 = '' OR t7 LIKE '%' OR i4 % 3 = 0);
  * FILTERs t0 <> '', t7 = '' as char(n) compares (blanks only), t0 LIKE
  * 'A%', t0 LIKE '%A', t7 LIKE '%B%', t0 NOT LIKE '%AB%', t7 NOT LIKE
- * '%?C?' (a part of a longer constant), each on a count, and t0's NULLs
- * counted.
+ * '%?C?' (a part of a longer constant), and patterns matched whole: t0
+ * LIKE '_' in UTF-8 characters, t7 NOT LIKE '%_\%_' in bytes, each on a
+ * count, and t0's NULLs counted.
  */
 GpuextScanProgram scan_program_text()
 {
@@ -95,6 +110,10 @@ GpuextScanProgram scan_program_text()
 	f = scan_tcmp(p, t7, GPUEXT_SCAN_TEXT_SUFFIX, GPUEXT_SCAN_NOT_EQUAL, "C", 1);
 	p.cmps[f].tfull = 3;
 	p.cmps[f].toff = 1;
+	scan_out(p, -1, 0, f, 1);
+	f = scan_like(p, t0, 3, "_", 1);
+	scan_out(p, -1, 0, f, 1);
+	f = scan_like(p, t7, GPUEXT_SCAN_NOT_EQUAL, "%_\\%_", 0);
 	scan_out(p, -1, 0, f, 1);
 	f = scan_icmp(p, t0, 1, 0, 0);
 	p.cmps[f].nulltest = GPUEXT_SCAN_IS_NULL;
@@ -239,8 +258,14 @@ void run_scan_or_checks(bool quick)
 	check_valid(text, [](GpuextScanProgram &p) { p.cmps[0].tlen = GPUEXT_SCAN_TEXT_BYTES + 1; }, 0,
 				"scan: a text constant past GPUEXT_SCAN_TEXT_BYTES is refused");
 	check_valid(text, [](GpuextScanProgram &p) { p.cmps[0].strategy = 1; }, 0, "scan: text compared by < is refused");
-	check_valid(text, [](GpuextScanProgram &p) { p.cmps[0].text = GPUEXT_SCAN_TEXT_CONTAINS + 1; }, 0,
+	check_valid(text, [](GpuextScanProgram &p) { p.cmps[0].text = GPUEXT_SCAN_TEXT_LIKE + 1; }, 0,
 				"scan: a text comparison of no known kind is refused");
+	check_valid(text, [](GpuextScanProgram &p) { p.cmps[10].tfull = (uint16_t) (p.like_used + 1); }, 0,
+				"scan: a LIKE pattern past the patterns' bytes is refused");
+	check_valid(text, [](GpuextScanProgram &p) { p.like_used = GPUEXT_SCAN_LIKE_BYTES + 1; }, 0,
+				"scan: patterns' bytes past their room are refused");
+	check_valid(text, [](GpuextScanProgram &p) { p.cmps[10].utf8 = 2; }, 0,
+				"scan: a LIKE step of no known kind is refused");
 	check_valid(text, [](GpuextScanProgram &p) { p.cmps[4].tfull = 40; p.cmps[4].toff = 24; }, 1,
 				"scan: a part of a longer text constant is valid");
 	check_valid(text, [](GpuextScanProgram &p) { p.cmps[4].tfull = 40; p.cmps[4].toff = 41; }, 0,

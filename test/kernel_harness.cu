@@ -33,8 +33,9 @@
  * _check.cuh, its GROUP BY in harness_scan_groups.cuh, its gathering of
  * pages from copies and a registered pool in harness_scan_gather.cuh,
  * numeric columns in harness_scan_numeric.cuh, OR groups in
- * harness_scan_or.cuh, integer arithmetic in harness_scan_ints.cuh, and
- * date and timestamp units in harness_scan_units.cuh.
+ * harness_scan_or.cuh, integer arithmetic in harness_scan_ints.cuh,
+ * date and timestamp units in harness_scan_units.cuh, and the LIKE matcher
+ * in harness_scan_like.cuh.
  * --only picks one family (sort includes the pair sorts, pairs is them
  * alone).  The last line is "N passed, M failed".  Every bitonic shape
  * (sort_keys.cuh: tile shapes, the cluster kernel at each cluster size,
@@ -149,6 +150,7 @@ size_t first_not(const char *buf, size_t bytes, unsigned char b)
 #include "harness_scan_or.cuh"
 #include "harness_scan_ints.cuh"
 #include "harness_scan_units.cuh"
+#include "harness_scan_like.cuh"
 
 /* Reduction correctness over every type, pattern, size and alignment. */
 void run_reduce_checks(bool quick, uint64_t seed)
@@ -322,6 +324,7 @@ int main(int argc, char **argv)
 		run_scan_or_checks(quick);
 		run_scan_int_checks(quick);
 		run_scan_unit_checks(quick);
+		run_scan_like_checks(quick, seed);
 		run_scan_cmp_unit_checks(quick);
 	}
 	printf("%d passed, %d failed\n", passed, failed);
