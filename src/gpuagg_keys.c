@@ -133,6 +133,8 @@ typedef struct GpuAggKeyImages
  * their bytes are: its length (-1 for text, under a deterministic
  * collation), else 0.  char(n) qualifies with its length: its values are
  * padded to n characters, so trailing blanks never differ between equals.
+ * So does numeric(p, s) (-1): every value is stored at scale s in its one
+ * normalized form (1.5 as 1.50, 0 without sign), NaN in its own.
  */
 int16
 GpuAggByteEqualType(Oid type, int32 typmod)
@@ -154,6 +156,7 @@ GpuAggByteEqualType(Oid type, int32 typmod)
 		case VARCHAROID:
 			return -1;
 		case BPCHAROID:
+		case NUMERICOID:
 			return typmod >= 0 ? -1 : 0;
 		default:
 			return 0;
@@ -163,7 +166,7 @@ GpuAggByteEqualType(Oid type, int32 typmod)
 /*
  * Whether a key's values are equal exactly when their bytes are, grouped by
  * eqop under collation (the type's own equality over integers, date,
- * timestamps, bool, or text under a deterministic collation): its length as
+ * timestamps, bool, numeric(p, s), or text under a deterministic collation): its length as
  * GpuAggByteEqualType gives it, else 0.
  */
 int16
@@ -174,7 +177,7 @@ GpuAggByteEqualKey(Oid type, int32 typmod, Oid eqop, Oid collation)
 	if (lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr != eqop)
 		return 0;
 	len = GpuAggByteEqualType(type, typmod);
-	if (len < 0 && (!OidIsValid(collation) || !get_collation_isdeterministic(collation)))
+	if (len < 0 && type_is_collatable(type) && (!OidIsValid(collation) || !get_collation_isdeterministic(collation)))
 		return 0;
 	return len;
 }
