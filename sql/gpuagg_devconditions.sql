@@ -177,6 +177,11 @@ SELECT check_cond('SELECT v, count(*), sum(i) FROM dlike WHERE t LIKE ''%a%b%'' 
 SELECT check_cond('SELECT count(*), sum(i) FROM dlike WHERE t LIKE ''%' || repeat('a', 130) || '%''', false);
 SELECT count(*), sum(i) FROM dlike WHERE t LIKE 'zz\';
 DROP TABLE dlike;
+-- char(n) LIKE matches the value as stored, its trailing blanks too (bpcharlike is textlike).
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE c LIKE ''ab'' OR c LIKE ''é''');
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE c LIKE ''ab____'' OR c LIKE ''%c  ''');
+SELECT check_cond('SELECT count(*), sum(i8) FROM dcond WHERE c NOT LIKE ''%f'' AND c LIKE ''a%''');
+SELECT check_cond('SELECT count(*) FILTER (WHERE c LIKE ''_ %''), sum(i4) FILTER (WHERE c NOT LIKE ''é%'') FROM dcond');
 
 -- A compressed value in a compared text column: its batch is read on the CPU, exactly.
 INSERT INTO dcond (i4, i8, t, v) VALUES (1, 1, repeat('x1', 3000), 'MAIL');

@@ -77,8 +77,8 @@ TextMeets(const RowCmp *c, const char *p)
 	int			len = VARSIZE_ANY_EXHDR(d);
 	bool		r;
 
-	/* char(n) compares without its trailing blanks (bpchareq) */
-	if (c->coltype == BPCHAROID)
+	/* char(n) compares without its trailing blanks (bpchareq), but LIKE with them (bpcharlike) */
+	if (c->coltype == BPCHAROID && c->strategy != ROWCMP_LIKE)
 		len = bpchartruelen(unconstify(char *, s), len);
 	if (c->strategy == ROWCMP_PREFIX)
 		r = len >= c->tlen && memcmp(s, c->tbytes, c->tlen) == 0;
@@ -472,6 +472,8 @@ LikePatternFits(const char *s, int len)
  * compared as bytes; any other (_, escapes, % inside, an infix past
  * GPUEXT_SCAN_TEXT_BYTES) is matched whole (ROWCMP_LIKE), up to
  * GPUEXT_SCAN_LIKE_BYTES, unless it ends in its escape (PostgreSQL's error).
+ * LIKE of char(n) (bpcharlike) is always matched whole, over the value's
+ * stored bytes with their trailing blanks, as textlike reads them there.
  * A part matched past the value's start needs an encoding whose characters
  * cannot match inside another's bytes (one byte a character, or UTF-8).
  * False where it is not of that form.
@@ -500,15 +502,16 @@ GpuAggCompileText(CustomScan *cscan, Node *node, RowCmp *c)
 			c->strategy = ROWCMP_NOT_EQUAL;
 			break;
 		case F_TEXTLIKE:
+		case F_BPCHARLIKE:
 			c->strategy = ROWCMP_PREFIX;
 			break;
 		default:
 			return false;
 	}
-	bpchar = op->opfuncid == F_BPCHAREQ || op->opfuncid == F_BPCHARNE;
+	bpchar = op->opfuncid == F_BPCHAREQ || op->opfuncid == F_BPCHARNE || op->opfuncid == F_BPCHARLIKE;
 	left = linitial(op->args);
 	right = lsecond(op->args);
-	if (IsA(left, Const) && op->opfuncid != F_TEXTLIKE)
+	if (IsA(left, Const) && op->opfuncid != F_TEXTLIKE && op->opfuncid != F_BPCHARLIKE)
 	{
 		Node	   *t = left;
 
@@ -529,9 +532,16 @@ GpuAggCompileText(CustomScan *cscan, Node *node, RowCmp *c)
 	k = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(((Const *) right)->constvalue));
 	s = VARDATA_ANY(k);
 	len = VARSIZE_ANY_EXHDR(k);
-	if (bpchar)
+	if (bpchar && op->opfuncid != F_BPCHARLIKE)
 		len = bpchartruelen(unconstify(char *, s), len);
-	if (op->opfuncid == F_TEXTLIKE)
+	if (op->opfuncid == F_BPCHARLIKE)
+	{
+		/* char(n) LIKE: the value's bytes as stored, blanks and all (bpcharlike is textlike) */
+		if (!LikePatternFits(s, len))
+			return false;
+		c->strategy = ROWCMP_LIKE;
+	}
+	else if (op->opfuncid == F_TEXTLIKE)
 	{
 		bool		head = len > 0 && s[0] == '%';
 		bool		tail = len > (head ? 1 : 0) && s[len - 1] == '%';
@@ -712,12 +722,13 @@ GpuAggCompileRowQual(CustomScan *cscan, List *quals)
 			q->ncmps++;
 			continue;
 		}
-		if (IsA(node, OpExpr) && ((OpExpr *) node)->opfuncid == F_TEXTNLIKE)
+		if (IsA(node, OpExpr) &&
+			(((OpExpr *) node)->opfuncid == F_TEXTNLIKE || ((OpExpr *) node)->opfuncid == F_BPCHARNLIKE))
 		{
-			/* NOT LIKE 'prefix%': the NOT of the LIKE */
+			/* NOT LIKE: the NOT of the LIKE */
 			OpExpr	   *like = copyObject((OpExpr *) node);
 
-			like->opfuncid = F_TEXTLIKE;
+			like->opfuncid = like->opfuncid == F_TEXTNLIKE ? F_TEXTLIKE : F_BPCHARLIKE;
 			if (!GpuAggCompileText(cscan, (Node *) like, GpuAggNotOfOne(&q->cmps[q->ncmps])))
 				return NULL;
 			q->ncmps++;
