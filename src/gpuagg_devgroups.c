@@ -36,6 +36,7 @@
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/numeric.h"
 #include "utils/timestamp.h"
 
 #include "gpuagg.h"
@@ -159,13 +160,9 @@ GpuAggDevGroupsProgram(GpuAggState *st, GpuextScanProgram *p, const int *col_of_
 		{
 			want[k] = (attr->atttypid == BPCHAROID || attr->atttypid == VARCHAROID) && attr->atttypmod > VARHDRSZ ?
 				(attr->atttypmod - VARHDRSZ) * pg_database_encoding_max_length() : GPUEXT_SCAN_KEY_BYTES;
-			/* numeric(p, s): a header and at most (p + 3) / 4 + 1 base-10000 digits of 2 bytes */
+			/* numeric(p, s): the bytes after the varlena header of its widest value */
 			if (attr->atttypid == NUMERICOID && attr->atttypmod >= VARHDRSZ)
-			{
-				int			precision = ((attr->atttypmod - VARHDRSZ) >> 16) & 0xFFFF;
-
-				want[k] = Min(4 + 2 * ((precision + 3) / 4 + 1), GPUEXT_SCAN_KEY_BYTES);
-			}
+				want[k] = Min(numeric_maximum_size(attr->atttypmod) - VARHDRSZ, GPUEXT_SCAN_KEY_BYTES);
 			nvar++;
 		}
 	}
