@@ -318,6 +318,8 @@ typedef struct GpuextScanRow
 	uint32_t	nans;			/* bit c: numeric column c is NaN (its value 0) */
 	uint32_t	reg_nulls;		/* bit r: register r is NULL */
 	uint32_t	nreg_nulls;		/* bit r: numeric register r is NULL */
+	uint32_t	reg_errs;		/* bit r: register r unknown (PostgreSQL raises, or the device cannot compute it) */
+	uint32_t	nreg_errs;		/* bit r: numeric register r unknown */
 	double		regs[GPUEXT_SCAN_MAX_REGS];
 	__int128	numregs[GPUEXT_SCAN_MAX_NREGS];
 } GpuextScanRow;
@@ -538,71 +540,7 @@ gpuext_scan_double(const GpuextScanProgram *p, const GpuextScanRow *row, int c)
 
 #include "scan_heap_float.h"
 
-/*
- * The arithmetic's registers for a row that passed the WHERE clause, with the
- * checks of float8_pl, float8_mi, float8_mul and float8_div (float4_pl ...
- * for real steps): 0, or 1 where
- * PostgreSQL raises an error (overflow, underflow, division by zero).  A
- * strict operator with a NULL operand is NULL and raises nothing; its other
- * operand was computed all the same, as PostgreSQL evaluates arguments
- * first.  Single roundings on the device (no contraction into FMA).
- */
-static inline GPUEXT_HD int
-gpuext_scan_compute(const GpuextScanProgram *p, GpuextScanRow *row)
-{
-	double	   *r = row->regs;
-
-	row->reg_nulls = p->const_nulls;
-	for (int i = 0; i < p->nregs; i++)
-		r[i] = p->consts[i];
-	for (int i = 0; i < p->nloads; i++)
-	{
-		const GpuextScanLoad *l = &p->loads[i];
-
-		if (row->nulls & (1u << l->col))
-			row->reg_nulls |= 1u << l->dst;
-		else if (l->real && p->cols[l->col].kind == GPUEXT_SCAN_NUMERIC)
-		{
-			if (!gpuext_scan_numeric_real(row->vals[l->col], p->cols[l->col].scale, (row->nans >> l->col) & 1u,
-										  &r[l->dst]))
-				return 1;
-		}
-		else if (l->real)
-			r[l->dst] = gpuext_scan_int_real(row->vals[l->col]);
-		else if (p->cols[l->col].kind != GPUEXT_SCAN_NUMERIC)
-			r[l->dst] = gpuext_scan_double(p, row, l->col);
-		else if (!gpuext_scan_numeric_double(row->vals[l->col], p->cols[l->col].scale,
-											(row->nans >> l->col) & 1u, &r[l->dst]))
-			return 1;
-	}
-	for (int i = 0; i < p->nsteps; i++)
-	{
-		const GpuextScanStep *s = &p->steps[i];
-		double		a = r[s->a];
-		double		b = s->op == GPUEXT_SCAN_NEG ? 0.0 : r[s->b];
-		double		v;
-
-		if (s->op == GPUEXT_SCAN_SEL)
-		{
-			/* both branches are registers computed without error (the caller's choice) */
-			int			taken = gpuext_scan_cmps(p, row, s->cmp_first, s->cmp_n) ? s->a : s->b;
-
-			r[s->dst] = r[taken];
-			row->reg_nulls = (row->reg_nulls & ~(1u << s->dst)) | (((row->reg_nulls >> taken) & 1u) << s->dst);
-			continue;
-		}
-		if ((row->reg_nulls & (1u << s->a)) ||
-			(s->op != GPUEXT_SCAN_NEG && (row->reg_nulls & (1u << s->b))))
-		{
-			row->reg_nulls |= 1u << s->dst;
-			continue;
-		}
-		if (gpuext_scan_float_op(s->op, s->real, a, b, &v))
-			return 1;
-		r[s->dst] = v;
-	}
-	return gpuext_scan_numeric_compute(p, row);
-}
+#include "scan_heap_compute.h"
 
 /* Whether output o takes a value from row: its column not NULL and its FILTER passing. */
 static inline GPUEXT_HD int

@@ -199,19 +199,21 @@ gpuext_scan_numeric_double(int64_t v, int scale, int nan, double *out)
 }
 
 /*
- * The numeric registers for a row that passed the WHERE clause: 0, or 1
- * where a value would leave 126 bits or an output's 64, or a NaN would be
- * computed with or sent out; or where an integer operation raises an error
- * in PostgreSQL (out of its type's range, division by zero).  A strict
- * operator with a NULL operand is NULL.  Integer columns load as their
- * values, at scale 0.
+ * The numeric registers for a row that passed the WHERE clause, each
+ * marked unknown (nreg_errs) where its value would leave 126 bits or a NaN
+ * would be computed with, or where an integer operation raises an error in
+ * PostgreSQL (out of its type's range, division by zero); a step with an
+ * unknown operand is unknown, as PostgreSQL evaluates arguments first.  A
+ * strict operator with a NULL operand is NULL.  Integer columns load as
+ * their values, at scale 0.
  */
-static inline GPUEXT_HD int
+static inline GPUEXT_HD void
 gpuext_scan_numeric_compute(const GpuextScanProgram *p, GpuextScanRow *row)
 {
 	__int128   *r = row->numregs;
 
 	row->nreg_nulls = p->numconst_nulls;
+	row->nreg_errs = 0;
 	for (int i = 0; i < p->nnregs; i++)
 		r[i] = p->numconsts[i];
 	for (int i = 0; i < p->nnloads; i++)
@@ -221,7 +223,7 @@ gpuext_scan_numeric_compute(const GpuextScanProgram *p, GpuextScanRow *row)
 		if (row->nulls & (1u << l->col))
 			row->nreg_nulls |= 1u << l->dst;
 		else if (row->nans & (1u << l->col))
-			return 1;
+			row->nreg_errs |= 1u << l->dst;
 		else
 			r[l->dst] = row->vals[l->col];
 	}
@@ -233,11 +235,18 @@ gpuext_scan_numeric_compute(const GpuextScanProgram *p, GpuextScanRow *row)
 
 		if (s->op == GPUEXT_SCAN_SEL)
 		{
-			/* both branches are registers computed without error (the caller's choice) */
+			/* the taken branch's value, NULL and mark: CASE evaluates no other */
 			int			taken = gpuext_scan_cmps(p, row, s->cmp_first, s->cmp_n) ? s->a : s->b;
 
 			r[s->dst] = r[taken];
 			row->nreg_nulls = (row->nreg_nulls & ~(1u << s->dst)) | (((row->nreg_nulls >> taken) & 1u) << s->dst);
+			row->nreg_errs = (row->nreg_errs & ~(1u << s->dst)) | (((row->nreg_errs >> taken) & 1u) << s->dst);
+			continue;
+		}
+		if ((row->nreg_errs & (1u << s->a)) ||
+			(s->op != GPUEXT_SCAN_NEG && (row->nreg_errs & (1u << s->b))))
+		{
+			row->nreg_errs |= 1u << s->dst;
 			continue;
 		}
 		if ((row->nreg_nulls & (1u << s->a)) ||
@@ -251,19 +260,28 @@ gpuext_scan_numeric_compute(const GpuextScanProgram *p, GpuextScanRow *row)
 			case GPUEXT_SCAN_ADD:
 			case GPUEXT_SCAN_SUB:
 				if (!gpuext_scan_numeric_up(a, s->ka, &a) || !gpuext_scan_numeric_up(b, s->kb, &b))
-					return 1;
+				{
+					row->nreg_errs |= 1u << s->dst;
+					continue;
+				}
 				r[s->dst] = s->op == GPUEXT_SCAN_ADD ? a + b : a - b;
 				break;
 			case GPUEXT_SCAN_MUL:
 				if (gpuext_scan_numeric_bits(a) + gpuext_scan_numeric_bits(b) > 125)
-					return 1;
+				{
+					row->nreg_errs |= 1u << s->dst;
+					continue;
+				}
 				r[s->dst] = a * b;
 				break;
 			case GPUEXT_SCAN_DIV:
 			case GPUEXT_SCAN_MOD:
 				/* integers (int4div, int4mod): by 0 an error; by -1 a negation, its overflow checked below */
 				if (b == 0)
-					return 1;
+				{
+					row->nreg_errs |= 1u << s->dst;
+					continue;
+				}
 				if (b == -1)
 					r[s->dst] = s->op == GPUEXT_SCAN_DIV ? -a : 0;
 				else
@@ -275,21 +293,8 @@ gpuext_scan_numeric_compute(const GpuextScanProgram *p, GpuextScanRow *row)
 				break;
 		}
 		if (!gpuext_scan_numeric_small(r[s->dst]) || (s->int_bytes > 0 && !gpuext_scan_int_fits(r[s->dst], s->int_bytes)))
-			return 1;
+			row->nreg_errs |= 1u << s->dst;
 	}
-	/* an output's value goes out as a bigint */
-	for (int o = 0; o < p->nouts; o++)
-	{
-		const GpuextScanOut *out = &p->outs[o];
-
-		if (out->from_reg == GPUEXT_SCAN_FROM_NUMERIC && !(row->nreg_nulls & (1u << out->reg)) &&
-			(r[out->reg] > INT64_MAX || r[out->reg] < INT64_MIN))
-			return 1;
-		if (out->from_reg == GPUEXT_SCAN_FROM_COLUMN && out->col >= 0 && out->value_bytes > 0 &&
-			(row->nans & (1u << out->col)))
-			return 1;
-	}
-	return 0;
 }
 
 /* Whether the numeric parts of a program are within its arrays (1), else 0. */

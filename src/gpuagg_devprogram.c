@@ -124,10 +124,9 @@ NumericColumnsRead(GpuextScanProgram *p, TupleDesc tupdesc)
  * register of each input's (-1 for none): the rows' shared program where no
  * input with a FILTER has one, else every such argument compiled again into
  * one program.  The device computes them for every row that passes the
- * WHERE clause, FILTER or not, so an error where a FILTER fails sends the
- * batch to the CPU, which computes each argument only where its FILTER
- * passes and so raises only PostgreSQL's errors.  False where they do not
- * fit one program.
+ * WHERE clause, FILTER or not, and raises an argument's error only where
+ * its FILTER passes (gpuext_scan_compute), as PostgreSQL does.  False where
+ * they do not fit one program.
  */
 static bool
 DevArgs(GpuAggState *st, CustomScan *cscan, GpuAggRowExpr **devargs, int **dev_reg)

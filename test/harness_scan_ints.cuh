@@ -35,9 +35,10 @@ const int	SCAN_INT_OUT_BYTES[SCAN_INT_OUTS] = {4, 8, 4, 2, 2, 4, 0, 2};
  * i4 % i2 (integer), CASE WHEN i4 > 0 THEN i2 ELSE 1 END (smallint), -i2
  * (smallint), i8::int4, and CASE WHEN i4 > 0 THEN i2 END counted and
  * sent.  Registers: 0 i2, 1 i4, 2 i8, 3 the constant 3, 4 zero, 5 one,
- * 6 .. 12 the steps', 13 NULL, 14 the last step's.
+ * 6 .. 12 the steps', 13 NULL, 14 the last step's.  filtered: the two
+ * divisions FILTER (WHERE i2 <> 0), i8::int4 FILTER (WHERE i4 > 0).
  */
-GpuextScanProgram scan_program_ints()
+GpuextScanProgram scan_program_ints(bool filtered = false)
 {
 	GpuextScanProgram p = scan_program(SCAN_NATTS);
 	const int	i2 = scan_col(p, 1, GPUEXT_SCAN_INT, true, 0);
@@ -50,6 +51,7 @@ GpuextScanProgram scan_program_ints()
 	p.cmps[scan_icmp(p, b, 1, 0, 0)].nulltest = GPUEXT_SCAN_IS_NULL;
 	p.nquals = p.ncmps;
 	sel = scan_icmp(p, i4, 5, 0, 0);
+	const int	nonzero = scan_icmp(p, i2, 6, 0, 0);
 	p.nnregs = 15;
 	p.numconsts[3] = 3;
 	p.numconsts[5] = 1;
@@ -73,6 +75,13 @@ GpuextScanProgram scan_program_ints()
 		p.outs[o].from_reg = GPUEXT_SCAN_FROM_NUMERIC;
 		p.outs[o].reg = (uint8_t) SCAN_INT_OUT_REG[o];
 	}
+	if (filtered)
+	{
+		p.outs[1].filter_first = p.outs[2].filter_first = (uint8_t) nonzero;
+		p.outs[1].filter_n = p.outs[2].filter_n = 1;
+		p.outs[5].filter_first = (uint8_t) sel;
+		p.outs[5].filter_n = 1;
+	}
 	return p;
 }
 
@@ -84,12 +93,17 @@ bool scan_int_fits(__int128 v, int bytes)
 	return v >= -lim && v < lim;
 }
 
-/* scan_program_ints computed by the harness from the rows the builder wrote; "" where the CPU's run (hc, hv) agrees. */
+/*
+ * scan_program_ints(filtered) computed by the harness from the rows the
+ * builder wrote, an output's error raised only where its FILTER passes;
+ * "" where the CPU's run (hc, hv) agrees.
+ */
 std::string scan_ints_reference_differs(const GpuextScanProgram &p, const ScanSet &s, const uint64_t *hc,
-										const std::vector<std::vector<uint64_t>> &hv)
+										const std::vector<std::vector<uint64_t>> &hv, bool filtered)
 {
 	uint64_t	passed = 0,
-				errors = 0;
+				errors = 0,
+				masked = 0;
 	std::vector<std::vector<uint64_t>> v(SCAN_INT_OUTS);
 
 	for (const ScanVisit &vis : s.visits)
@@ -106,9 +120,11 @@ std::string scan_ints_reference_differs(const GpuextScanProgram &p, const ScanSe
 					has_i4,
 					has_i8;
 		bool		err = false;
-		/* each output's value, and whether it is NULL */
+		/* each output's value, whether it is NULL, raises an error, and its FILTER passes */
 		__int128	out[SCAN_INT_OUTS] = {0};
 		bool		null[SCAN_INT_OUTS] = {false};
+		bool		raises[SCAN_INT_OUTS] = {false};
+		bool		takes[SCAN_INT_OUTS];
 
 		if (vis.state >= 0 && scan_reaches(p, vis.state, r.natts))
 			continue;
@@ -119,22 +135,29 @@ std::string scan_ints_reference_differs(const GpuextScanProgram &p, const ScanSe
 		if (has_b && b != 1)
 			continue;
 		/* i4 * 3 + i2 */
+		for (int o = 0; o < SCAN_INT_OUTS; o++)
+			takes[o] = true;
+		if (filtered)
+		{
+			takes[1] = takes[2] = has_i2 && i2 != 0;
+			takes[5] = has_i4 && i4 > 0;
+		}
 		null[0] = !has_i4 || !has_i2;
 		out[0] = (__int128) i4 * 3;
-		err = err || (has_i4 && !scan_int_fits(out[0], 4));
+		raises[0] = has_i4 && !scan_int_fits(out[0], 4);
 		out[0] += i2;
-		err = err || (!null[0] && !scan_int_fits(out[0], 4));
+		raises[0] = raises[0] || (!null[0] && !scan_int_fits(out[0], 4));
 		/* i8 / i2, i4 % i2: by zero an error, by -1 a negation */
 		null[1] = null[2] = !has_i2 || !has_i8;
 		null[2] = !has_i2 || !has_i4;
 		if (!null[1])
 		{
-			err = err || i2 == 0 || (i2 == -1 && !scan_int_fits(-(__int128) i8, 8));
+			raises[1] = i2 == 0 || (i2 == -1 && !scan_int_fits(-(__int128) i8, 8));
 			out[1] = i2 == 0 ? 0 : i2 == -1 ? -(__int128) i8 : (__int128) (i8 / i2);
 		}
 		if (!null[2])
 		{
-			err = err || i2 == 0;
+			raises[2] = i2 == 0;
 			out[2] = i2 == 0 || i2 == -1 ? 0 : (__int128) (i4 % i2);
 		}
 		/* CASE WHEN i4 > 0 THEN i2 ELSE 1 END */
@@ -143,13 +166,18 @@ std::string scan_ints_reference_differs(const GpuextScanProgram &p, const ScanSe
 		/* -i2, i8::int4 */
 		null[4] = !has_i2;
 		out[4] = -(__int128) i2;
-		err = err || (has_i2 && !scan_int_fits(out[4], 2));
+		raises[4] = has_i2 && !scan_int_fits(out[4], 2);
 		null[5] = !has_i8;
 		out[5] = i8;
-		err = err || (has_i8 && !scan_int_fits(out[5], 4));
+		raises[5] = has_i8 && !scan_int_fits(out[5], 4);
 		/* CASE WHEN i4 > 0 THEN i2 END */
 		null[6] = null[7] = !(has_i4 && i4 > 0) || !has_i2;
 		out[6] = out[7] = i2;
+		for (int o = 0; o < SCAN_INT_OUTS; o++)
+		{
+			err = err || (raises[o] && takes[o]);
+			masked += raises[o] && !takes[o];
+		}
 		if (err)
 		{
 			errors++;
@@ -157,7 +185,7 @@ std::string scan_ints_reference_differs(const GpuextScanProgram &p, const ScanSe
 		}
 		passed++;
 		for (int o = 0; o < SCAN_INT_OUTS; o++)
-			if (!null[o])
+			if (!null[o] && takes[o])
 				v[o].push_back(scan_low_bytes((int64_t) out[o], SCAN_INT_OUT_BYTES[o]));
 	}
 	for (int o = 0; o < SCAN_INT_OUTS; o++)
@@ -171,10 +199,12 @@ std::string scan_ints_reference_differs(const GpuextScanProgram &p, const ScanSe
 			return "output " + std::to_string(o) + " differs from the harness's values";
 	if (passed == 0 || errors == 0)
 		return "the set lacks rows that pass, or rows in error";
+	if (filtered && masked == 0)
+		return "the set lacks errors that a FILTER drops";
 	return "";
 }
 
-/* Integer arithmetic on every page set, and malformed integer steps refused. */
+/* Integer arithmetic on every page set, without and with FILTERs, and malformed integer steps refused. */
 void run_scan_int_checks(bool quick)
 {
 	const GpuextScanProgram program = scan_program_ints();
@@ -182,25 +212,31 @@ void run_scan_int_checks(bool quick)
 
 	for (int k = 0; scan_make_set(k, quick, s); k++)
 	{
-		GpuextScanProgram ph = program;
-		std::vector<char> h_outs(scan_layout(ph, (uint64_t) s.npages * GPUEXT_SCAN_MAX_TUPLES), (char) POISON);
-		uint64_t	hc[GPUEXT_SCAN_COUNTERS] = {0};
-		std::vector<std::vector<uint64_t>> hv(SCAN_INT_OUTS);
 		void	   *d_pages = nullptr,
 				   *d_vis = nullptr;
 
-		if (s.known && s.npages >= 4)
-		{
-			gpuext_scan_heap_host(&ph, s.pages.data(), s.vis.data(), s.npages, hc, h_outs.data());
-			for (int o = 0; o < SCAN_INT_OUTS; o++)
-				hv[o] = scan_values(h_outs.data(), ph.outs[o].offset, hc[GPUEXT_SCAN_OUT_COUNT + o],
-									SCAN_INT_OUT_BYTES[o], false);
-			const std::string detail = scan_ints_reference_differs(ph, s, hc, hv);
-
-			report(detail.empty(), "scan " + s.name + ": integer arithmetic, the CPU's run against the rows", detail);
-		}
 		scan_upload_set(s, &d_pages, &d_vis);
-		check_scan(s, "integer arithmetic and CASE", program, d_pages, d_vis, (uint64_t) s.npages * GPUEXT_SCAN_MAX_TUPLES);
+		for (bool filtered : {false, true})
+		{
+			GpuextScanProgram ph = scan_program_ints(filtered);
+			std::vector<char> h_outs(scan_layout(ph, (uint64_t) s.npages * GPUEXT_SCAN_MAX_TUPLES), (char) POISON);
+			uint64_t	hc[GPUEXT_SCAN_COUNTERS] = {0};
+			std::vector<std::vector<uint64_t>> hv(SCAN_INT_OUTS);
+			const std::string what = filtered ? "integer arithmetic under FILTERs" : "integer arithmetic and CASE";
+
+			if (s.known && s.npages >= 4)
+			{
+				gpuext_scan_heap_host(&ph, s.pages.data(), s.vis.data(), s.npages, hc, h_outs.data());
+				for (int o = 0; o < SCAN_INT_OUTS; o++)
+					hv[o] = scan_values(h_outs.data(), ph.outs[o].offset, hc[GPUEXT_SCAN_OUT_COUNT + o],
+										SCAN_INT_OUT_BYTES[o], false);
+				const std::string detail = scan_ints_reference_differs(ph, s, hc, hv, filtered);
+
+				report(detail.empty(), "scan " + s.name + ": " + what + ", the CPU's run against the rows", detail);
+			}
+			check_scan(s, what.c_str(), scan_program_ints(filtered), d_pages, d_vis,
+					   (uint64_t) s.npages * GPUEXT_SCAN_MAX_TUPLES);
+		}
 		gpuext_cuda_free(d_pages);
 		gpuext_cuda_free(d_vis);
 	}
@@ -220,7 +256,7 @@ void run_scan_int_checks(bool quick)
 				"scan: an unknown operation is refused");
 	check_valid(program, [](GpuextScanProgram &p) { p.numsteps[4].cmp_first = 0; }, 0,
 				"scan: a select reading the WHERE clause's comparisons is refused");
-	check_valid(program, [](GpuextScanProgram &p) { p.numsteps[4].cmp_n = 2; }, 0,
+	check_valid(program, [](GpuextScanProgram &p) { p.numsteps[4].cmp_n = (uint8_t) (p.ncmps - p.numsteps[4].cmp_first + 1); }, 0,
 				"scan: a select past the comparisons is refused");
 	check_valid(program, [](GpuextScanProgram &p) { p.outs[3].value_bytes = 1; }, 0,
 				"scan: a register's output of 1 byte is refused");
