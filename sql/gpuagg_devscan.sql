@@ -112,17 +112,26 @@ SELECT sum(f8 * 1e308 * 10) FROM ds WHERE i2 > 0;
 SELECT sum(f8 * 1e-320 * 1e-10) FROM ds;
 SELECT sum(f8 / (f8 - f8)) FROM ds WHERE f8 IS NULL;
 SELECT count(*), sum(i8 * 1e300) FROM ds WHERE i4 < 0;
--- CASE WHEN of double precision: each branch a column (NULLs among them), a constant or NULL (no
--- ELSE), the conditions compiled (OR, IN, modulus, NULL tests), alone, nested, inside arithmetic,
--- beside a WHERE clause.  A branch that may raise an error (arithmetic) stays on the CPU's
--- executor (PostgreSQL computes only the branch taken), as does arithmetic over a CASE that may be
--- NULL.
+-- CASE WHEN of double precision: each branch a column (NULLs among them), a constant, NULL (no
+-- ELSE) or arithmetic, the conditions compiled (OR, IN, modulus, NULL tests), alone, nested,
+-- inside arithmetic, beside a WHERE clause.  A branch that may raise an error (arithmetic) is
+-- computed for every row, but its error raised only where it is taken, as PostgreSQL computes
+-- only the branch taken.
 SELECT check_scan($q$SELECT sum(CASE WHEN i2 < 0 THEN f8 ELSE 0 END), avg(CASE WHEN f4 > 100 THEN f4 ELSE f8 END), count(*) FROM ds$q$);
 SELECT check_scan($q$SELECT sum(CASE WHEN i4 % 3 = 0 OR d < date '1993-01-01' THEN i2 WHEN f8 IS NULL THEN -1.5::float8
   WHEN i2 IN (1, 2, 3) THEN f4 ELSE 2 END), max(CASE WHEN NOT (f8 > 10) THEN f8 ELSE i8 END) FROM ds WHERE i8 > 0$q$);
 SELECT check_scan($q$SELECT sum(f8 * CASE WHEN i2 IN (1, 2, 3) OR i2 > 10000 THEN 1.0::float8 ELSE 0.5 END),
   sum(CASE WHEN i2 > 0 THEN CASE WHEN f8 > 0 THEN f8 ELSE i4 END ELSE 'NaN' END) FROM ds$q$);
-SELECT check_scan($q$SELECT sum(CASE WHEN i2 > 0 THEN f8 * 2 ELSE 0 END) FROM ds$q$, false);
+SELECT check_scan($q$SELECT sum(CASE WHEN i2 > 0 THEN f8 * 2 ELSE 0 END) FROM ds$q$);
+SELECT check_scan($q$SELECT max(CASE WHEN f8 <> 0 THEN 1 / f8 ELSE 0 END), max(CASE WHEN i2 > 0 THEN f8 * 2
+  WHEN f8 < 1 AND f8 > -1 THEN f8 * 1e308 WHEN i2 <> 0 THEN f8 / i2 END), min(CASE WHEN f4 > 0 THEN f8 / f4 END), count(*) FROM ds$q$);
+SELECT check_scan($q$SELECT array_agg(g ORDER BY g) FROM (SELECT b, min(CASE WHEN f8 <> 0 THEN 1 / f8 END),
+  sum(CASE WHEN i2 <> 0 THEN i8 / i2 ELSE 0 END), max(CASE WHEN i4 < 100000 THEN i4 * 20000 ELSE -1 END)
+  FROM ds GROUP BY b) g$q$);
+SELECT sum(CASE WHEN f8 >= 0 THEN 1 / f8 ELSE 0 END) FROM ds;
+SELECT max(CASE WHEN i2 > 0 THEN f8 * 1e308 END) FROM ds;
+SELECT sum(CASE WHEN i2 >= 0 THEN i8 / i2 ELSE 0 END) FROM ds;
+SELECT max(CASE WHEN i4 < 200000 THEN i4 * 20000 ELSE -1 END) FROM ds;
 SELECT check_scan($q$SELECT sum(CASE WHEN i2 > 0 THEN f8 END), avg(CASE WHEN i4 % 3 = 0 THEN NULL ELSE f4::float8 END),
   min(CASE WHEN i2 < 0 THEN CASE WHEN f8 > 0 THEN f8 END ELSE i2 END), max(CASE WHEN f8 > 100 THEN f8 END), count(*) FROM ds$q$);
 SELECT check_scan($q$SELECT array_agg(g ORDER BY g) FROM (SELECT b, sum(CASE WHEN f8 > 0 THEN f8 END),

@@ -211,6 +211,17 @@ SELECT check_inp($q$SELECT sum(CASE WHEN i4 > 0 THEN f8 END), avg(CASE WHEN g < 
   max(CASE WHEN i2 < 0 THEN f8 END), count(CASE WHEN i2 < 0 THEN f8 END), min(CASE WHEN f8 > 10 THEN f8 END) FILTER (WHERE i4 % 2 = 0),
   sum(f8 * (1 - g)), count(*) FROM ginp_nn$q$);
 SELECT check_inp($q$SELECT k, sum(CASE WHEN i4 > 0 THEN CASE WHEN g > 0.5 THEN f8 END ELSE g END) FROM ginp_nn GROUP BY k$q$);
+-- A branch that may raise (arithmetic) is computed for every row, its error raised only where the
+-- branch is taken, as PostgreSQL computes only the branch taken; integer arithmetic likewise (a
+-- row where a branch not taken would raise is read through the slot).
+SELECT check_inp($q$SELECT max(CASE WHEN g > 0 THEN 1 / g ELSE 0 END), max(CASE WHEN g <> 0 THEN f8 / g END),
+  min(CASE WHEN f8 < 1 THEN f8 * 1e308 ELSE -f8 END), sum(CASE WHEN i2 <> 0 THEN i8 / i2 ELSE 0 END),
+  max(CASE WHEN i4 > 0 THEN i4 * 2 ELSE i2 END), count(*) FROM ginp_nn$q$);
+SELECT check_inp($q$SELECT k, min(CASE WHEN g > 0 THEN 1 / g END), max(CASE WHEN f8 < 1 THEN f8 * 1e308 ELSE f8 END)
+  FROM ginp_nn GROUP BY k$q$);
+SELECT check_inp_error('SELECT sum(CASE WHEN g >= 0 THEN 1 / g ELSE 0 END) FROM ginp_nn');
+SELECT check_inp_error('SELECT max(CASE WHEN f8 < 10 THEN f8 * 1e308 ELSE 0 END), count(*) FROM ginp_nn');
+SELECT check_inp_error('SELECT sum(CASE WHEN i2 >= 0 THEN i8 / i2 ELSE 0 END) FROM ginp_nn');
 -- Arithmetic over them: NULL where an operand is (strict operators), raising nothing there.
 SELECT check_inp($q$SELECT sum(CASE WHEN i4 > 0 THEN f8 END * 2 - g), max(-(CASE WHEN g < 0.5 THEN NULL ELSE g END) / 4),
   sum(f8 / CASE WHEN g > 0 THEN g END) FROM ginp_nn$q$);
@@ -259,6 +270,9 @@ SELECT inp_rows('SELECT sum(n::real::float8), min(p::real * 3::real) FROM ginp_n
 SELECT inp_rows('SELECT sum(i4::numeric * 2) FROM ginp');
 SELECT inp_rows('SELECT sum(abs(i4) * 2) FROM ginp');
 SELECT inp_rows($q$SELECT sum(CASE WHEN i4 > 0 THEN f8 END), count(CASE WHEN i2 < 0 THEN f8 END) FROM ginp_nn$q$);
+SELECT inp_rows($q$SELECT sum(CASE WHEN g > 0 THEN 1 / g ELSE 0 END), min(CASE WHEN f8 < 1 THEN f8 * 1e308 END) FROM ginp_nn$q$);
+SELECT count(*) FILTER (WHERE i2 = 0) AS rows_for_the_slot FROM ginp_nn;
+SELECT inp_rows($q$SELECT sum(CASE WHEN i2 <> 0 THEN i8 / i2 ELSE 0 END) FROM ginp_nn$q$);
 SELECT count(*) FILTER (WHERE a = 'NaN' OR c > 2::numeric ^ 64) AS rows_for_the_slot FROM ginp_num;
 SELECT inp_rows('SELECT k, sum(a * (1 - b)), avg(a), sum(c * 100) FROM ginp_num GROUP BY k');
 SELECT inp_rows('SELECT k, sum(a * (1 - b)), avg(a) FROM ginp_num GROUP BY k');

@@ -577,6 +577,8 @@ extern bool GpuAggRowQualPasses(const GpuAggRowQual *q, const char *tp, const in
 extern const float8 *GpuAggRowExprRun(GpuAggRowExpr *e, const char *tp, const int *att_off);
 extern bool GpuAggRowExprMayBeNull(const GpuAggRowExpr *e, int reg);
 extern bool GpuAggRowExprNull(const GpuAggRowExpr *e, int reg);
+extern void GpuAggRowExprRaise(const GpuAggRowExpr *e, int reg);
+extern bool GpuAggRowExprLazy(const GpuAggRowExpr *e);
 extern float8 *GpuAggRowExprColumns(const GpuAggRowExpr *e);
 extern void GpuAggRowExprLoad(const GpuAggRowExpr *e, const char *tp, const int *att_off, float8 *cols, int j);
 extern void GpuAggRowExprRunColumns(const GpuAggRowExpr *e, float8 *cols, int n);

@@ -19,7 +19,8 @@
 /*
  * Whether pages can be added column by column: the WHERE clause compiled or
  * absent, the keys plain columns, and every input a plain column of fixed
- * width by value or a compiled double precision argument, without FILTER.
+ * width by value or a compiled double precision argument, without FILTER
+ * or a CASE branch that may raise (computed for every row, it would).
  * Where the table has columns of varying width before them, their offsets
  * are found per row.  A compiled argument's values are in its register's
  * column (GpuAggRowExprColumns), where its pointers are set once here.
@@ -27,7 +28,7 @@
 bool
 GpuAggColumnsEligible(GpuAggState *st)
 {
-	if (!st->rows.fixed || st->rows.numargs)
+	if (!st->rows.fixed || st->rows.numargs || (st->rows.rowargs != NULL && GpuAggRowExprLazy(st->rows.rowargs)))
 		return false;
 	for (int i = 0; i < st->ninputs; i++)
 	{

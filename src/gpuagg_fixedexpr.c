@@ -9,8 +9,8 @@
  * unary minus over columns and constants of smallint, integer and bigint,
  * with the casts among them and to numeric; or a searched CASE WHEN of
  * either whose conditions compile (gpuagg_conditions.c) and whose branches
- * are columns, constants (NULL too: a CASE without ELSE) or such CASEs
- * (both are computed for every row) of one display scale.  Values are 128-bit integers at the display scale
+ * are any of these, constants (NULL too: a CASE without ELSE) or such
+ * CASEs, of one display scale.  Values are 128-bit integers at the display scale
  * PostgreSQL's numeric arithmetic gives them (the larger scale for + and -,
  * their sum for *), integers at scale 0, so that value and scale are
  * PostgreSQL's.  A row where an integer operation leaves its type's range
@@ -169,47 +169,22 @@ WideningCast(Oid funcid)
 	}
 }
 
-/*
- * Whether a CASE's branch can be computed for every row, taken or not: a
- * column (cast wider), a constant (NULL too), or a CASE of such.
- */
-static bool
-FixedBranch(Node *node)
-{
-	if (IsA(node, Const))
-		return true;
-	if (IsA(node, CaseExpr))
-	{
-		CaseExpr   *c = (CaseExpr *) node;
-		ListCell   *lc;
-
-		if (c->arg != NULL || (c->defresult != NULL && !FixedBranch((Node *) c->defresult)))
-			return false;
-		foreach(lc, c->args)
-			if (!FixedBranch((Node *) lfirst_node(CaseWhen, lc)->result))
-				return false;
-		return true;
-	}
-	if (IsA(node, FuncExpr) && list_length(((FuncExpr *) node)->args) == 1)
-		return WideningCast(((FuncExpr *) node)->funcid) && FixedBranch(linitial(((FuncExpr *) node)->args));
-	return IsA(node, Var);
-}
-
 static int	CompileFixed(CustomScan *cscan, Node *node, GpuAggNumExpr *e);
 
 /*
  * A searched CASE as steps that each take one WHEN's branch where its
  * condition holds, from the last WHEN back (no ELSE: NULL); -1 where a
- * condition does not compile, a branch could raise an error, or the
- * branches' display scales differ (the value's scale would then depend on
- * the row).
+ * condition or a branch does not compile, or the branches' display scales
+ * differ (the value's scale would then depend on the row).  Every branch is
+ * computed for every row: where one raises, taken or not, the row goes to
+ * the slot (GpuAggNumExprEval), and the device keeps only the taken one's.
  */
 static int
 CompileFixedCase(CustomScan *cscan, CaseExpr *c, GpuAggNumExpr *e)
 {
 	int			acc;
 
-	if (c->arg != NULL || !FixedBranch((Node *) c))
+	if (c->arg != NULL)
 		return -1;
 	acc = c->defresult != NULL ? CompileFixed(cscan, (Node *) c->defresult, e) : NullReg(e);
 	for (int i = list_length(c->args) - 1; i >= 0 && acc >= 0; i--)

@@ -12,7 +12,8 @@
  * over a real operand, real arithmetic over real columns and constants
  * rounded to real as float4_pl and the like do (CompileFloat4), alone or cast
  * to double precision, and searched CASE WHENs of either type whose
- * conditions compile and whose branches raise no error (CompileCase), NULL
+ * conditions and branches compile (CompileCase; a branch not taken raises
+ * nothing, as the device's does not), NULL
  * where no branch is taken without ELSE or the branch is NULL, and so is
  * the arithmetic over it (strict operators).  It is evaluated by the same
  * inline functions as PostgreSQL's operators (utils/float.h), so that NaN,
@@ -67,6 +68,9 @@ struct GpuAggRowExpr
 	uint32		null_regs;		/* bit r: register r is a NULL constant (a CASE's NULL branch) */
 	uint32		maybe_null;		/* bit r: register r may be NULL (those, and CASEs that may take them) */
 	uint32		nulls;			/* bit r: register r is NULL for the row run last (GpuAggRowExprRun) */
+	bool		lazy;			/* a CASE branch may raise: errors kept until an argument is read */
+	uint32		errs;			/* lazy, bit r: register r raises an error for the row run last ... */
+	uint8		err_step[ROWEXPR_REGS]; /* ... the one of this step */
 	List	   *memo;			/* the operations compiled ... */
 	List	   *memo_regs;		/* ... and the registers holding them */
 };
@@ -138,7 +142,11 @@ LoadValue(const RowLoad *l, const char *tp, const int *att_off)
 /*
  * Compute every argument of a program for a row read in place: its
  * registers, and which are NULL (GpuAggRowExprNull).  The operators are
- * strict: an operand NULL makes the result NULL, and raises nothing.
+ * strict: an operand NULL makes the result NULL, and raises nothing.  A
+ * lazy program (a CASE branch that may raise) computes every branch but
+ * keeps each error with its register, as the device marks it, for
+ * GpuAggRowExprRaise: a CASE raises only its taken branch's, and an
+ * operation the first of its operands', as PostgreSQL evaluates them.
  */
 const float8 *
 GpuAggRowExprRun(GpuAggRowExpr *e, const char *tp, const int *att_off)
@@ -146,31 +154,60 @@ GpuAggRowExprRun(GpuAggRowExpr *e, const char *tp, const int *att_off)
 	float8	   *r = e->regs;
 
 	e->nulls = e->null_regs;
+	e->errs = 0;
 	for (int i = 0; i < e->nloads; i++)
 		r[e->loads[i].dst] = LoadValue(&e->loads[i], tp, att_off);
 	for (int i = 0; i < e->nsteps; i++)
 	{
 		const RowStep *s = &e->steps[i];
+		uint32		bit = (uint32) 1 << s->dst;
 		int			taken;
+		double		v;
 
-		if (s->op != ROWOP_SEL && ((e->nulls >> s->a) & 1 || (s->op != ROWOP_NEG && (e->nulls >> s->b) & 1)))
+		if (s->op == ROWOP_SEL)
 		{
-			e->nulls |= (uint32) 1 << s->dst;
+			taken = GpuAggRowQualPasses(s->cond, tp, att_off) ? s->a : s->b;
+			r[s->dst] = r[taken];
+			e->nulls = (e->nulls & ~bit) | (((e->nulls >> taken) & 1) << s->dst);
+			e->errs = (e->errs & ~bit) | (((e->errs >> taken) & 1) << s->dst);
+			e->err_step[s->dst] = e->err_step[taken];
 			continue;
 		}
-		switch (s->op)
+		if (e->errs & (((uint32) 1 << s->a) | (s->op != ROWOP_NEG ? (uint32) 1 << s->b : 0)))
 		{
-			case ROWOP_SEL:
-				taken = GpuAggRowQualPasses(s->cond, tp, att_off) ? s->a : s->b;
-				r[s->dst] = r[taken];
-				e->nulls = (e->nulls & ~((uint32) 1 << s->dst)) | (((e->nulls >> taken) & 1) << s->dst);
-				break;
-			default:
-				r[s->dst] = FloatOp(s, r[s->a], r[s->b]);
-				break;
+			e->errs |= bit;
+			e->err_step[s->dst] = e->err_step[(e->errs >> s->a) & 1 ? s->a : s->b];
+			continue;
 		}
+		if ((e->nulls >> s->a) & 1 || (s->op != ROWOP_NEG && (e->nulls >> s->b) & 1))
+		{
+			e->nulls |= bit;
+			continue;
+		}
+		if (!e->lazy)
+			r[s->dst] = FloatOp(s, r[s->a], r[s->b]);
+		else if (gpuext_scan_float_op(s->op, s->real, r[s->a], r[s->b], &v))
+		{
+			e->errs |= bit;
+			e->err_step[s->dst] = (uint8) i;
+		}
+		else
+			r[s->dst] = v;
 	}
 	return r;
+}
+
+/* Raise the error register reg keeps for the row run last (a lazy program's), if any. */
+void
+GpuAggRowExprRaise(const GpuAggRowExpr *e, int reg)
+{
+	const RowStep *s;
+
+	if (likely(!((e->errs >> reg) & 1)))
+		return;
+	s = &e->steps[e->err_step[reg]];
+	FloatOp(s, e->regs[s->a], e->regs[s->b]);
+	elog(ERROR, "compiled argument's error not raised again");
 }
 
 /* Whether register reg may be NULL, and whether it is for the row run last. */
@@ -184,6 +221,13 @@ bool
 GpuAggRowExprNull(const GpuAggRowExpr *e, int reg)
 {
 	return (e->nulls >> reg) & 1;
+}
+
+/* Whether a program keeps its errors until an argument is read (GpuAggRowExprRun): not for columns at once. */
+bool
+GpuAggRowExprLazy(const GpuAggRowExpr *e)
+{
+	return e->lazy;
 }
 
 /*
@@ -324,10 +368,9 @@ static int	CompileFloat8(CustomScan *cscan, Node *node, GpuAggRowExpr *e);
 static int	CompileFloat4(CustomScan *cscan, Node *node, GpuAggRowExpr *e);
 
 /*
- * Whether a CASE's branch can be computed for every row, taken or not:
- * nothing in it raises an error (a column, a constant, NULL, a CASE of
- * such, their negation), as the device and the rows read in place compute
- * both.
+ * Whether a CASE's branch raises no error for any row (a column, a
+ * constant, NULL, a CASE of such, their negation): where one may, the
+ * program is lazy, its errors kept until an argument is read.
  */
 static bool
 BranchWithoutErrors(CustomScan *cscan, Node *node)
@@ -369,9 +412,10 @@ NullRegister(GpuAggRowExpr *e)
 /*
  * A searched CASE of double precision or real (CASE WHEN cond THEN x ...
  * [ELSE y] END) as steps that each take one WHEN's branch where its condition
- * holds, from the last WHEN back, NULL without ELSE; -1 where a condition
- * does not compile or a branch may raise an error (arithmetic).  A real
- * branch is exact in its register, so the select is the same for both.
+ * holds, from the last WHEN back, NULL without ELSE; -1 where a condition or
+ * a branch does not compile.  Every branch is computed for every row, an
+ * error of one not taken never raised (lazy).  A real branch is exact in its
+ * register, so the select is the same for both.
  */
 static int
 CompileCase(CustomScan *cscan, CaseExpr *c, GpuAggRowExpr *e)
@@ -380,8 +424,9 @@ CompileCase(CustomScan *cscan, CaseExpr *c, GpuAggRowExpr *e)
 		c->casetype == FLOAT4OID ? CompileFloat4 : CompileFloat8;
 	int			acc;
 
-	if (c->arg != NULL || !BranchWithoutErrors(cscan, (Node *) c))
+	if (c->arg != NULL)
 		return -1;
+	e->lazy |= !BranchWithoutErrors(cscan, (Node *) c);
 	acc = c->defresult == NULL ? NullRegister(e) : branch(cscan, (Node *) c->defresult, e);
 	for (int i = list_length(c->args) - 1; i >= 0 && acc >= 0; i--)
 	{

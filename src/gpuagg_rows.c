@@ -320,7 +320,8 @@ InputInPlace(GpuAggState *st, GpuAggInput *in, const char *tp, const float8 *sha
 	{
 		const float8 *regs = in->rowarg ? GpuAggRowExprRun(in->rowarg, tp, st->rows.att_off) : shared;
 
-		/* a CASE that took no branch, or a NULL one */
+		/* its error, where a CASE's branch taken raises one; then a CASE that took no branch, or a NULL one */
+		GpuAggRowExprRaise(in->rowarg ? in->rowarg : st->rows.rowargs, in->rowreg);
 		if (GpuAggRowExprNull(in->rowarg ? in->rowarg : st->rows.rowargs, in->rowreg))
 			return false;
 		*value = in->type != NULL && in->type->typid == FLOAT4OID ? Float4GetDatum((float4) regs[in->rowreg]) :
