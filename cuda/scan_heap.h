@@ -324,6 +324,33 @@ typedef struct GpuextScanRow
 	__int128	numregs[GPUEXT_SCAN_MAX_NREGS];
 } GpuextScanRow;
 
+/* A select's marks (NULL, unknown) for register dst: those of the branch taken. */
+static inline GPUEXT_HD void
+gpuext_scan_mark_select(uint32_t *nulls, uint32_t *errs, int dst, int taken)
+{
+	*nulls = (*nulls & ~(1u << dst)) | (((*nulls >> taken) & 1u) << dst);
+	*errs = (*errs & ~(1u << dst)) | (((*errs >> taken) & 1u) << dst);
+}
+
+/*
+ * A strict step's marks for register dst from its operands (b unread where
+ * unary): unknown where one is, as PostgreSQL evaluates arguments first,
+ * else NULL where one is; 1 where so marked, with nothing to compute.
+ */
+static inline GPUEXT_HD int
+gpuext_scan_mark_operands(uint32_t *nulls, uint32_t *errs, int dst, int a, int b, int unary)
+{
+	uint32_t	read = (1u << a) | (unary ? 0u : 1u << b);
+
+	if (*errs & read)
+		*errs |= 1u << dst;
+	else if (*nulls & read)
+		*nulls |= 1u << dst;
+	else
+		return 0;
+	return 1;
+}
+
 /* A little-endian 16-bit word. */
 static inline GPUEXT_HD unsigned
 gpuext_scan_u16(const unsigned char *p)

@@ -61,21 +61,11 @@ gpuext_scan_float_compute(const GpuextScanProgram *p, GpuextScanRow *row)
 			int			taken = gpuext_scan_cmps(p, row, s->cmp_first, s->cmp_n) ? s->a : s->b;
 
 			r[s->dst] = r[taken];
-			row->reg_nulls = (row->reg_nulls & ~(1u << s->dst)) | (((row->reg_nulls >> taken) & 1u) << s->dst);
-			row->reg_errs = (row->reg_errs & ~(1u << s->dst)) | (((row->reg_errs >> taken) & 1u) << s->dst);
+			gpuext_scan_mark_select(&row->reg_nulls, &row->reg_errs, s->dst, taken);
 			continue;
 		}
-		if ((row->reg_errs & (1u << s->a)) || (s->op != GPUEXT_SCAN_NEG && (row->reg_errs & (1u << s->b))))
-		{
-			row->reg_errs |= 1u << s->dst;
+		if (gpuext_scan_mark_operands(&row->reg_nulls, &row->reg_errs, s->dst, s->a, s->b, s->op == GPUEXT_SCAN_NEG))
 			continue;
-		}
-		if ((row->reg_nulls & (1u << s->a)) ||
-			(s->op != GPUEXT_SCAN_NEG && (row->reg_nulls & (1u << s->b))))
-		{
-			row->reg_nulls |= 1u << s->dst;
-			continue;
-		}
 		if (gpuext_scan_float_op(s->op, s->real, a, b, &v))
 			row->reg_errs |= 1u << s->dst;
 		else

@@ -239,22 +239,11 @@ gpuext_scan_numeric_compute(const GpuextScanProgram *p, GpuextScanRow *row)
 			int			taken = gpuext_scan_cmps(p, row, s->cmp_first, s->cmp_n) ? s->a : s->b;
 
 			r[s->dst] = r[taken];
-			row->nreg_nulls = (row->nreg_nulls & ~(1u << s->dst)) | (((row->nreg_nulls >> taken) & 1u) << s->dst);
-			row->nreg_errs = (row->nreg_errs & ~(1u << s->dst)) | (((row->nreg_errs >> taken) & 1u) << s->dst);
+			gpuext_scan_mark_select(&row->nreg_nulls, &row->nreg_errs, s->dst, taken);
 			continue;
 		}
-		if ((row->nreg_errs & (1u << s->a)) ||
-			(s->op != GPUEXT_SCAN_NEG && (row->nreg_errs & (1u << s->b))))
-		{
-			row->nreg_errs |= 1u << s->dst;
+		if (gpuext_scan_mark_operands(&row->nreg_nulls, &row->nreg_errs, s->dst, s->a, s->b, s->op == GPUEXT_SCAN_NEG))
 			continue;
-		}
-		if ((row->nreg_nulls & (1u << s->a)) ||
-			(s->op != GPUEXT_SCAN_NEG && (row->nreg_nulls & (1u << s->b))))
-		{
-			row->nreg_nulls |= 1u << s->dst;
-			continue;
-		}
 		switch (s->op)
 		{
 			case GPUEXT_SCAN_ADD:
