@@ -222,6 +222,10 @@ SELECT check_inp($q$SELECT k, min(CASE WHEN g > 0 THEN 1 / g END), max(CASE WHEN
 SELECT check_inp_error('SELECT sum(CASE WHEN g >= 0 THEN 1 / g ELSE 0 END) FROM ginp_nn');
 SELECT check_inp_error('SELECT max(CASE WHEN f8 < 10 THEN f8 * 1e308 ELSE 0 END), count(*) FROM ginp_nn');
 SELECT check_inp_error('SELECT sum(CASE WHEN i2 >= 0 THEN i8 / i2 ELSE 0 END) FROM ginp_nn');
+-- count() of such an argument computes it, and raises its error, as PostgreSQL does.
+SELECT check_inp($q$SELECT count(CASE WHEN g > 0 THEN 1 / g ELSE 0 END), count(f8 / g) FILTER (WHERE g > 0) FROM ginp_nn$q$);
+SELECT check_inp_error('SELECT count(CASE WHEN g >= 0 THEN 1 / g ELSE 0 END) FROM ginp_nn');
+SELECT check_inp_error('SELECT count(f8 / g) FILTER (WHERE i4 > 0) FROM ginp_nn');
 -- Arithmetic over them: NULL where an operand is (strict operators), raising nothing there.
 SELECT check_inp($q$SELECT sum(CASE WHEN i4 > 0 THEN f8 END * 2 - g), max(-(CASE WHEN g < 0.5 THEN NULL ELSE g END) / 4),
   sum(f8 / CASE WHEN g > 0 THEN g END) FROM ginp_nn$q$);

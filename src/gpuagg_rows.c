@@ -309,23 +309,23 @@ InputInPlace(GpuAggState *st, GpuAggInput *in, const char *tp, const float8 *sha
 		return false;
 	if (in->numarg && in->numnull)
 		return false;
-	/* a count: the row has its column (no NULLs), counts itself, or its argument is not NULL */
-	if (in->type == NULL &&
-		(in->rowreg < 0 || !GpuAggRowExprMayBeNull(in->rowarg ? in->rowarg : st->rows.rowargs, in->rowreg)))
+	/* a count: the row has its column (no NULLs), or counts itself */
+	if (in->type == NULL && in->rowreg < 0)
 	{
 		*value = (Datum) 0;
 		return true;
 	}
 	if (in->rowreg >= 0)
 	{
+		/* computed even for a count, which raises its argument's error as PostgreSQL does */
 		const float8 *regs = in->rowarg ? GpuAggRowExprRun(in->rowarg, tp, st->rows.att_off) : shared;
 
 		/* its error, where a CASE's branch taken raises one; then a CASE that took no branch, or a NULL one */
 		GpuAggRowExprRaise(in->rowarg ? in->rowarg : st->rows.rowargs, in->rowreg);
 		if (GpuAggRowExprNull(in->rowarg ? in->rowarg : st->rows.rowargs, in->rowreg))
 			return false;
-		*value = in->type != NULL && in->type->typid == FLOAT4OID ? Float4GetDatum((float4) regs[in->rowreg]) :
-			Float8GetDatum(regs[in->rowreg]);
+		*value = in->type == NULL ? (Datum) 0 :
+			in->type->typid == FLOAT4OID ? Float4GetDatum((float4) regs[in->rowreg]) : Float8GetDatum(regs[in->rowreg]);
 		return true;
 	}
 	if (in->numarg)
