@@ -168,20 +168,15 @@ GpuAggRowExprRun(GpuAggRowExpr *e, const char *tp, const int *att_off)
 		{
 			taken = GpuAggRowQualPasses(s->cond, tp, att_off) ? s->a : s->b;
 			r[s->dst] = r[taken];
-			e->nulls = (e->nulls & ~bit) | (((e->nulls >> taken) & 1) << s->dst);
-			e->errs = (e->errs & ~bit) | (((e->errs >> taken) & 1) << s->dst);
+			gpuext_scan_mark_select(&e->nulls, &e->errs, s->dst, taken);
 			e->err_step[s->dst] = e->err_step[taken];
 			continue;
 		}
-		if (e->errs & (((uint32) 1 << s->a) | (s->op != ROWOP_NEG ? (uint32) 1 << s->b : 0)))
+		if (gpuext_scan_mark_operands(&e->nulls, &e->errs, s->dst, s->a, s->b, s->op == ROWOP_NEG))
 		{
-			e->errs |= bit;
-			e->err_step[s->dst] = e->err_step[(e->errs >> s->a) & 1 ? s->a : s->b];
-			continue;
-		}
-		if ((e->nulls >> s->a) & 1 || (s->op != ROWOP_NEG && (e->nulls >> s->b) & 1))
-		{
-			e->nulls |= bit;
+			/* the error kept is the first marked operand's, as PostgreSQL raises it */
+			if (e->errs & bit)
+				e->err_step[s->dst] = e->err_step[(e->errs >> s->a) & 1 ? s->a : s->b];
 			continue;
 		}
 		if (!e->lazy)
