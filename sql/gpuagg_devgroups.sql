@@ -279,6 +279,49 @@ SELECT check_groups('SELECT k, sum(w) FROM dgn WHERE w > 30000 GROUP BY k HAVING
 SELECT check_groups('SELECT k, sum(v) FROM dgn WHERE w < 0 GROUP BY k');
 SELECT (SELECT count(*) FROM (SELECT k, count(*) FROM dgn GROUP BY k) s) AS groups,
   (SELECT sum(n) FROM (SELECT k, count(*) AS n FROM dgn GROUP BY k) s) AS rows;
+-- Fixed-scale numeric values (bigints at their scale) under groups past hash_mem: numbered on the
+-- device, every row there; a NaN stops the numbering and the run starts again on the CPU, which
+-- spills them with the NaN kept; and spilled on the CPU's own paths (rows read in place, and rows
+-- through the slot where the WHERE clause is not compiled). Unconstrained numeric is not planned.
+CREATE TABLE dgq (k int4, q numeric(12,2), p numeric(15,4), pad text);
+INSERT INTO dgq SELECT i % 20011, (i % 50 + 1) * 1.25, CASE WHEN i % 13 = 0 THEN NULL ELSE i * 0.0101 - 300 END,
+  'x' || i % 3
+FROM generate_series(1, 60000) i;
+ANALYZE dgq;
+CREATE FUNCTION spilled(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  plan jsonb;
+BEGIN
+  IF NOT (SELECT gpu_kernels AND device_state <> 'unavailable' FROM gpuext_info()) THEN
+    RETURN 'spilled';
+  END IF;
+  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
+  RETURN CASE WHEN (jsonb_path_query_first(plan, '$.** ? (@."Custom Plan Provider" == "GpuAgg")')->>'Rows Spilled')::bigint > 0
+    THEN 'spilled' ELSE 'not spilled' END;
+END $$;
+SELECT check_groups('SELECT k, count(*), sum(q), avg(p), min(p), max(q), count(p) FROM dgq GROUP BY k');
+SELECT check_groups('SELECT k, sum(p) FILTER (WHERE q > 30), avg(q) FROM dgq WHERE p < 100 GROUP BY k HAVING sum(q) > 60');
+UPDATE dgq SET p = 'NaN' WHERE k IN (7, 15000) AND p > 0;
+SELECT check_groups('SELECT k, count(*), sum(q), avg(p), min(p), max(p) FROM dgq GROUP BY k', NULL);
+SET gpuext.enable_device_scan = off;
+SELECT check_groups('SELECT k, count(*), sum(q), avg(p), min(p), max(p) FROM dgq GROUP BY k', NULL),
+  spilled('SELECT k, count(*), sum(q), avg(p), min(p), max(p) FROM dgq GROUP BY k');
+SELECT check_groups('SELECT k, sum(p), max(p), avg(q) FROM dgq WHERE length(pad) = 2 GROUP BY k', NULL),
+  spilled('SELECT k, sum(p), max(p), avg(q) FROM dgq WHERE length(pad) = 2 GROUP BY k');
+RESET gpuext.enable_device_scan;
+SELECT k, sum(p), min(p), max(p), avg(p) FROM dgq WHERE k IN (7, 15000, 15001) GROUP BY k ORDER BY k;
+ALTER TABLE dgq ALTER COLUMN p TYPE numeric;
+ANALYZE dgq;
+CREATE FUNCTION plan_of(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  plan json;
+BEGIN
+  EXECUTE 'EXPLAIN (COSTS OFF, FORMAT JSON) ' || q INTO plan;
+  RETURN plan::text;
+END $$;
+SELECT position('GpuAgg' in plan_of('SELECT k, sum(p) FROM dgq GROUP BY k')) > 0 AS unconstrained_planned;
+DROP FUNCTION plan_of(text);
+DROP FUNCTION spilled(text);
 -- The run starts again on the CPU, exactly, where the groups outgrow the device's table (the
 -- estimate far below them), or at any one failed device call under auto (the first chunk of groups
 -- is read back before any is returned); an integer overflow raises PostgreSQL's error.

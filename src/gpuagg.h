@@ -492,6 +492,9 @@ extern void GpuAggGatherColumn(char *dst, const char *const *ptrs, int m, int by
 /* The group number of keys that find no room in hash_mem: their row is spilled (gpuagg_spill.c). */
 #define GPUAGG_SPILL PG_UINT32_MAX
 
+/* A spilled row's NaN of a fixed-scale numeric input: below every value at its scale (precision <= 18). */
+#define GPUAGG_SPILL_NAN PG_INT64_MIN
+
 /* gpuagg_keys.c */
 extern void GpuAggGroupsBegin(GpuAggState *st, CustomScan *cscan);
 extern void GpuAggKeysEval(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext);
@@ -540,7 +543,8 @@ extern bool GpuAggNumericToInt64(GpuAggInput *in, Datum *value, int64 *nans);
 extern bool GpuAggFixedToInt64(GpuAggInput *in, int status, int128 v, Datum *value, int64 *nans);
 extern GpuAggNumMemo *GpuAggNumMemoCreate(int natts);
 extern Datum GpuAggNumericAccumResult(GpuAggInput *in, GpuextAggKind kind, bool *isnull);
-extern Datum GpuAggNumericGroupResult(GpuAggInput *in, const GpuextGroupResult *r, uint32 g, GpuextAggKind kind,
+extern Datum GpuAggNumericSpillValue(GpuAggInput *in, Datum value);
+extern Datum GpuAggNumericGroupResult(GpuAggInput *in, const GpuextGroupResult *r, int64 nans, GpuextAggKind kind,
 									  bool *isnull);
 extern void GpuAggAccsStart(GpuAggState *st, GpuAggInput *in);
 extern void GpuAggAccsGrow(GpuAggInput *in, uint32 cap);

@@ -234,6 +234,9 @@ GpuAggDevGroupsNext(GpuAggState *st)
 			scanslot->tts_values[a] = Int64GetDatum(ChunkCounts(ds, 0)[i]);
 		else if (in->type == NULL)
 			scanslot->tts_values[a] = Int64GetDatum(ChunkCounts(ds, p->outs[o].counter)[i]);
+		else if (in->numeric_scale >= 0)
+			scanslot->tts_values[a] = GpuAggNumericGroupResult(in, &ds->chunk_results[(size_t) o * GPUAGG_DEVGROUPS_CHUNK + i],
+															   0, st->kinds[a], &scanslot->tts_isnull[a]);
 		else
 			scanslot->tts_values[a] = GpuextGroupResultDatum(&ds->chunk_results[(size_t) o * GPUAGG_DEVGROUPS_CHUNK + i],
 															 in->type, st->kinds[a], &scanslot->tts_isnull[a]);

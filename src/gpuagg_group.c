@@ -716,7 +716,7 @@ GpuAggGroupNext(GpuAggState *st)
 		else if (in->group_accs)
 			scanslot->tts_values[i] = GpuextAccumResult(&in->group_accs[g], st->kinds[i], &scanslot->tts_isnull[i]);
 		else if (in->numeric_scale >= 0)
-			scanslot->tts_values[i] = GpuAggNumericGroupResult(in, &in->sink->results[g], g, st->kinds[i],
+			scanslot->tts_values[i] = GpuAggNumericGroupResult(in, &in->sink->results[g], in->group_counts[g], st->kinds[i],
 																  &scanslot->tts_isnull[i]);
 		else
 			scanslot->tts_values[i] = GpuextGroupResultDatum(&in->sink->results[g], in->type, st->kinds[i],

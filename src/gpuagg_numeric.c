@@ -69,6 +69,15 @@ GpuAggNumericToInt64(GpuAggInput *in, Datum *value, int64 *nans)
 	return GpuAggFixedToInt64(in, status, v, value, nans);
 }
 
+/* A fixed-scale input's numeric as a spilled row keeps it: the bigint at its scale, or GPUAGG_SPILL_NAN. */
+Datum
+GpuAggNumericSpillValue(GpuAggInput *in, Datum value)
+{
+	int64		nans = 0;
+
+	return GpuAggNumericToInt64(in, &value, &nans) ? value : Int64GetDatum(GPUAGG_SPILL_NAN);
+}
+
 /* The same from GpuextNumericToFixed's status and value. */
 bool
 GpuAggFixedToInt64(GpuAggInput *in, int status, int128 v, Datum *value, int64 *nans)
@@ -156,13 +165,13 @@ GpuAggNumericAccumResult(GpuAggInput *in, GpuextAggKind kind, bool *isnull)
 					   acc->count > 0 ? DatumGetInt64(acc->max_value) : 0, isnull);
 }
 
-/* An aggregate of a fixed-scale input for group g, from the group's bigint reduction r. */
+/* An aggregate of a fixed-scale input for a group, from its bigint reduction r and its NaNs. */
 Datum
-GpuAggNumericGroupResult(GpuAggInput *in, const GpuextGroupResult *r, uint32 g, GpuextAggKind kind, bool *isnull)
+GpuAggNumericGroupResult(GpuAggInput *in, const GpuextGroupResult *r, int64 nans, GpuextAggKind kind, bool *isnull)
 {
 	int128		isum = (int128) (((uint128) (uint64) r->isum_hi << 64) | r->isum_lo);
 
-	return FixedResult(in->numeric_scale, kind, (int64) r->count, in->group_counts[g], isum,
+	return FixedResult(in->numeric_scale, kind, (int64) r->count, nans, isum,
 					   r->count > 0 ? DatumGetInt64(in->type->key_datum(r->min_key)) : 0,
 					   r->count > 0 ? DatumGetInt64(in->type->key_datum(r->max_key)) : 0, isnull);
 }

@@ -294,7 +294,7 @@ GroupBytes(List *keys, List *aggrefs)
 /*
  * Whether the groups could spill past hash_mem (gpuagg_spill.c): every key
  * compared as its bytes and passed by value, with its type's own equality,
- * and no numeric argument.
+ * and no numeric argument but of a fixed scale that a bigint holds.
  */
 static bool
 SpillEligible(List *keys, List *eqops, List *aggrefs)
@@ -313,8 +313,7 @@ SpillEligible(List *keys, List *eqops, List *aggrefs)
 	{
 		Aggref	   *aggref = lfirst_node(Aggref, lc);
 
-		if (aggref->args != NIL &&
-			getBaseType(exprType((Node *) linitial_node(TargetEntry, aggref->args)->expr)) == NUMERICOID)
+		if (aggref->args != NIL && GpuAggNumericOnCpu((Node *) linitial_node(TargetEntry, aggref->args)->expr))
 			return false;
 	}
 	return list_length(keys) + list_length(aggrefs) <= 64;
@@ -427,7 +426,7 @@ DevScanExpected(PlannerInfo *root, RelOptInfo *input_rel, Index relid, List *agg
 	return true;
 }
 
-/* Whether the device could number the groups of these aggregates (gpuagg_devgroups.c): no numeric value. */
+/* Whether the device could number the groups of these aggregates (gpuagg_devgroups.c): numerics of a fixed scale only. */
 static bool
 NumberableOnDevice(List *aggrefs)
 {
@@ -441,8 +440,7 @@ NumberableOnDevice(List *aggrefs)
 
 		if (aggref->args == NIL || AggrefRefusal(aggref, &kind, &type) != NULL || kind == GPUEXT_AGG_COUNT)
 			continue;
-		if (getBaseType(exprType((Node *) linitial_node(TargetEntry, aggref->args)->expr)) == NUMERICOID ||
-			getBaseType(type) == NUMERICOID)
+		if (GpuAggNumericOnCpu((Node *) linitial_node(TargetEntry, aggref->args)->expr))
 			return false;
 	}
 	return true;

@@ -220,7 +220,11 @@ SpillSlotRow(GpuAggState *st, TupleTableSlot *heapslot, ExprContext *econtext)
 
 	for (int i = 0; i < st->ninputs; i++)
 		if (InputValue(&st->inputs[i], heapslot, econtext, &values[i]))
+		{
+			if (st->inputs[i].numeric_scale >= 0)
+				values[i] = GpuAggNumericSpillValue(&st->inputs[i], values[i]);
 			flags |= UINT64CONST(1) << i;
+		}
 	for (int k = 0; k < st->groups.nkeys; k++)
 		if (st->groups.keyslot->tts_isnull[k])
 			flags |= UINT64CONST(1) << (st->ninputs + k);
@@ -361,8 +365,18 @@ SpillInPlaceRow(GpuAggState *st, const char *tp, const float8 *shared)
 	uint64		flags = 0;
 
 	for (int i = 0; i < st->ninputs; i++)
-		if (InputInPlace(st, &st->inputs[i], tp, shared, NULL, NULL, &values[i]))
+	{
+		int64		nans = 0;
+
+		if (InputInPlace(st, &st->inputs[i], tp, shared, NULL, &nans, &values[i]))
 			flags |= UINT64CONST(1) << i;
+		else if (nans > 0)
+		{
+			/* a fixed-scale numeric's NaN */
+			values[i] = Int64GetDatum(GPUAGG_SPILL_NAN);
+			flags |= UINT64CONST(1) << i;
+		}
+	}
 	GpuAggSpillWrite(st, st->groups.keyslot->tts_values, flags, values);
 }
 

@@ -11,9 +11,10 @@
  * (with other bits of the hash) if it still has too many groups.  Each key
  * lives in one run only, so each group is returned once.  Only keys and
  * values passed by value are spilled (SpillEligible of gpuagg_plan.c):
- * keys equal as bytes of fixed width (GpuAggByteEqualType), no numeric
- * value.  Serial runs only: a parallel plan is not offered where its groups
- * would spill.
+ * keys equal as bytes of fixed width (GpuAggByteEqualType), numerics only
+ * of a fixed scale (precision up to 18: the bigint at the scale, a NaN as
+ * GPUAGG_SPILL_NAN).  Serial runs only: a parallel plan is not offered
+ * where its groups would spill.
  */
 #include "postgres.h"
 
@@ -76,8 +77,7 @@ GpuAggSpillBegin(GpuAggState *st)
 	{
 		GpuAggInput *in = &st->inputs[i];
 
-		if (in->type != NULL && (in->numeric_scale >= 0 || GpuAggInputIsNumeric(in) ||
-							 in->type->value_bytes > (int) sizeof(Datum)))
+		if (in->type != NULL && (GpuAggInputIsNumeric(in) || in->type->value_bytes > (int) sizeof(Datum)))
 			return;
 	}
 	sp = MemoryContextAllocZero(st->nodecxt, sizeof(GpuAggSpill));
@@ -111,9 +111,9 @@ GpuAggSpillBudget(GpuAggState *st)
 	{
 		GpuAggInput *in = &st->inputs[i];
 
-		if (in->type == NULL)
+		if (in->type == NULL || in->numeric_scale >= 0)
 			bytes += sizeof(int64);
-		else
+		if (in->type != NULL)
 			bytes += sizeof(GpuextGroupResult) +
 				(st->groups.use_device ? 0 : GPUEXT_GROUP_STATE_BYTES(in->type->typid == FLOAT4OID ||
 																 in->type->typid == FLOAT8OID));
@@ -278,8 +278,16 @@ SpillReplay(GpuAggState *st, SpillPart *part)
 			}
 			st->groups.group_rows[group]++;
 			for (int i = 0; i < sp->ninputs; i++)
-				if ((flags >> i) & 1)
-					GpuAggGroupAdd(st, &st->inputs[i], group, values[i]);
+			{
+				GpuAggInput *in = &st->inputs[i];
+
+				if (!((flags >> i) & 1))
+					continue;
+				if (in->numeric_scale >= 0 && DatumGetInt64(values[i]) == GPUAGG_SPILL_NAN)
+					in->group_counts[group]++;
+				else
+					GpuAggGroupAdd(st, in, group, values[i]);
+			}
 		}
 	}
 }
