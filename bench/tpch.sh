@@ -17,7 +17,7 @@
 #   GPUEXT_DEVICE=gpu gpuext.device for the run
 #   REBUILD=1         make the tables again even where they already have ROWS rows
 #   QUERIES=          a comma-separated subset of the lines' ids (q1n q1f q6n q6f five g1k gtext
-#                     gmonth g1m gcase q1n_par q1f_par q6n_par q6f_par small); default all
+#                     gmonth g1m gcase q18sub q1n_par q1f_par q6n_par q6f_par small); default all
 #   DUCKDB_PYTHONPATH a folder holding the duckdb Python module, where python3 has none
 #   DUCKDB_WHEELS     a folder of duckdb wheels (default .gpu/duckdb beside bench/), installed into a
 #                     temporary folder when neither of the above imports duckdb
@@ -86,6 +86,8 @@ sql[g1m]="select l_key1m, $per_group from lineitem_f8 group by l_key1m"
 sql[gcase]="select l_shipmode, sum(case when l_linestatus = 'O' then 1 else 0 end) as open_lines,\
  sum(case when l_returnflag = 'R' or l_returnflag = 'A' then 1 else 0 end) as closed_lines,\
  sum(l_linenumber * 2) as lines from lineitem where l_receiptdate >= date '1994-01-01' group by l_shipmode"
+# TPC-H Q18's subquery as the specification writes it: an order's lines summed, ~1 group per 4 rows.
+sql[q18sub]="select l_orderkey from lineitem group by l_orderkey having sum(l_quantity) > 300"
 sql[small]="select $five from lineitem_small"
 
 ids=()
@@ -104,6 +106,7 @@ line gtext "GROUP BY l_shipmode, char(10) key (lineitem_f8), serial" lineitem_f8
 line gmonth "GROUP BY date_trunc('month', l_shipdate) (lineitem_f8), serial" lineitem_f8 0 gmonth 8
 line g1m "GROUP BY l_key1m, 1M integer groups (lineitem_f8), serial" lineitem_f8 0 g1m 3
 line gcase "GROUP BY l_shipmode, integer CASE counts (Q12's shape), serial" lineitem 0 gcase 1
+line q18sub "Q18's subquery, GROUP BY l_orderkey (2.5M numeric(15,2) groups), serial" lineitem 0 q18sub 3
 line q1n_par "Q1, numeric(15,2), $workers workers" lineitem "$workers" q1n 4
 line q1f_par "Q1, double precision (lineitem_f8), $workers workers" lineitem_f8 "$workers" q1f 4
 line q6n_par "Q6, numeric(15,2), $workers workers" lineitem "$workers" q6n 4
