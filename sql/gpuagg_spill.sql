@@ -85,10 +85,13 @@ FROM generate_series(1, 200000) i;
 ANALYZE spill_n;
 SELECT check_spill($$SELECT k, sum(f), count(*), max(b), sum(f * 2 - 1), count(b) FROM spill_n GROUP BY k$$, true, 8);
 DROP TABLE spill_n;
--- Groups that fit do not spill; keys and values that cannot spill keep PostgreSQL's plan
+-- Text keys and numeric values spill as their bytes
+SELECT check_spill($$SELECT t || k, sum(f) FROM spill_t GROUP BY 1$$, true);
+SELECT check_spill($$SELECT k, sum(f::numeric), min(f::numeric), avg(b::numeric) FROM spill_t GROUP BY k$$, true);
+-- Groups that fit do not spill; keys that cannot spill (equal values of other bytes: numeric
+-- without a scale, 1.5 and 1.50) keep PostgreSQL's plan
 SELECT check_spill($$SELECT s, sum(f) FROM spill_t GROUP BY s$$, false);
-SELECT check_spill($$SELECT t || k, sum(f) FROM spill_t GROUP BY 1$$, NULL);
-SELECT check_spill($$SELECT k, sum(f::numeric) FROM spill_t GROUP BY k$$, NULL);
+SELECT check_spill($$SELECT (k / 7)::numeric, sum(f) FROM spill_t GROUP BY 1$$, NULL);
 -- A rescan starts over
 SELECT check_spill($$SELECT x, (SELECT sum(sf) FROM (SELECT k, sum(f) sf, count(*) FROM spill_t WHERE i > x GROUP BY k) q)
   FROM generate_series(0, 150000, 50000) x$$, true);

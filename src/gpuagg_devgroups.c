@@ -226,8 +226,8 @@ ExpectedGroups(GpuAggState *st)
 /*
  * Whether the run's groups can be numbered on the device: a serial run,
  * each key's image its value alone (a column, a modulus, a unit), and every
- * input's states on the device (numerics only of a fixed scale, as bigints;
- * a NaN stops the numbering, its row being the CPU's).
+ * input's states on the device (numerics as bigints at a scale the device
+ * scan computes them at; a NaN stops the numbering, its row being the CPU's).
  */
 static bool
 NumberableOnDevice(GpuAggState *st)
@@ -246,7 +246,7 @@ NumberableOnDevice(GpuAggState *st)
 	{
 		GpuAggInput *in = &st->inputs[i];
 
-		if (GpuAggInputIsNumeric(in))
+		if (GpuAggInputIsNumeric(in) && in->dev_scale < 0)
 			return false;
 	}
 	return true;

@@ -203,6 +203,17 @@ GpuAggDevGroupsFirstChunk(GpuAggState *st)
 	return false;
 }
 
+/* An aggregate of a numeric input computed on the device scan, from its group's reduction there. */
+static Datum
+NumericResult(GpuAggInput *in, const GpuextGroupResult *r, GpuextAggKind kind, bool *isnull)
+{
+	GpuextAccum acc;
+
+	GpuextAccumInit(&acc, NUMERICOID);
+	GpuAggDevScanMergeNumeric(in, &acc, r->count, r->isum_lo, r->isum_hi, r->min_key, r->max_key);
+	return GpuextAccumResult(&acc, kind, isnull);
+}
+
 /* The next group numbered on the device, its aggregates and keys in the scan tuple; false after the last. */
 bool
 GpuAggDevGroupsNext(GpuAggState *st)
@@ -237,6 +248,9 @@ GpuAggDevGroupsNext(GpuAggState *st)
 		else if (in->numeric_scale >= 0)
 			scanslot->tts_values[a] = GpuAggNumericGroupResult(in, &ds->chunk_results[(size_t) o * GPUAGG_DEVGROUPS_CHUNK + i],
 															   0, st->kinds[a], &scanslot->tts_isnull[a]);
+		else if (GpuAggInputIsNumeric(in))
+			scanslot->tts_values[a] = NumericResult(in, &ds->chunk_results[(size_t) o * GPUAGG_DEVGROUPS_CHUNK + i],
+													st->kinds[a], &scanslot->tts_isnull[a]);
 		else
 			scanslot->tts_values[a] = GpuextGroupResultDatum(&ds->chunk_results[(size_t) o * GPUAGG_DEVGROUPS_CHUNK + i],
 															 in->type, st->kinds[a], &scanslot->tts_isnull[a]);

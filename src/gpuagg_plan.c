@@ -293,8 +293,8 @@ GroupBytes(List *keys, List *aggrefs)
 
 /*
  * Whether the groups could spill past hash_mem (gpuagg_spill.c): every key
- * compared as its bytes and passed by value, with its type's own equality,
- * and no numeric argument but of a fixed scale that a bigint holds.
+ * equal exactly when its bytes are, with its type's own equality (text
+ * under a deterministic collation).
  */
 static bool
 SpillEligible(List *keys, List *eqops, List *aggrefs)
@@ -306,14 +306,7 @@ SpillEligible(List *keys, List *eqops, List *aggrefs)
 	{
 		Oid			type = exprType(lfirst(lc));
 
-		if (GpuAggByteEqualType(type, exprTypmod(lfirst(lc))) <= 0 || lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr != lfirst_oid(le))
-			return false;
-	}
-	foreach(lc, aggrefs)
-	{
-		Aggref	   *aggref = lfirst_node(Aggref, lc);
-
-		if (aggref->args != NIL && GpuAggNumericOnCpu((Node *) linitial_node(TargetEntry, aggref->args)->expr))
+		if (GpuAggByteEqualKey(type, exprTypmod(lfirst(lc)), lfirst_oid(le), exprCollation(lfirst(lc))) == 0)
 			return false;
 	}
 	return list_length(keys) + list_length(aggrefs) <= 64;
@@ -421,26 +414,6 @@ DevScanExpected(PlannerInfo *root, RelOptInfo *input_rel, Index relid, List *agg
 				return false;
 		}
 		else if (GpuAggCompileNumExpr(NULL, arg) == NULL && !(IsA(arg, Const) && !((Const *) arg)->constisnull))
-			return false;
-	}
-	return true;
-}
-
-/* Whether the device could number the groups of these aggregates (gpuagg_devgroups.c): numerics of a fixed scale only. */
-static bool
-NumberableOnDevice(List *aggrefs)
-{
-	ListCell   *lc;
-
-	foreach(lc, aggrefs)
-	{
-		Aggref	   *aggref = lfirst_node(Aggref, lc);
-		GpuextAggKind kind;
-		Oid			type;
-
-		if (aggref->args == NIL || AggrefRefusal(aggref, &kind, &type) != NULL || kind == GPUEXT_AGG_COUNT)
-			continue;
-		if (GpuAggNumericOnCpu((Node *) linitial_node(TargetEntry, aggref->args)->expr))
 			return false;
 	}
 	return true;
@@ -596,7 +569,7 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	/* a batch whose new groups would pass hash_mem is read on the CPU: no device scan where they do not fit */
 	devscan = fits >= 1 && DevScanExpected(root, input_rel, relid, aggrefs, keys, eqops, groups, false);
 	/* ... unless the device numbers them (serial runs), and nothing spills */
-	numbered = !devscan && keys != NIL && NumberableOnDevice(aggrefs) &&
+	numbered = !devscan && keys != NIL &&
 		DevScanExpected(root, input_rel, relid, aggrefs, keys, eqops, groups, true);
 	for (int w = 0; w <= workers; w += Max(workers, 1))
 	{

@@ -336,7 +336,12 @@ InputInPlace(GpuAggState *st, GpuAggInput *in, const char *tp, const float8 *sha
 	{
 		int			bytes = GpuAggNumExprIntBytes(in->numarg);
 
-		/* a numeric argument is added here; an integer one's value is within its type's range as computed */
+		/* a numeric argument is added here (made a numeric for a spilled row); an integer one's value is within its type's range as computed */
+		if (bytes == 0 && acc == NULL)
+		{
+			*value = GpuextFixedToNumeric(in->numval, GpuAggNumExprScale(in->numarg));
+			return true;
+		}
 		if (bytes == 0)
 		{
 			GpuextNumericAddFixedValue(acc, in->numval, GpuAggNumExprScale(in->numarg));

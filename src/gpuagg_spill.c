@@ -9,15 +9,19 @@
  * keys and its inputs' values, and a key already in memory keeps taking its
  * rows.  A partition is read back as a run of its own, which spills again
  * (with other bits of the hash) if it still has too many groups.  Each key
- * lives in one run only, so each group is returned once.  Only keys and
- * values passed by value are spilled (SpillEligible of gpuagg_plan.c):
- * keys equal as bytes of fixed width (GpuAggByteEqualType), numerics only
- * of a fixed scale (precision up to 18: the bigint at the scale, a NaN as
- * GPUAGG_SPILL_NAN).  Serial runs only: a parallel plan is not offered
+ * lives in one run only, so each group is returned once.  Keys equal
+ * exactly when their bytes are (GpuAggByteEqualType: integers, dates,
+ * timestamps, numeric(p, s), text under a deterministic collation) and the
+ * values of every input spill (SpillEligible of gpuagg_plan.c): those
+ * passed by value as they are (a fixed-scale numeric as the bigint at its
+ * scale, a NaN as GPUAGG_SPILL_NAN), a varlena key or numeric value as its
+ * bytes after the record.  Serial runs only: a parallel plan is not offered
  * where its groups would spill.
  */
 #include "postgres.h"
 
+#include "common/hashfn.h"
+#include "fmgr.h"
 #include "miscadmin.h"
 #include "storage/buffile.h"
 #include "utils/memutils.h"
@@ -27,9 +31,6 @@
 /* Partitions a spilling run writes, at least and at most. */
 #define SPILL_MIN_PARTS 4
 #define SPILL_MAX_PARTS 256
-
-/* Records read back at a time. */
-#define SPILL_READ_RECORDS 256
 
 /* A partition written: its file, its rows, and the run it will be read by. */
 typedef struct SpillPart
@@ -44,16 +45,20 @@ typedef struct SpillPart
  * One node's spilling: the partitions the current run writes (made on its
  * first spilled row) and those waiting to be read.  A record: the keys,
  * flags (bit i: input i has a value; bit ninputs + k: key k is NULL), the
- * inputs' values, each a Datum.
+ * inputs' values, each a Datum (0 for a varlena); then each varlena key
+ * not NULL and varlena value present, in that order, as its length (a
+ * uint32) and its bytes without a header.
  */
 typedef struct GpuAggSpill
 {
 	MemoryContext cxt;
+	MemoryContext readcxt;		/* a record's varlenas read back, reset per record */
 	int			nkeys;
 	int			ninputs;
-	int16	   *keylen;
+	int16	   *keylen;			/* a key's length, -1 for a varlena */
+	bool	   *varlena_value;	/* input i's values are varlenas (numeric) */
 	size_t		record_bytes;
-	Datum	   *record;			/* records read back */
+	Datum	   *record;			/* the record read back */
 	Datum	   *write;			/* the record being written */
 	int			level;			/* the level of the partitions being written */
 	double		groups;			/* groups expected in the run writing them */
@@ -70,26 +75,30 @@ GpuAggSpillBegin(GpuAggState *st)
 	TupleDesc	desc;
 
 	st->groups.max_groups = PG_UINT32_MAX;
-	if (st->groups.nkeys == 0 || st->workers.nworkers > 0 || IsParallelWorker() || !GpuAggKeysByValue(st) ||
+	if (st->groups.nkeys == 0 || st->workers.nworkers > 0 || IsParallelWorker() || st->groups.images == NULL ||
 		st->groups.nkeys + st->ninputs > 64)
 		return;
 	for (int i = 0; i < st->ninputs; i++)
 	{
 		GpuAggInput *in = &st->inputs[i];
 
-		if (in->type != NULL && (GpuAggInputIsNumeric(in) || in->type->value_bytes > (int) sizeof(Datum)))
+		if (in->type != NULL && !GpuAggInputIsNumeric(in) && in->type->value_bytes > (int) sizeof(Datum))
 			return;
 	}
 	sp = MemoryContextAllocZero(st->nodecxt, sizeof(GpuAggSpill));
 	sp->cxt = st->nodecxt;
+	sp->readcxt = AllocSetContextCreate(st->nodecxt, "GpuAgg spill record", ALLOCSET_SMALL_SIZES);
 	sp->nkeys = st->groups.nkeys;
 	sp->ninputs = st->ninputs;
 	sp->keylen = MemoryContextAlloc(sp->cxt, sizeof(int16) * st->groups.nkeys);
+	sp->varlena_value = MemoryContextAlloc(sp->cxt, sizeof(bool) * Max(st->ninputs, 1));
 	desc = st->groups.keyslot->tts_tupleDescriptor;
 	for (int k = 0; k < st->groups.nkeys; k++)
 		sp->keylen[k] = TupleDescAttr(desc, k)->attlen;
+	for (int i = 0; i < st->ninputs; i++)
+		sp->varlena_value[i] = GpuAggInputIsNumeric(&st->inputs[i]);
 	sp->record_bytes = sizeof(Datum) * (st->groups.nkeys + 1 + st->ninputs);
-	sp->record = MemoryContextAlloc(sp->cxt, sp->record_bytes * SPILL_READ_RECORDS);
+	sp->record = MemoryContextAlloc(sp->cxt, sp->record_bytes);
 	sp->write = MemoryContextAlloc(sp->cxt, sp->record_bytes);
 	sp->groups = Max(st->css.ss.ps.plan->plan_rows, 1);
 	st->groups.spill = sp;
@@ -121,7 +130,10 @@ GpuAggSpillBudget(GpuAggState *st)
 	return (uint32) Max(Min(get_hash_memory_limit() / bytes, PG_UINT32_MAX / 4), GPUAGG_GROUPS_START);
 }
 
-/* The partition of a record's keys at a level: a splitmix64 of them, seeded by the level. */
+/*
+ * The partition of a record's keys at a level: a splitmix64 of them (a
+ * varlena's by a hash of its bytes, detoasted), seeded by the level.
+ */
 static int
 SpillPartition(GpuAggSpill *sp, const Datum *keys, uint64 flags, int level)
 {
@@ -129,9 +141,13 @@ SpillPartition(GpuAggSpill *sp, const Datum *keys, uint64 flags, int level)
 
 	for (int k = 0; k < sp->nkeys; k++)
 	{
-		uint64		v = (flags >> (sp->ninputs + k)) & 1 ? PG_UINT64_MAX : (uint64) keys[k];
+		bool		isnull = (flags >> (sp->ninputs + k)) & 1;
+		uint64		v = isnull ? PG_UINT64_MAX : (uint64) keys[k];
 
-		if (sp->keylen[k] < 8 && !((flags >> (sp->ninputs + k)) & 1))
+		if (!isnull && sp->keylen[k] < 0)
+			v = hash_bytes_extended((const unsigned char *) VARDATA_ANY(DatumGetPointer(keys[k])),
+									VARSIZE_ANY_EXHDR(DatumGetPointer(keys[k])), 0);
+		else if (!isnull && sp->keylen[k] < 8)
 			v &= (UINT64CONST(1) << (sp->keylen[k] * 8)) - 1;
 		h ^= v;
 		h ^= h >> 30;
@@ -153,6 +169,7 @@ GpuAggSpillWrite(GpuAggState *st, const Datum *keys, uint64 flags, const Datum *
 {
 	GpuAggSpill *sp = st->groups.spill;
 	Datum	   *rec = sp->write;
+	Datum		varlenas[64];
 	SpillPart  *part;
 
 	if (unlikely(sp->out == NULL))
@@ -172,7 +189,16 @@ GpuAggSpillWrite(GpuAggState *st, const Datum *keys, uint64 flags, const Datum *
 		}
 		MemoryContextSwitchTo(old);
 	}
-	part = &sp->out[SpillPartition(sp, keys, flags, sp->level)];
+	/* varlenas as their bytes: keys detoasted before they are hashed */
+	for (int k = 0; k < sp->nkeys; k++)
+		varlenas[k] = sp->keylen[k] < 0 && !((flags >> (sp->ninputs + k)) & 1) ?
+			PointerGetDatum(pg_detoast_datum_packed((struct varlena *) DatumGetPointer(keys[k]))) : (Datum) 0;
+	for (int i = 0; i < sp->ninputs; i++)
+		varlenas[sp->nkeys + i] = sp->varlena_value[i] && (flags >> i) & 1 ?
+			PointerGetDatum(pg_detoast_datum_packed((struct varlena *) DatumGetPointer(values[i]))) : (Datum) 0;
+	for (int k = 0; k < sp->nkeys; k++)
+		rec[k] = varlenas[k] != (Datum) 0 ? varlenas[k] : keys[k];
+	part = &sp->out[SpillPartition(sp, rec, flags, sp->level)];
 	if (part->file == NULL)
 	{
 		MemoryContext old = MemoryContextSwitchTo(sp->cxt);
@@ -180,11 +206,26 @@ GpuAggSpillWrite(GpuAggState *st, const Datum *keys, uint64 flags, const Datum *
 		part->file = BufFileCreateTemp(false);
 		MemoryContextSwitchTo(old);
 	}
-	memcpy(rec, keys, sizeof(Datum) * sp->nkeys);
+	for (int k = 0; k < sp->nkeys; k++)
+		rec[k] = sp->keylen[k] < 0 ? (Datum) 0 : keys[k];
 	rec[sp->nkeys] = (Datum) flags;
 	for (int i = 0; i < sp->ninputs; i++)
-		rec[sp->nkeys + 1 + i] = (flags >> i) & 1 && st->inputs[i].type != NULL ? values[i] : 0;
+		rec[sp->nkeys + 1 + i] = (flags >> i) & 1 && st->inputs[i].type != NULL && !sp->varlena_value[i] ?
+			values[i] : 0;
 	BufFileWrite(part->file, rec, sp->record_bytes);
+	for (int v = 0; v < sp->nkeys + sp->ninputs; v++)
+	{
+		Pointer		p = DatumGetPointer(varlenas[v]);
+		uint32		len;
+
+		if (p == NULL)
+			continue;
+		len = VARSIZE_ANY_EXHDR(p);
+		BufFileWrite(part->file, &len, sizeof(len));
+		BufFileWrite(part->file, VARDATA_ANY(p), len);
+		if (p != DatumGetPointer(v < sp->nkeys ? keys[v] : values[v - sp->nkeys]))
+			pfree(p);
+	}
 	part->rows++;
 	st->stats.rows_spilled++;
 }
@@ -231,63 +272,85 @@ GpuAggSpillDiscard(GpuAggState *st)
 	sp->out = NULL;
 }
 
+/* Read n bytes of a spill file into dst, or raise the error. */
+static void
+SpillRead(BufFile *file, void *dst, size_t n)
+{
+	size_t		got = BufFileRead(file, dst, n);
+
+	if (got != n)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read GpuAgg spill file: read only %zu of %zu bytes", got, n)));
+}
+
+/* The varlena that follows a record in the file, made again with a header in cxt. */
+static Datum
+SpillReadVarlena(BufFile *file, MemoryContext cxt)
+{
+	uint32		len;
+	struct varlena *v;
+
+	SpillRead(file, &len, sizeof(len));
+	v = MemoryContextAlloc(cxt, VARHDRSZ + len);
+	SET_VARSIZE(v, VARHDRSZ + len);
+	SpillRead(file, VARDATA(v), len);
+	return PointerGetDatum(v);
+}
+
 /* Add a partition's rows to the run's groups, spilling again those that find no room. */
 static void
 SpillReplay(GpuAggState *st, SpillPart *part)
 {
 	GpuAggSpill *sp = st->groups.spill;
 	TupleTableSlot *ks = st->groups.keyslot;
-	int64		left = part->rows;
+	Datum	   *rec = sp->record;
+	Datum	   *values = rec + sp->nkeys + 1;
 
 	if (BufFileSeek(part->file, 0, 0, SEEK_SET) != 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not rewind GpuAgg spill file: %m")));
-	while (left > 0 && !st->device_lost)
+	for (int64 r = 0; r < part->rows && !st->device_lost; r++)
 	{
-		int			n = (int) Min(left, SPILL_READ_RECORDS);
-		size_t		got;
+		uint64		flags;
+		uint32		group;
 
-		CHECK_FOR_INTERRUPTS();
-		got = BufFileRead(part->file, sp->record, sp->record_bytes * n);
-		if (got != sp->record_bytes * n)
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not read GpuAgg spill file: read only %zu of %zu bytes",
-							got, sp->record_bytes * n)));
-		left -= n;
-		for (int r = 0; r < n && !st->device_lost; r++)
+		if ((r & 255) == 0)
+			CHECK_FOR_INTERRUPTS();
+		SpillRead(part->file, rec, sp->record_bytes);
+		flags = (uint64) rec[sp->nkeys];
+		MemoryContextReset(sp->readcxt);
+		for (int k = 0; k < sp->nkeys; k++)
+			if (sp->keylen[k] < 0 && !((flags >> (sp->ninputs + k)) & 1))
+				rec[k] = SpillReadVarlena(part->file, sp->readcxt);
+		for (int i = 0; i < sp->ninputs; i++)
+			if (sp->varlena_value[i] && (flags >> i) & 1)
+				values[i] = SpillReadVarlena(part->file, sp->readcxt);
+		ExecClearTuple(ks);
+		for (int k = 0; k < sp->nkeys; k++)
 		{
-			const Datum *rec = sp->record + r * (sp->nkeys + 1 + sp->ninputs);
-			uint64		flags = (uint64) rec[sp->nkeys];
-			const Datum *values = rec + sp->nkeys + 1;
-			uint32		group;
+			ks->tts_values[k] = rec[k];
+			ks->tts_isnull[k] = (flags >> (sp->ninputs + k)) & 1;
+		}
+		ExecStoreVirtualTuple(ks);
+		group = GpuAggGroupLookup(st);
+		if (group == GPUAGG_SPILL)
+		{
+			GpuAggSpillWrite(st, rec, flags, values);
+			continue;
+		}
+		st->groups.group_rows[group]++;
+		for (int i = 0; i < sp->ninputs; i++)
+		{
+			GpuAggInput *in = &st->inputs[i];
 
-			ExecClearTuple(ks);
-			for (int k = 0; k < sp->nkeys; k++)
-			{
-				ks->tts_values[k] = rec[k];
-				ks->tts_isnull[k] = (flags >> (sp->ninputs + k)) & 1;
-			}
-			ExecStoreVirtualTuple(ks);
-			group = GpuAggGroupLookup(st);
-			if (group == GPUAGG_SPILL)
-			{
-				GpuAggSpillWrite(st, rec, flags, values);
+			if (!((flags >> i) & 1))
 				continue;
-			}
-			st->groups.group_rows[group]++;
-			for (int i = 0; i < sp->ninputs; i++)
-			{
-				GpuAggInput *in = &st->inputs[i];
-
-				if (!((flags >> i) & 1))
-					continue;
-				if (in->numeric_scale >= 0 && DatumGetInt64(values[i]) == GPUAGG_SPILL_NAN)
-					in->group_counts[group]++;
-				else
-					GpuAggGroupAdd(st, in, group, values[i]);
-			}
+			if (in->numeric_scale >= 0 && DatumGetInt64(values[i]) == GPUAGG_SPILL_NAN)
+				in->group_counts[group]++;
+			else
+				GpuAggGroupAdd(st, in, group, values[i]);
 		}
 	}
 }
