@@ -501,7 +501,6 @@ extern void GpuAggKeysEval(GpuAggState *st, TupleTableSlot *heapslot, ExprContex
 extern uint32 GpuAggGroupLookup(GpuAggState *st);
 extern void GpuAggGroupLookupKeys(GpuAggState *st, const Datum *keys, uint32 *groups, int n);
 extern void GpuAggKeysReset(GpuAggState *st);
-extern bool GpuAggKeysByValue(GpuAggState *st);
 extern int16 GpuAggByteEqualType(Oid type, int32 typmod);
 extern int16 GpuAggByteEqualKey(Oid type, int32 typmod, Oid eqop, Oid collation);
 extern void GpuAggGroupsEnd(GpuAggState *st);

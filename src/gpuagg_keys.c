@@ -641,18 +641,6 @@ GpuAggKeysReset(GpuAggState *st)
 	st->groups.group_rows = MemoryContextAllocHuge(st->runcxt, sizeof(int64) * st->groups.groups_cap);
 }
 
-/* Whether the keys are compared as bytes and each passed by value (their rows can be spilled). */
-bool
-GpuAggKeysByValue(GpuAggState *st)
-{
-	if (st->groups.images == NULL)
-		return false;
-	for (int k = 0; k < st->groups.nkeys; k++)
-		if (st->groups.images->typlen[k] <= 0)
-			return false;
-	return true;
-}
-
 /* Let go of the key slots' tuples (the device buffers go with the node's memory contexts). */
 void
 GpuAggGroupsEnd(GpuAggState *st)
