@@ -283,7 +283,8 @@ SELECT (SELECT count(*) FROM (SELECT k, count(*) FROM dgn GROUP BY k) s) AS grou
 -- the numbering and the run starts again on the CPU, which spills them, NaNs kept, as it spills on
 -- its own paths (rows read in place, compiled numeric arithmetic among them, and rows through the
 -- slot where the WHERE clause is not compiled), unconstrained numerics as their bytes. Text keys:
--- numbered where they fit the key image; a longer one stops the numbering, and the CPU spills them.
+-- numbered where they fit the key image; a longer one stops the numbering, and the CPU spills them;
+-- numeric(p, s) keys the same.
 CREATE TABLE dgq (k int4, q numeric(12,2), p numeric(15,4), pad text);
 INSERT INTO dgq SELECT i % 20011, (i % 50 + 1) * 1.25, CASE WHEN i % 13 = 0 THEN NULL ELSE i * 0.0101 - 300 END,
   'x' || i % 3
@@ -304,6 +305,7 @@ SELECT check_groups('SELECT k, count(*), sum(q), avg(p), min(p), max(q), count(p
 SELECT check_groups('SELECT k, sum(p) FILTER (WHERE q > 30), avg(q) FROM dgq WHERE p < 100 GROUP BY k HAVING sum(q) > 60');
 SELECT check_groups('SELECT k, sum(q * (100 - q)), avg(p * q + 1), max(p - q) FROM dgq GROUP BY k');
 SELECT check_groups('SELECT t, count(*), sum(v), min(w) FROM dgn GROUP BY t');
+SELECT check_groups('SELECT p, count(*), sum(q) FROM dgq GROUP BY p');
 UPDATE dgq SET p = 'NaN' WHERE k IN (7, 15000) AND p > 0;
 SELECT check_groups('SELECT k, count(*), sum(q), avg(p), min(p), max(p) FROM dgq GROUP BY k', NULL);
 SELECT check_groups('SELECT k, sum(p * q), avg(q * 2) FROM dgq GROUP BY k', NULL);
@@ -316,6 +318,8 @@ SELECT check_groups('SELECT k, sum(p), max(p), avg(q) FROM dgq WHERE length(pad)
   spilled('SELECT k, sum(p), max(p), avg(q) FROM dgq WHERE length(pad) = 2 GROUP BY k');
 SELECT check_groups('SELECT t, count(*), sum(v) FROM dgn GROUP BY t', NULL),
   spilled('SELECT t, count(*), sum(v) FROM dgn GROUP BY t');
+SELECT check_groups('SELECT p, count(*), sum(q) FROM dgq GROUP BY p', NULL),
+  spilled('SELECT p, count(*), sum(q) FROM dgq GROUP BY p');
 RESET gpuext.enable_device_scan;
 SELECT k, sum(p), min(p), max(p), avg(p) FROM dgq WHERE k IN (7, 15000, 15001) GROUP BY k ORDER BY k;
 ALTER TABLE dgq ALTER COLUMN p TYPE numeric, ALTER COLUMN pad TYPE text;
