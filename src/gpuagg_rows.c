@@ -383,6 +383,10 @@ SpillInPlaceRow(GpuAggState *st, const char *tp, const float8 *shared)
 		}
 	}
 	GpuAggSpillWrite(st, st->groups.keyslot->tts_values, flags, values);
+	/* the numerics made of compiled arguments, written */
+	for (int i = 0; i < st->ninputs; i++)
+		if (st->inputs[i].numarg && GpuAggInputIsNumeric(&st->inputs[i]) && (flags >> i) & 1)
+			pfree(DatumGetPointer(values[i]));
 }
 
 /*
