@@ -38,7 +38,8 @@
  * (IntList of GpuextAggKind) and its input (IntList, -1 for count(*) without
  * FILTER); per input the type of its values (OidList, InvalidOid where only
  * non-NULL values are counted); per key its equality operator (OidList);
- * the parallel workers to launch (Integer, 0 for none).
+ * the parallel workers to launch (Integer, 0 for none); the groups the
+ * planner estimated, before HAVING (Float).
  *
  * An input is one distinct (argument, FILTER) pair: sum(a), avg(a), min(a)
  * and max(a) share one accumulator.
@@ -298,6 +299,7 @@ typedef struct GpuAggGroups
 	uint32		groups_cap;		/* group_keys, group_rows and counts have room for this many */
 	uint32		next_group;		/* the next group to return */
 	uint32		max_groups;		/* groups a run keeps in hash_mem; past them, new keys spill */
+	double		estimate;		/* the planner's groups (the plan's rows are those HAVING passes) */
 	struct GpuAggSpill *spill;	/* spilling, where the node's keys and values allow it, else NULL */
 	bool		use_device;		/* this run's grouped values go to the device */
 	bool		numbered;		/* ... and the device numbers its groups (gpuagg_devgroups_out.c) */

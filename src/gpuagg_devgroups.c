@@ -220,7 +220,7 @@ ExpectedGroups(GpuAggState *st)
 
 		bound *= GpuAggDevKeyGroupsBound(&key, att > 0 ? TupleDescAttr(tupdesc, att - 1)->atttypid : InvalidOid);
 	}
-	return bound > 0 ? Min(bound, st->css.ss.ps.plan->plan_rows) : st->css.ss.ps.plan->plan_rows;
+	return bound > 0 ? Min(bound, st->groups.estimate) : st->groups.estimate;
 }
 
 /*

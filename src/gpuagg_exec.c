@@ -116,6 +116,7 @@ GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
 	foreach(lc, (List *) lsecond(cscan->custom_private))
 		st->agg_input[foreach_current_index(lc)] = lfirst_int(lc);
 	st->workers.nworkers = intVal(list_nth(cscan->custom_private, 4));
+	st->groups.estimate = Max(floatVal(list_nth(cscan->custom_private, 5)), 1);
 
 	st->rows.qual = ExecInitQual((List *) linitial(cscan->custom_exprs), &node->ss.ps);
 	st->run_params = pull_paramids((Expr *) list_make2(cscan->custom_exprs, cscan->custom_scan_tlist));

@@ -276,7 +276,7 @@ GpuAggGroupsBegin(GpuAggState *st, CustomScan *cscan)
 		AttrNumber *cols = palloc(sizeof(AttrNumber) * st->groups.nkeys);
 		Oid		   *eqfuncs;
 		FmgrInfo   *hashfuncs;
-		long		nbuckets = (long) Min(Max(cscan->scan.plan.plan_rows, 256), 1 << 20);
+		long		nbuckets = (long) Min(Max(st->groups.estimate, 256), 1 << 20);
 
 		for (int i = 0; i < st->groups.nkeys; i++)
 			cols[i] = i + 1;

@@ -580,8 +580,10 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		cpath->path.pathtarget = output_rel->reltarget;
 		cpath->path.parallel_safe = false;
 		cpath->methods = &gpuagg_path_methods;
-		cpath->custom_private = lappend(list_make5(makeInteger(relid), aggrefs, keys, having, eqops),
-										makeInteger(w));
+		/* the groups as a Float with a point, which a plan passed to workers as text reads back as one */
+		cpath->custom_private = lappend(lappend(list_make5(makeInteger(relid), aggrefs, keys, having, eqops),
+												makeInteger(w)),
+										makeFloat(psprintf("%.1f", groups)));
 		GpuAggCostPath(root, input_rel, aggrefs, keys, having, groups, output_rel->reltarget, w,
 					   devscan || (numbered && w == 0), &cpath->path);
 		if (fits < 1 && !(numbered && w == 0))
@@ -666,6 +668,7 @@ GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	List	   *having = lfourth(best_path->custom_private);
 	List	   *eqops = list_nth(best_path->custom_private, 4);
 	int			workers = intVal(list_nth(best_path->custom_private, 5));
+	Node	   *groups = list_nth(best_path->custom_private, 6);
 	RelOptInfo *baserel = root->simple_rel_array[relid];
 	CustomScan *cscan = makeNode(CustomScan);
 	List	   *quals = NIL,
@@ -720,7 +723,8 @@ GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 											   makeTargetEntry(copyObject(lfirst(lc)), resno++, NULL, false));
 	}
 	cscan->custom_exprs = list_make3(quals, args, filters);
-	cscan->custom_private = list_make5(kinds, agg_input, types, eqops, makeInteger(workers));
+	cscan->custom_private = lappend(list_make5(kinds, agg_input, types, eqops, makeInteger(workers)),
+									copyObject(groups));
 	return &cscan->scan.plan;
 }
 

@@ -100,7 +100,7 @@ GpuAggSpillBegin(GpuAggState *st)
 	sp->record_bytes = sizeof(Datum) * (st->groups.nkeys + 1 + st->ninputs);
 	sp->record = MemoryContextAlloc(sp->cxt, sp->record_bytes);
 	sp->write = MemoryContextAlloc(sp->cxt, sp->record_bytes);
-	sp->groups = Max(st->css.ss.ps.plan->plan_rows, 1);
+	sp->groups = st->groups.estimate;
 	st->groups.spill = sp;
 }
 
@@ -416,5 +416,5 @@ GpuAggSpillEnd(GpuAggState *st)
 	list_free_deep(sp->pending);
 	sp->pending = NIL;
 	sp->level = 0;
-	sp->groups = Max(st->css.ss.ps.plan->plan_rows, 1);
+	sp->groups = st->groups.estimate;
 }
