@@ -137,9 +137,10 @@ $node->poll_query_until('postgres', 'SELECT device_used = 0 AND arena_used = 0 F
 is($node->safe_psql('postgres', 'SELECT device_used || \' \' || arena_used FROM held'), '0 0',
 	'after the sessions: no device memory or arena page held');
 
-# A session that holds 8 MB of device memory for 4 s: gpu_query_agg keeps its first batch's
-# buffers while the query sleeps in the middle of its second.
-my $hold = q{SELECT count = 1500000 FROM gpu_query_agg('SELECT CASE WHEN i = 1200000 THEN (pg_sleep(4) IS NULL)::int + i - 1 ELSE i END
+# A session that holds 8 MB of device memory for 10 s: gpu_query_agg keeps its first batch's
+# buffers while the query sleeps in the middle of its second (long enough that, on a loaded
+# machine, the queued sort below is still waiting when it is cancelled).
+my $hold = q{SELECT count = 1500000 FROM gpu_query_agg('SELECT CASE WHEN i = 1200000 THEN (pg_sleep(10) IS NULL)::int + i - 1 ELSE i END
                                           FROM generate_series(1::int8, 1500000) i');
 };
 my $big_sort = q{SELECT gpu_sort(a) = (SELECT array_agg(v ORDER BY v) FROM unnest(a) v)
