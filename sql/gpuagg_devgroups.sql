@@ -310,6 +310,24 @@ SELECT check_groups('SELECT p, count(*), sum(q) FROM dgq GROUP BY p');
 CREATE TABLE dgh AS SELECT i % 100000 AS k, (i / 4.0)::numeric(12,2) AS q FROM generate_series(1, 200000) i;
 ANALYZE dgh;
 SELECT check_groups('SELECT k, sum(q) FROM dgh GROUP BY k HAVING sum(q) > 20000 AND count(*) > 1');
+-- ... and grown where that estimate is far low: the table fills, and the run starts again on the
+-- device with a table for the groups the blocks read so far promise
+CREATE FUNCTION grown(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  plan jsonb;
+BEGIN
+  IF NOT (SELECT gpu_kernels AND device_state <> 'unavailable' FROM gpuext_info()) THEN
+    RETURN 'grown';
+  END IF;
+  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
+  RETURN CASE WHEN jsonb_path_query_first(plan, '$.** ? (@."Custom Plan Provider" == "GpuAgg")') ? 'Device Table Grown To'
+    THEN 'grown' ELSE 'not grown' END;
+END $$;
+ALTER TABLE dgh ALTER COLUMN k SET (n_distinct = 3000);
+ANALYZE dgh;
+SELECT check_groups('SELECT k, sum(q), count(*) FROM dgh GROUP BY k'), grown('SELECT k, sum(q), count(*) FROM dgh GROUP BY k');
+SELECT check_groups('SELECT k, avg(q) FROM dgh GROUP BY k HAVING max(q) > 100'),
+  grown('SELECT k, avg(q) FROM dgh GROUP BY k HAVING max(q) > 100');
 DROP TABLE dgh;
 UPDATE dgq SET p = 'NaN' WHERE k IN (7, 15000) AND p > 0;
 SELECT check_groups('SELECT k, count(*), sum(q), avg(p), min(p), max(p) FROM dgq GROUP BY k', NULL);
@@ -337,13 +355,15 @@ SELECT check_groups('SELECT pad, count(*), sum(q) FROM dgq GROUP BY pad', NULL),
   spilled('SELECT pad, count(*), sum(q) FROM dgq GROUP BY pad');
 SELECT count(*) AS compressed_keys FROM dgq WHERE pg_column_compression(pad) IS NOT NULL;
 DROP FUNCTION spilled(text);
--- The run starts again on the CPU, exactly, where the groups outgrow the device's table (the
--- estimate far below them), or at any one failed device call under auto (the first chunk of groups
--- is read back before any is returned); an integer overflow raises PostgreSQL's error.
+-- The run starts again on the device with a larger table where the groups outgrow the device's
+-- (the estimate far below them), and on the CPU, exactly, at any one failed device call under auto
+-- (the first chunk of groups is read back before any is returned); an integer overflow raises
+-- PostgreSQL's error.
 CREATE TABLE dgo AS SELECT i % 2000 AS k, (i / 8.0)::float8 AS v FROM generate_series(1, 60000) i;
 ANALYZE dgo;
 INSERT INTO dgo SELECT 100000 + i, i FROM generate_series(1, 60000) i;
-SELECT check_groups('SELECT k, count(*), sum(v) FROM dgo GROUP BY k', false);
+SELECT check_groups('SELECT k, count(*), sum(v) FROM dgo GROUP BY k'), grown('SELECT k, count(*), sum(v) FROM dgo GROUP BY k');
+DROP FUNCTION grown(text);
 SELECT k, sum(w * 4000000000000000) FROM dgn GROUP BY k;
 CREATE FUNCTION answer_with_fault(q text, fault text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE

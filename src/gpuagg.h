@@ -237,6 +237,7 @@ typedef struct GpuAggStats
 	int64		device_batches;
 	int64		cpu_batches;
 	int64		groups;			/* GROUP BY: groups formed */
+	uint32		grown_slots;	/* ... the device's table of numbered groups grown to this many slots, else 0 */
 	int64		rows_spilled;	/* rows written to spill partitions (gpuagg_spill.c) */
 	int64		spill_partitions;
 	int64		workers_launched;
@@ -300,6 +301,8 @@ typedef struct GpuAggGroups
 	uint32		next_group;		/* the next group to return */
 	uint32		max_groups;		/* groups a run keeps in hash_mem; past them, new keys spill */
 	double		estimate;		/* the planner's groups (the plan's rows are those HAVING passes) */
+	double		regrow;			/* the groups a run again with a larger device table expects, else 0 */
+	bool		grown;			/* estimate is such a run's (its buffers may be short: the CPU reads) */
 	struct GpuAggSpill *spill;	/* spilling, where the node's keys and values allow it, else NULL */
 	bool		use_device;		/* this run's grouped values go to the device */
 	bool		numbered;		/* ... and the device numbers its groups (gpuagg_devgroups_out.c) */
@@ -594,6 +597,7 @@ extern void GpuAggDevScanSetup(GpuAggState *st, CustomScan *cscan, TupleDesc tup
 /* gpuagg_devscan.c */
 extern bool GpuAggDevScanUsable(GpuAggState *st, GpuAggPages *pg);
 extern bool GpuAggDevScanRun(GpuAggState *st, GpuAggPages *pg);
+extern void GpuAggDevScanDrop(GpuAggState *st);
 extern void GpuAggDevScanCpuBatch(GpuAggState *st, GpuAggDevScan *ds);
 extern bool GpuAggDevScanWholeStillVisible(GpuAggDevScan *ds);
 extern void GpuAggDevScanUpload(GpuAggDevScan *ds);
@@ -615,6 +619,7 @@ extern void GpuAggDevGroupsProgram(GpuAggState *st, GpuextScanProgram *p, const 
 extern bool GpuAggDevGroupsKeyValueRead(const GpuextScanProgram *p);
 extern size_t GpuAggDevGroupsLayout(GpuAggState *st, GpuextScanProgram *p, size_t outs);
 extern bool GpuAggDevGroupsUsable(GpuAggState *st);
+extern bool GpuAggDevGroupsRegrow(GpuAggState *st);
 extern void GpuAggDevGroupsBegin(GpuAggState *st, GpuAggDevScan *ds);
 extern void GpuAggDevGroupsBatch(GpuAggState *st, GpuAggDevScan *ds);
 

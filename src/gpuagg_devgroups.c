@@ -313,6 +313,30 @@ GpuAggDevGroupsUsable(GpuAggState *st)
 		(ExpectedGroups(st) * 4 <= GPUAGG_DEVGROUPS_MAX_SLOTS || NumberedOnDevice(st));
 }
 
+/*
+ * After a run stopped by a full table of numbered groups (NumberedFull):
+ * whether to run again on the device with the larger table its groups
+ * promise, the device scan's buffers given back to be laid out for it.
+ */
+bool
+GpuAggDevGroupsRegrow(GpuAggState *st)
+{
+	double		before = ExpectedGroups(st);
+
+	if (st->groups.regrow <= 0)
+		return false;
+	st->groups.estimate = st->groups.regrow;
+	st->groups.regrow = 0;
+	if (ExpectedGroups(st) <= before || !NumberedOnDevice(st))
+	{
+		GpuAggNoteFallback(st, "more groups than the device scan's table holds");
+		return false;
+	}
+	st->groups.grown = true;
+	GpuAggDevScanDrop(st);
+	return true;
+}
+
 /* The pinned host memory of a GROUP BY scan's buffers: new images, per-group counts, then the slots' groups. */
 static inline GpuextScanNewGroup *
 NewGroups(GpuAggDevScan *ds)
@@ -348,6 +372,8 @@ GpuAggDevGroupsBegin(GpuAggState *st, GpuAggDevScan *ds)
 	ds->chunk_results = NULL;
 	ds->map_lo = p->table_cap;
 	ds->map_hi = 0;
+	if (p->number_groups && st->groups.grown)
+		st->stats.grown_slots = p->table_cap;
 	if (p->number_groups)
 		return;
 	memset(SlotGroups(ds, p), 0xFF, sizeof(uint32) * p->table_cap);
@@ -546,6 +572,31 @@ NumberedStop(GpuAggState *st, const char *why)
 }
 
 /*
+ * The table of numbered groups is full, met groups found in the blocks read
+ * so far: the run stops, to start again on the device with a table for the
+ * groups those blocks promise over the whole table (at least twice the
+ * groups expected), where such a table is larger and within the most; else
+ * on the CPU.  The planner's estimate of distinct keys from its sample can
+ * be far low (a key with a few rows each, in blocks of their own).
+ */
+static void
+NumberedFull(GpuAggState *st, GpuAggDevScan *ds, double met)
+{
+	const GpuextScanProgram *p = (const GpuextScanProgram *) ds->prog->ptr;
+	double		read = Max(Min((double) ds->pages->next, (double) ds->pages->nblocks), 1);
+	double		promised = Max(met * ds->pages->nblocks / read * 1.25, ExpectedGroups(st) * 2);
+	double		most = GPUAGG_DEVGROUPS_NUMBERED_SLOTS / 3;
+
+	st->device_lost = true;
+	if (ExpectedGroups(st) < most && (double) p->table_cap < GPUAGG_DEVGROUPS_NUMBERED_SLOTS)
+	{
+		st->groups.regrow = Min(promised, most);
+		return;
+	}
+	GpuAggNoteFallback(st, "more groups than the device scan's table holds");
+}
+
+/*
  * A full batch whose groups the device numbers: its keys pass (the new
  * groups numbered and mapped there), then its values pass, the values
  * added to their groups' device states and the per-group counts kept
@@ -566,14 +617,15 @@ NumberedBatch(GpuAggState *st, GpuAggDevScan *ds)
 		GpuAggGroupsDeviceLost(st, outcome);
 		return;
 	}
+	/* first, as a full table also leaves keys without a slot */
+	if (st->groups.ngroups + counts[GPUEXT_SCAN_NEW_GROUPS] > keys->table_cap / 4 * 3)
+	{
+		NumberedFull(st, ds, st->groups.ngroups + counts[GPUEXT_SCAN_NEW_GROUPS]);
+		return;
+	}
 	if (counts[GPUEXT_SCAN_BAD] > 0)
 	{
 		NumberedStop(st, "a key does not fit the device scan's key image");
-		return;
-	}
-	if (st->groups.ngroups + counts[GPUEXT_SCAN_NEW_GROUPS] > keys->table_cap / 4 * 3)
-	{
-		NumberedStop(st, "more groups than the device scan's table holds");
 		return;
 	}
 	st->groups.ngroups += counts[GPUEXT_SCAN_NEW_GROUPS];

@@ -67,6 +67,37 @@ OutIsFloat(const GpuAggInput *in)
 	return in->dev_scale < 0 && (in->type->typid == FLOAT4OID || in->type->typid == FLOAT8OID);
 }
 
+/* The device scan's buffers given back, those it has. */
+static void
+DevScanFree(GpuAggDevScan *ds)
+{
+	if (ds->gback)
+		GpuextBufferFree(ds->gback);
+	if (ds->prog)
+		GpuextBufferFree(ds->prog);
+	if (ds->back)
+		GpuextBufferFree(ds->back);
+	for (int k = 0; k < 2; k++)
+	{
+		if (ds->batches[k].host)
+			GpuextBufferFree(ds->batches[k].host);
+		pfree(ds->batches[k].blknos);
+		pfree(ds->batches[k].pins);
+	}
+	if (ds->device)
+		GpuextBufferFree(ds->device);
+	pfree(ds);
+}
+
+/* The device scan's buffers given back, for a run that lays them out again (a larger table of groups). */
+void
+GpuAggDevScanDrop(GpuAggState *st)
+{
+	if (st->dev.buffers != NULL)
+		DevScanFree(st->dev.buffers);
+	st->dev.buffers = NULL;
+}
+
 /*
  * The device scan's buffers for batches of batch_pages pages; NULL (nothing
  * held) where memory is short, or an ERROR for device memory unless
@@ -133,18 +164,7 @@ DevScanTry(GpuAggState *st, uint32 batch_pages, bool missing_ok)
 	MemoryContextSwitchTo(old);
 	if (ds->prog == NULL)
 	{
-		if (ds->back)
-			GpuextBufferFree(ds->back);
-		for (int k = 0; k < 2; k++)
-		{
-			if (ds->batches[k].host)
-				GpuextBufferFree(ds->batches[k].host);
-			pfree(ds->batches[k].blknos);
-			pfree(ds->batches[k].pins);
-		}
-		if (ds->device)
-			GpuextBufferFree(ds->device);
-		pfree(ds);
+		DevScanFree(ds);
 		return NULL;
 	}
 	/* GROUP BY: the values pass, then the keys pass */
@@ -174,7 +194,7 @@ DevScanStart(GpuAggState *st)
 		ds = DevScanTry(st, 2 * DEVSCAN_SERVICE_BATCH_PAGES, true);
 	if (ds == NULL)
 		ds = DevScanTry(st, gpuext_service != NULL ? DEVSCAN_SERVICE_BATCH_PAGES : DEVSCAN_BATCH_PAGES,
-						gpuext_device_mode == GPUEXT_DEVICE_AUTO);
+						gpuext_device_mode == GPUEXT_DEVICE_AUTO || st->groups.grown);
 	return ds;
 }
 

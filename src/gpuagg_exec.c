@@ -200,33 +200,41 @@ RestoreDeviceCounts(GpuAggState *st, const GpuAggStats *before)
 
 /*
  * One run with GROUP BY: scan into the groups' states and read their
- * results; where the device was lost on the way (auto), or stopped
- * numbering the groups, again on the CPU.
+ * results; where the device's table of the groups it numbers filled, again
+ * with a larger one; where the device was lost on the way (auto), or
+ * stopped numbering the groups, again on the CPU.
  */
 static void
 RunGroups(GpuAggState *st, bool device)
 {
 	GpuAggStats before = st->stats;
 
-	GpuAggGroupsStart(st, device);
-	GpuAggScanTable(st);
-	if (st->workers.pcxt != NULL)
+	for (;;)
 	{
-		/* the workers' states merge into the leader's in host memory */
-		GpuAggGroupsToHost(st);
-		GpuAggParallelFinish(st);
+		GpuAggGroupsStart(st, device);
+		GpuAggScanTable(st);
+		if (st->workers.pcxt != NULL)
+		{
+			/* the workers' states merge into the leader's in host memory */
+			GpuAggGroupsToHost(st);
+			GpuAggParallelFinish(st);
+		}
+		GpuAggGroupsFinish(st);
+		if (!st->device_lost)
+		{
+			GpuAggSpillProduced(st);
+			return;
+		}
+		GpuAggSpillDiscard(st);
+		RestoreReadCounts(st, &before);
+		if (st->groups.numbered)
+			RestoreDeviceCounts(st, &before);
+		MemoryContextReset(st->runcxt);
+		if (!GpuAggDevGroupsRegrow(st))
+			break;
+		device = GpuAggStartInputs(st, true);
 	}
-	GpuAggGroupsFinish(st);
-	if (!st->device_lost)
-	{
-		GpuAggSpillProduced(st);
-		return;
-	}
-	GpuAggSpillDiscard(st);
-	RestoreReadCounts(st, &before);
-	if (st->groups.numbered)
-		RestoreDeviceCounts(st, &before);
-	MemoryContextReset(st->runcxt);
+	st->stats.grown_slots = 0;
 	GpuAggStartInputs(st, false);
 	GpuAggGroupsStart(st, false);
 	GpuAggScanTable(st);

@@ -94,6 +94,8 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 			appendStringInfo(es->str, "  Rows In Place: " INT64_FORMAT, st->stats.rows_in_place);
 		if (st->groups.nkeys > 0)
 			appendStringInfo(es->str, "  Groups: " INT64_FORMAT, st->stats.groups);
+		if (st->stats.grown_slots > 0)
+			appendStringInfo(es->str, " (device table grown to %u slots)", st->stats.grown_slots);
 		appendStringInfo(es->str, "  Batches: " INT64_FORMAT " on device, " INT64_FORMAT " on CPU\n",
 						 st->stats.device_batches, st->stats.cpu_batches);
 		if (st->stats.rows_spilled > 0)
@@ -136,6 +138,8 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyInteger("Rows In Place", NULL, st->stats.rows_in_place, es);
 		if (st->groups.nkeys > 0)
 			ExplainPropertyInteger("Groups", NULL, st->stats.groups, es);
+		if (st->stats.grown_slots > 0)
+			ExplainPropertyInteger("Device Table Grown To", "slots", st->stats.grown_slots, es);
 		if (st->stats.rows_spilled > 0)
 		{
 			ExplainPropertyInteger("Rows Spilled", NULL, st->stats.rows_spilled, es);

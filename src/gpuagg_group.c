@@ -97,7 +97,9 @@ DeviceStatesCover(GpuAggSink *sink, uint32 need)
 	{
 		uint32		cap = Max(need, Max(GPUAGG_GROUPS_START, Min(sink->nstates, PG_UINT32_MAX / 2) * 2));
 		MemoryContext old = MemoryContextSwitchTo(sink->st->nodecxt);
-		GpuextBuffer *buf = GpuextDeviceAlloc(StatesBytes(sink, cap), gpuext_device_mode == GPUEXT_DEVICE_AUTO);
+		/* a run again with a larger table of groups (GpuAggDevGroupsRegrow) goes to the CPU where memory is short */
+		GpuextBuffer *buf = GpuextDeviceAlloc(StatesBytes(sink, cap),
+											  gpuext_device_mode == GPUEXT_DEVICE_AUTO || sink->st->groups.grown);
 
 		MemoryContextSwitchTo(old);
 		if (buf == NULL)
