@@ -9,6 +9,8 @@ bound) are drawn dashed.  Points with y None or <= 0 are left out.  bench/report
 for a bench/suite.sh run; `python3 bench/report.py doc/bench` redraws the committed figures.
 Only the benchmarks need matplotlib: nothing in the build or the tests imports this file.
 """
+import textwrap
+
 import matplotlib
 
 matplotlib.use('Agg')
@@ -103,7 +105,8 @@ def tpch_chart(tsv_path, path):
     header = lines[0].lstrip('# ')
     cols = lines[1].split('\t')
     rows = [dict(zip(cols, line.split('\t'))) for line in lines[2:] if line]
-    labels = [r['query'].replace(' (lineitem_f8)', '').replace('double precision', 'float8') for r in rows]
+    labels = [textwrap.fill(r['query'].replace(' (lineitem_f8)', '').replace('double precision', 'float8'), 50)
+              for r in rows]
     gpu = [float(r['ratio']) for r in rows]
     duck = [float(r['postgres_ms']) / float(r['duckdb_16t_ms']) if r['duckdb_16t_ms'] and r['workers'] == '0'
             else 0 for r in rows]
