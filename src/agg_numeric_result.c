@@ -25,6 +25,10 @@ GpuextFixed192ToNumeric(uint128 low, int64 top, int scale)
 	StringInfoData s;
 	Datum		result;
 
+	/* most sums fit a bigint: PostgreSQL's own exact conversion, without the digits as text */
+	if (scale >= 0 && ((top == 0 && low <= (uint128) PG_INT64_MAX) ||
+					   (top == -1 && (int128) low >= PG_INT64_MIN && (int128) low < 0)))
+		return NumericGetDatum(int64_div_fast_to_numeric((int64) (int128) low, scale));
 	if (negative)
 	{
 		/* two's complement negation over the three words */
