@@ -328,6 +328,12 @@ ANALYZE dgh;
 SELECT check_groups('SELECT k, sum(q), count(*) FROM dgh GROUP BY k'), grown('SELECT k, sum(q), count(*) FROM dgh GROUP BY k');
 SELECT check_groups('SELECT k, avg(q) FROM dgh GROUP BY k HAVING max(q) > 100'),
   grown('SELECT k, avg(q) FROM dgh GROUP BY k HAVING max(q) > 100');
+-- a larger table past the backend's device memory: that run answers on the CPU, exactly
+SET gpuext.device = auto;
+SET gpuext.max_device_memory = '32MB';
+SELECT check_groups('SELECT k, sum(q), count(*) FROM dgh GROUP BY k', NULL);
+RESET gpuext.max_device_memory;
+RESET gpuext.device;
 DROP TABLE dgh;
 UPDATE dgq SET p = 'NaN' WHERE k IN (7, 15000) AND p > 0;
 SELECT check_groups('SELECT k, count(*), sum(q), avg(p), min(p), max(p) FROM dgq GROUP BY k', NULL);
