@@ -44,6 +44,7 @@ typedef struct GpuAggSink
 	bool		inflight[2];	/* the half was sent and may still be read */
 	GpuextBuffer *batch;		/* a batch in device memory */
 	GpuextBuffer *states;
+	GpuextBuffer *chunk;		/* room for a chunk of groups' results (DeviceResults), kept from run to run */
 	/* CPU */
 	char	   *host_states;
 	uint32		nstates;		/* states allocated */
@@ -138,10 +139,21 @@ DeviceResults(GpuAggSink *sink, uint32 first, uint32 n, GpuextGroupResult *resul
 {
 	GpuextBuffer *dev;
 	char	   *staging;
+	bool		chunk = n <= GPUAGG_DEVGROUPS_CHUNK;
 
 	if (n == 0)
 		return true;
-	dev = GpuextDeviceAlloc(sizeof(GpuextGroupResult) * (size_t) n, gpuext_device_mode == GPUEXT_DEVICE_AUTO);
+	/* groups read back a chunk at a time reuse one buffer, not an allocation each */
+	if (chunk && sink->chunk == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(sink->st->nodecxt);
+
+		sink->chunk = GpuextDeviceAlloc(sizeof(GpuextGroupResult) * GPUAGG_DEVGROUPS_CHUNK,
+										gpuext_device_mode == GPUEXT_DEVICE_AUTO);
+		MemoryContextSwitchTo(old);
+	}
+	dev = chunk ? sink->chunk :
+		GpuextDeviceAlloc(sizeof(GpuextGroupResult) * (size_t) n, gpuext_device_mode == GPUEXT_DEVICE_AUTO);
 	if (dev == NULL)
 		return false;
 	GpuextCheck(gpuext_groups_result(sink->value_bytes, sink->is_float, sink->states->ptr + StatesBytes(sink, first),
@@ -158,7 +170,8 @@ DeviceResults(GpuAggSink *sink, uint32 first, uint32 n, GpuextGroupResult *resul
 		GpuextCheck(gpuext_cuda_mark(HALF_EVENT), "event record");
 		GpuextWait(HALF_EVENT);
 	}
-	GpuextBufferFree(dev);
+	if (!chunk)
+		GpuextBufferFree(dev);
 	return true;
 }
 
@@ -310,7 +323,9 @@ DeviceLost(GpuAggState *st, GpuextDeviceOutcome outcome)
 			GpuextBufferFree(sink->batch);
 		if (sink->states != NULL)
 			GpuextBufferFree(sink->states);
-		sink->batch = sink->states = NULL;
+		if (sink->chunk != NULL)
+			GpuextBufferFree(sink->chunk);
+		sink->batch = sink->states = sink->chunk = NULL;
 		sink->nstates = sink->ncleared = 0;
 	}
 }
