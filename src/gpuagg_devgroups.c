@@ -267,24 +267,32 @@ NumberedOnDevice(GpuAggState *st)
 }
 
 /*
- * The GROUP BY parts' places in the outputs, from outs on; the bytes they
- * end at.  Groups numbered on the device have three slots a group expected,
- * at least DEVGROUPS_NUMBERED_MIN_SLOTS.
+ * The slots of the device's table for the groups expected: four a group, or
+ * where the device numbers them three, at least DEVGROUPS_NUMBERED_MIN_SLOTS.
  */
-size_t
-GpuAggDevGroupsLayout(GpuAggState *st, GpuextScanProgram *p, size_t outs)
+static uint32
+TableSlots(GpuAggState *st, bool numbered)
 {
 	double		expected = ExpectedGroups(st);
 	uint32		cap = DEVGROUPS_MIN_SLOTS;
 
-	p->number_groups = NumberedOnDevice(st);
-	p->group_base = 0;
-	if (p->number_groups)
+	if (numbered)
 		while (cap < GPUAGG_DEVGROUPS_NUMBERED_SLOTS && (cap < expected * 3 || cap < DEVGROUPS_NUMBERED_MIN_SLOTS))
 			cap *= 2;
 	while (cap < GPUAGG_DEVGROUPS_MAX_SLOTS && cap < expected * 4)
 		cap *= 2;
-	p->table_cap = cap;
+	return cap;
+}
+
+/* The GROUP BY parts' places in the outputs, from outs on; the bytes they end at. */
+size_t
+GpuAggDevGroupsLayout(GpuAggState *st, GpuextScanProgram *p, size_t outs)
+{
+	uint32		cap;
+
+	p->number_groups = NumberedOnDevice(st);
+	p->group_base = 0;
+	p->table_cap = cap = TableSlots(st, p->number_groups);
 	for (int o = 0; o < p->nouts; o++)
 		if (p->outs[o].value_bytes > 0)
 		{
@@ -316,19 +324,22 @@ GpuAggDevGroupsUsable(GpuAggState *st)
 /*
  * After a run stopped by a full table of numbered groups (NumberedFull):
  * whether to run again on the device with the larger table its groups
- * promise, the device scan's buffers given back to be laid out for it.
+ * promise (none where the table has the most slots already), the device
+ * scan's buffers given back to be laid out for it.
  */
 bool
 GpuAggDevGroupsRegrow(GpuAggState *st)
 {
-	double		before = ExpectedGroups(st);
+	uint32		before = TableSlots(st, true);
+	double		estimate = st->groups.estimate;
 
 	if (st->groups.regrow <= 0)
 		return false;
 	st->groups.estimate = st->groups.regrow;
 	st->groups.regrow = 0;
-	if (ExpectedGroups(st) <= before || !NumberedOnDevice(st))
+	if (TableSlots(st, true) <= before || !NumberedOnDevice(st))
 	{
+		st->groups.estimate = estimate;
 		GpuAggNoteFallback(st, "more groups than the device scan's table holds");
 		return false;
 	}
@@ -573,27 +584,21 @@ NumberedStop(GpuAggState *st, const char *why)
 
 /*
  * The table of numbered groups is full, met groups found in the blocks read
- * so far: the run stops, to start again on the device with a table for the
- * groups those blocks promise over the whole table (at least twice the
- * groups expected), where such a table is larger and within the most; else
- * on the CPU.  The planner's estimate of distinct keys from its sample can
- * be far low (a key with a few rows each, in blocks of their own).
+ * so far: the run stops, to start again with a table for the groups those
+ * blocks promise over the whole table (at least twice the groups expected,
+ * within the most), on the device where that table is larger
+ * (GpuAggDevGroupsRegrow), else on the CPU.  The planner's estimate of
+ * distinct keys from its sample can be far low (a key with a few rows
+ * each, in blocks of their own).
  */
 static void
 NumberedFull(GpuAggState *st, GpuAggDevScan *ds, double met)
 {
-	const GpuextScanProgram *p = (const GpuextScanProgram *) ds->prog->ptr;
 	double		read = Max(Min((double) ds->pages->next, (double) ds->pages->nblocks), 1);
 	double		promised = Max(met * ds->pages->nblocks / read * 1.25, ExpectedGroups(st) * 2);
-	double		most = GPUAGG_DEVGROUPS_NUMBERED_SLOTS / 3;
 
 	st->device_lost = true;
-	if (ExpectedGroups(st) < most && (double) p->table_cap < GPUAGG_DEVGROUPS_NUMBERED_SLOTS)
-	{
-		st->groups.regrow = Min(promised, most);
-		return;
-	}
-	GpuAggNoteFallback(st, "more groups than the device scan's table holds");
+	st->groups.regrow = Min(promised, GPUAGG_DEVGROUPS_NUMBERED_SLOTS / 3);
 }
 
 /*
