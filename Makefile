@@ -17,7 +17,7 @@ PG_CPPFLAGS = -I$(srcdir)/cuda
 # PostgreSQL's own headers are not clean under -Wextra's sign-compare and unused-parameter.
 PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
 
-REGRESS = device settings upgrade gpu_sort gpu_sort_large bad_input sort_node sort_node_random sort_stream gpu_agg gpu_agg_numeric gpu_query agg_device gpuagg gpuagg_group gpuagg_types gpuagg_parallel gpuagg_inplace gpuagg_pages gpuagg_spill gpuagg_many_groups gpuagg_system_columns gpuagg_rescan gpuagg_devscan gpuagg_devgroups gpuagg_devnumeric gpuagg_devexprs gpuagg_devconditions gpusort_explain gpusort_bound reliability fuzz errors matmul sort_device_rows
+REGRESS = device settings upgrade gpu_sort gpu_sort_large bad_input sort_node sort_node_random sort_stream gpu_agg gpu_agg_numeric gpu_query agg_device gpuagg gpuagg_group gpuagg_types gpuagg_parallel gpuagg_inplace gpuagg_pages gpuagg_spill gpuagg_many_groups gpuagg_system_columns gpuagg_rescan gpuagg_devscan gpuagg_devgroups gpuagg_having gpuagg_devnumeric gpuagg_devexprs gpuagg_devconditions gpusort_explain gpusort_bound reliability fuzz errors matmul sort_device_rows
 REGRESS_OPTS = --load-extension=gpuext
 
 EXTRA_CLEAN = sql/$(EXTENSION)--$(EXTVERSION).sql cuda/*.o test/kernel_harness test/matmul_harness test/gather_harness bench/reduce_bench bench/sort_bench bench/matmul_bench bench/arena_bw results regression.diffs regression.out

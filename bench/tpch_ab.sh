@@ -9,13 +9,15 @@
 # replaced by each build and the server restarted with PGCTL_AS (a command prefix that runs pg_ctl
 # as the server's owner, e.g. "su pgtest -s /bin/bash -c"; empty: run it directly).  CPUS: CPUs to
 # pin each session's backend to (taskset), each build once per CPU; empty: not pinned.  POSTGRES=0
-# leaves out PostgreSQL's own plans (builds against each other only).  A backend's
+# leaves out PostgreSQL's own plans (builds against each other only).  QUERIES: a comma-separated
+# subset of q6f five q6n g1k q1f q1n q18sub (default all but q18sub).  A backend's
 # per-page cost can move between processes on one host; pinning keeps builds comparable.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 rows=$1
 shift
 runs=${RUNS:-7}
+QUERIES=${QUERIES:-q6f,five,q6n,g1k,q1f,q1n}
 lib=$(pg_config --pkglibdir)
 data=$(psql -X -Atc 'SHOW data_directory')
 pgctl="$(command -v pg_ctl) -D $data -w -m fast restart -l $data.restart.log"
@@ -34,11 +36,12 @@ sql[five]="select $five from gpuext_tpch.lineitem_f8"
 sql[g1k]="select l_partkey % 1000, $per_group from gpuext_tpch.lineitem_f8 group by 1"
 sql[q1f]=$(q1 gpuext_tpch.lineitem_f8)
 sql[q1n]=$(q1 gpuext_tpch.lineitem)
+sql[q18sub]="select l_orderkey from gpuext_tpch.lineitem group by l_orderkey having sum(l_quantity) > 300"
 # Each query in a session of its own (pinned to $cpu where set): label, gpuext.enable_agg, runs, settings.
 time_all() {
 	local out
 	out=$(mktemp)
-	for q in q6f five q6n g1k q1f q1n; do
+	for q in ${QUERIES//,/ }; do
 		{
 			echo "SELECT pg_backend_pid() AS bpid \\gset"
 			echo "\\setenv BPID :bpid"

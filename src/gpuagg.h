@@ -238,6 +238,7 @@ typedef struct GpuAggStats
 	int64		cpu_batches;
 	int64		groups;			/* GROUP BY: groups formed */
 	uint32		grown_slots;	/* ... the device's table of numbered groups grown to this many slots, else 0 */
+	int64		having_rejected;	/* ... rejected by HAVING's tests before their rows were made */
 	int64		rows_spilled;	/* rows written to spill partitions (gpuagg_spill.c) */
 	int64		spill_partitions;
 	int64		workers_launched;
@@ -306,6 +307,8 @@ typedef struct GpuAggGroups
 	struct GpuAggSpill *spill;	/* spilling, where the node's keys and values allow it, else NULL */
 	bool		use_device;		/* this run's grouped values go to the device */
 	bool		numbered;		/* ... and the device numbers its groups (gpuagg_devgroups_out.c) */
+	struct GpuAggHavingTest *having;	/* HAVING's tests on a group's raw results (gpuagg_having.c) */
+	int			nhaving;
 } GpuAggGroups;
 
 /* Parallel runs (gpuagg_parallel.c). */
@@ -607,7 +610,7 @@ extern void GpuAggDevScanWait(GpuAggDevScan *ds);
 /* gpuagg_devkeys.c */
 #define GPUAGG_DEVGROUPS_MAX_SLOTS ((uint32) 1 << 20)	/* the device's table of groups, at most */
 #define GPUAGG_DEVGROUPS_NUMBERED_SLOTS ((uint32) 1 << 23)	/* ... where the device numbers them */
-#define GPUAGG_DEVGROUPS_CHUNK 8192	/* groups numbered on the device read back at a time */
+#define GPUAGG_DEVGROUPS_CHUNK 65536	/* groups numbered on the device read back at a time */
 extern Var *GpuAggDevKeyColumn(Node *expr, Index scanrelid, GpuextScanKey *key);
 extern double GpuAggDevKeyGroupsBound(const GpuextScanKey *key, Oid coltype);
 extern double GpuAggKeysGroupsBound(List *keys, Index relid);
@@ -628,6 +631,16 @@ extern void GpuAggDevGroupKeys(GpuAggState *st, const GpuextScanProgram *p, cons
 							   Datum *values, bool *isnull);
 extern bool GpuAggDevGroupsFirstChunk(GpuAggState *st);
 extern bool GpuAggDevGroupsNext(GpuAggState *st);
+
+/* gpuagg_having.c: a group's aggregate, as HAVING's tests read it */
+#define GPUAGG_HAVING_VALUE 0
+#define GPUAGG_HAVING_NULL 1
+#define GPUAGG_HAVING_UNKNOWN 2
+typedef int (*GpuAggHavingFetch) (GpuAggState *st, const void *arg, int agg, int128 *v);
+extern void GpuAggHavingBegin(GpuAggState *st, CustomScan *cscan);
+extern int	GpuAggHavingFixed(const GpuAggInput *in, GpuextAggKind kind, const GpuextGroupResult *r, int64 nans,
+							  int128 *v);
+extern bool GpuAggHavingFails(GpuAggState *st, GpuAggHavingFetch fetch, const void *arg);
 
 /* gpuagg_explain.c */
 extern void GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es);

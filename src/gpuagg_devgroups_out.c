@@ -214,6 +214,27 @@ NumericResult(GpuAggInput *in, const GpuextGroupResult *r, GpuextAggKind kind, b
 	return GpuextAccumResult(&acc, kind, isnull);
 }
 
+/* A chunk's group's aggregate a as HAVING's tests read it (arg: its place in the chunk). */
+static int
+ChunkGroupFixed(GpuAggState *st, const void *arg, int a, int128 *v)
+{
+	GpuAggDevScan *ds = st->dev.buffers;
+	const GpuextScanProgram *p = (const GpuextScanProgram *) ds->prog->ptr;
+	uint32		i = *(const uint32 *) arg;
+	int			o = st->agg_input[a];
+	GpuAggInput *in = o >= 0 ? &st->inputs[o] : NULL;
+
+	if (in == NULL)
+		*v = ChunkCounts(ds, 0)[i];
+	else if (in->type == NULL)
+		*v = ChunkCounts(ds, p->outs[o].counter)[i];
+	else if (in->numeric_scale >= 0)
+		return GpuAggHavingFixed(in, st->kinds[a], &ds->chunk_results[(size_t) o * GPUAGG_DEVGROUPS_CHUNK + i], 0, v);
+	else
+		return GPUAGG_HAVING_UNKNOWN;
+	return GPUAGG_HAVING_VALUE;
+}
+
 /* The next group numbered on the device, its aggregates and keys in the scan tuple; false after the last. */
 bool
 GpuAggDevGroupsNext(GpuAggState *st)
@@ -221,17 +242,21 @@ GpuAggDevGroupsNext(GpuAggState *st)
 	TupleTableSlot *scanslot = st->css.ss.ss_ScanTupleSlot;
 	GpuAggDevScan *ds = st->dev.buffers;
 	const GpuextScanProgram *p = (const GpuextScanProgram *) ds->prog->ptr;
-	uint32		g = st->groups.next_group;
+	uint32		g;
 	uint32		i;
 
-	if (g >= st->groups.ngroups)
-		return false;
-	if ((g < ds->chunk_lo || g >= ds->chunk_lo + ds->chunk_n) && ReadChunk(st, g) != GPUEXT_DEVICE_DONE)
-		ereport(ERROR,
-				(errcode(ERRCODE_SYSTEM_ERROR),
-				 errmsg("gpuext: the GPU failed after GpuAgg returned %u of its %u groups", g, st->groups.ngroups)));
-	st->groups.next_group++;
-	i = g - ds->chunk_lo;
+	do
+	{
+		g = st->groups.next_group;
+		if (g >= st->groups.ngroups)
+			return false;
+		if ((g < ds->chunk_lo || g >= ds->chunk_lo + ds->chunk_n) && ReadChunk(st, g) != GPUEXT_DEVICE_DONE)
+			ereport(ERROR,
+					(errcode(ERRCODE_SYSTEM_ERROR),
+					 errmsg("gpuext: the GPU failed after GpuAgg returned %u of its %u groups", g, st->groups.ngroups)));
+		st->groups.next_group++;
+		i = g - ds->chunk_lo;
+	} while (st->groups.nhaving > 0 && GpuAggHavingFails(st, ChunkGroupFixed, &i));
 	ExecClearTuple(scanslot);
 	for (int a = 0; a < scanslot->tts_tupleDescriptor->natts; a++)
 		scanslot->tts_isnull[a] = true;

@@ -149,6 +149,7 @@ GpuAggBegin(CustomScanState *node, EState *estate, int eflags)
 	}
 
 	GpuAggGroupsBegin(st, cscan);
+	GpuAggHavingBegin(st, cscan);
 	st->rows.need_scan_tuple |= st->groups.nkeys > 0;
 
 	/* The table's columns that expressions read sit after the aggregates and keys in the scan tuple. */

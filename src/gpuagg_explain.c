@@ -96,6 +96,8 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 			appendStringInfo(es->str, "  Groups: " INT64_FORMAT, st->stats.groups);
 		if (st->stats.grown_slots > 0)
 			appendStringInfo(es->str, " (device table grown to %u slots)", st->stats.grown_slots);
+		if (es->verbose && st->groups.nhaving > 0)
+			appendStringInfo(es->str, "  Rejected Early by HAVING: " INT64_FORMAT, st->stats.having_rejected);
 		appendStringInfo(es->str, "  Batches: " INT64_FORMAT " on device, " INT64_FORMAT " on CPU\n",
 						 st->stats.device_batches, st->stats.cpu_batches);
 		if (st->stats.rows_spilled > 0)
@@ -140,6 +142,8 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyInteger("Groups", NULL, st->stats.groups, es);
 		if (st->stats.grown_slots > 0)
 			ExplainPropertyInteger("Device Table Grown To", "slots", st->stats.grown_slots, es);
+		if (es->verbose && st->groups.nhaving > 0)
+			ExplainPropertyInteger("Rejected Early by HAVING", NULL, st->stats.having_rejected, es);
 		if (st->stats.rows_spilled > 0)
 		{
 			ExplainPropertyInteger("Rows Spilled", NULL, st->stats.rows_spilled, es);

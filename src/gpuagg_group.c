@@ -44,7 +44,8 @@ typedef struct GpuAggSink
 	bool		inflight[2];	/* the half was sent and may still be read */
 	GpuextBuffer *batch;		/* a batch in device memory */
 	GpuextBuffer *states;
-	GpuextBuffer *chunk;		/* room for a chunk of groups' results (DeviceResults), kept from run to run */
+	GpuextBuffer *chunk;		/* room for chunk_cap groups' results (DeviceResults), kept from run to run */
+	uint32		chunk_cap;
 	/* CPU */
 	char	   *host_states;
 	uint32		nstates;		/* states allocated */
@@ -143,13 +144,18 @@ DeviceResults(GpuAggSink *sink, uint32 first, uint32 n, GpuextGroupResult *resul
 
 	if (n == 0)
 		return true;
-	/* groups read back a chunk at a time reuse one buffer, not an allocation each */
+	/* groups read back a chunk at a time reuse one buffer, not an allocation each; as large as a chunk asks */
+	if (chunk && sink->chunk != NULL && sink->chunk_cap < n)
+	{
+		GpuextBufferFree(sink->chunk);
+		sink->chunk = NULL;
+	}
 	if (chunk && sink->chunk == NULL)
 	{
 		MemoryContext old = MemoryContextSwitchTo(sink->st->nodecxt);
 
-		sink->chunk = GpuextDeviceAlloc(sizeof(GpuextGroupResult) * GPUAGG_DEVGROUPS_CHUNK,
-										gpuext_device_mode == GPUEXT_DEVICE_AUTO);
+		sink->chunk = GpuextDeviceAlloc(sizeof(GpuextGroupResult) * n, gpuext_device_mode == GPUEXT_DEVICE_AUTO);
+		sink->chunk_cap = n;
 		MemoryContextSwitchTo(old);
 	}
 	dev = chunk ? sink->chunk :
@@ -706,6 +712,24 @@ GpuAggGroupsToHost(GpuAggState *st)
 		st->groups.use_device = false;
 }
 
+/* A group's aggregate a as HAVING's tests read it (arg: the group's number). */
+static int
+GroupFixed(GpuAggState *st, const void *arg, int a, int128 *v)
+{
+	uint32		g = *(const uint32 *) arg;
+	GpuAggInput *in = st->agg_input[a] >= 0 ? &st->inputs[st->agg_input[a]] : NULL;
+
+	if (in == NULL)
+		*v = st->groups.group_rows[g];
+	else if (in->type == NULL)
+		*v = in->group_counts[g];
+	else if (in->group_accs == NULL && in->numeric_scale >= 0)
+		return GpuAggHavingFixed(in, st->kinds[a], &in->sink->results[g], in->group_counts[g], v);
+	else
+		return GPUAGG_HAVING_UNKNOWN;
+	return GPUAGG_HAVING_VALUE;
+}
+
 /* The next group's aggregates and keys in the scan tuple; false after the last. */
 bool
 GpuAggGroupNext(GpuAggState *st)
@@ -715,9 +739,12 @@ GpuAggGroupNext(GpuAggState *st)
 
 	if (st->groups.numbered)
 		return GpuAggDevGroupsNext(st);
-	if (st->groups.next_group >= st->groups.ngroups)
-		return false;
-	g = st->groups.next_group++;
+	do
+	{
+		if (st->groups.next_group >= st->groups.ngroups)
+			return false;
+		g = st->groups.next_group++;
+	} while (st->groups.nhaving > 0 && GpuAggHavingFails(st, GroupFixed, &g));
 	ExecClearTuple(scanslot);
 	for (int i = 0; i < scanslot->tts_tupleDescriptor->natts; i++)
 		scanslot->tts_isnull[i] = true;
