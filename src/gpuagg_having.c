@@ -10,7 +10,8 @@
  * and for sum, min and max of an input read as a bigint at its numeric scale
  * against a numeric constant exact at that scale, under an operator of the
  * integer btree family or numeric's own.  A group's value that is not known
- * exactly there (a NaN seen, avg) leaves the test undecided.  The plan's
+ * exactly there (a NaN seen, avg) leaves the test undecided, and a node
+ * with an aggregate whose value can raise an error takes none.  The plan's
  * qual still runs on the groups that pass: a test only passes over groups
  * that the qual rejects, each counted as removed by the filter.
  */
@@ -124,6 +125,25 @@ MakeTest(GpuAggState *st, Node *q, GpuAggHavingTest *t)
 		GpuextNumericToFixed(c->constvalue, in->numeric_scale, &t->value) == 0;
 }
 
+/*
+ * Whether no aggregate's value can raise an error as its group's row is made
+ * (a bigint sum past its range, a float sum's overflow): PostgreSQL raises
+ * those for groups that HAVING rejects too, so no group may be passed over.
+ */
+static bool
+ResultsCannotFail(GpuAggState *st)
+{
+	for (int a = 0; a < st->naggs; a++)
+	{
+		GpuAggInput *in = st->agg_input[a] >= 0 ? &st->inputs[st->agg_input[a]] : NULL;
+
+		if (in != NULL && in->type != NULL && in->numeric_scale < 0 &&
+			st->kinds[a] != GPUEXT_AGG_MIN && st->kinds[a] != GPUEXT_AGG_MAX && st->kinds[a] != GPUEXT_AGG_COUNT)
+			return false;
+	}
+	return true;
+}
+
 /* The tests among the conjuncts of the node's qual (its HAVING), none where there is no GROUP BY. */
 void
 GpuAggHavingBegin(GpuAggState *st, CustomScan *cscan)
@@ -133,7 +153,7 @@ GpuAggHavingBegin(GpuAggState *st, CustomScan *cscan)
 
 	st->groups.having = NULL;
 	st->groups.nhaving = 0;
-	if (st->groups.nkeys == 0 || qual == NIL)
+	if (st->groups.nkeys == 0 || qual == NIL || !ResultsCannotFail(st))
 		return;
 	st->groups.having = palloc(sizeof(GpuAggHavingTest) * list_length(qual));
 	foreach(lc, qual)
