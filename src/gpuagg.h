@@ -309,6 +309,7 @@ typedef struct GpuAggGroups
 	bool		numbered;		/* ... and the device numbers its groups (gpuagg_devgroups_out.c) */
 	struct GpuAggHavingTest *having;	/* HAVING's tests on a group's raw results (gpuagg_having.c) */
 	int			nhaving;
+	bool		having_rows_check;	/* ... which pass over no group of 2^32 rows or more */
 } GpuAggGroups;
 
 /* Parallel runs (gpuagg_parallel.c). */
@@ -638,6 +639,7 @@ extern bool GpuAggDevGroupsNext(GpuAggState *st);
 #define GPUAGG_HAVING_UNKNOWN 2
 typedef int (*GpuAggHavingFetch) (GpuAggState *st, const void *arg, int agg, int128 *v);
 extern void GpuAggHavingBegin(GpuAggState *st, CustomScan *cscan);
+extern bool GpuAggHavingReads(const GpuAggInput *in);
 extern int	GpuAggHavingFixed(const GpuAggInput *in, GpuextAggKind kind, const GpuextGroupResult *r, int64 nans,
 							  int128 *v);
 extern bool GpuAggHavingFails(GpuAggState *st, GpuAggHavingFetch fetch, const void *arg);

@@ -214,21 +214,21 @@ NumericResult(GpuAggInput *in, const GpuextGroupResult *r, GpuextAggKind kind, b
 	return GpuextAccumResult(&acc, kind, isnull);
 }
 
-/* A chunk's group's aggregate a as HAVING's tests read it (arg: its place in the chunk). */
+/* A chunk's group's aggregate a (-1: its rows) as HAVING's tests read it (arg: its place in the chunk). */
 static int
 ChunkGroupFixed(GpuAggState *st, const void *arg, int a, int128 *v)
 {
 	GpuAggDevScan *ds = st->dev.buffers;
 	const GpuextScanProgram *p = (const GpuextScanProgram *) ds->prog->ptr;
 	uint32		i = *(const uint32 *) arg;
-	int			o = st->agg_input[a];
+	int			o = a >= 0 ? st->agg_input[a] : -1;
 	GpuAggInput *in = o >= 0 ? &st->inputs[o] : NULL;
 
 	if (in == NULL)
 		*v = ChunkCounts(ds, 0)[i];
 	else if (in->type == NULL)
 		*v = ChunkCounts(ds, p->outs[o].counter)[i];
-	else if (in->numeric_scale >= 0)
+	else if (GpuAggHavingReads(in))
 		return GpuAggHavingFixed(in, st->kinds[a], &ds->chunk_results[(size_t) o * GPUAGG_DEVGROUPS_CHUNK + i], 0, v);
 	else
 		return GPUAGG_HAVING_UNKNOWN;

@@ -712,19 +712,20 @@ GpuAggGroupsToHost(GpuAggState *st)
 		st->groups.use_device = false;
 }
 
-/* A group's aggregate a as HAVING's tests read it (arg: the group's number). */
+/* A group's aggregate a (-1: its rows) as HAVING's tests read it (arg: the group's number). */
 static int
 GroupFixed(GpuAggState *st, const void *arg, int a, int128 *v)
 {
 	uint32		g = *(const uint32 *) arg;
-	GpuAggInput *in = st->agg_input[a] >= 0 ? &st->inputs[st->agg_input[a]] : NULL;
+	GpuAggInput *in = a >= 0 && st->agg_input[a] >= 0 ? &st->inputs[st->agg_input[a]] : NULL;
 
 	if (in == NULL)
 		*v = st->groups.group_rows[g];
 	else if (in->type == NULL)
 		*v = in->group_counts[g];
-	else if (in->group_accs == NULL && in->numeric_scale >= 0)
-		return GpuAggHavingFixed(in, st->kinds[a], &in->sink->results[g], in->group_counts[g], v);
+	else if (in->group_accs == NULL && GpuAggHavingReads(in))
+		return GpuAggHavingFixed(in, st->kinds[a], &in->sink->results[g],
+								 in->numeric_scale >= 0 ? in->group_counts[g] : 0, v);
 	else
 		return GPUAGG_HAVING_UNKNOWN;
 	return GPUAGG_HAVING_VALUE;

@@ -6,10 +6,11 @@
  *		aggregates' values and keys (TPC-H Q18's subquery: 2.5M groups, of
  *		which 112 pass).
  *
- * A test is taken for count(*) and count(x) against an integer constant,
- * and for sum, min and max of an input read as a bigint at its numeric scale
- * against a numeric constant exact at that scale, under an operator of the
- * integer btree family or numeric's own.  A group's value that is not known
+ * A test is taken for count(*) and count(x) against an integer constant; for
+ * sum, min and max of smallint, integer and bigint against a constant of
+ * their results' types; and for sum, min and max of a numeric read as a
+ * bigint at its scale against a numeric constant exact at that scale; under
+ * an operator of the integer btree family or numeric's own.  A group's value that is not known
  * exactly there (a NaN seen, avg) leaves the test undecided, and a node
  * with an aggregate whose value can raise an error takes none.  The plan's
  * qual still runs on the groups that pass: a test only passes over groups
@@ -35,6 +36,23 @@ typedef struct GpuAggHavingTest
 	int			strategy;		/* BTLessStrategyNumber .. BTGreaterStrategyNumber, or HAVING_NE */
 	int128		value;
 } GpuAggHavingTest;
+
+/* The integer type of an input whose groups' reductions the tests read, else InvalidOid. */
+static Oid
+IntegerInput(const GpuAggInput *in)
+{
+	if (in == NULL || in->type == NULL || in->numeric_scale >= 0)
+		return InvalidOid;
+	return in->type->typid == INT2OID || in->type->typid == INT4OID || in->type->typid == INT8OID ?
+		in->type->typid : InvalidOid;
+}
+
+/* Whether the tests read an input's groups' reductions (GpuAggHavingFixed). */
+bool
+GpuAggHavingReads(const GpuAggInput *in)
+{
+	return in->numeric_scale >= 0 || OidIsValid(IntegerInput(in));
+}
 
 /* A constant of an integer type as int64; false for other types. */
 static bool
@@ -90,6 +108,7 @@ MakeTest(GpuAggState *st, Node *q, GpuAggHavingTest *t)
 	Var		   *var;
 	Const	   *c;
 	Oid			opno;
+	Oid			intype;
 	GpuAggInput *in;
 
 	if (!IsA(q, OpExpr) || list_length(((OpExpr *) q)->args) != 2)
@@ -117,8 +136,17 @@ MakeTest(GpuAggState *st, Node *q, GpuAggHavingTest *t)
 	if (t->strategy == 0)
 		return false;
 	in = st->agg_input[t->agg] >= 0 ? &st->inputs[st->agg_input[t->agg]] : NULL;
+	intype = IntegerInput(in);
 	if (st->kinds[t->agg] == GPUEXT_AGG_COUNT)
 		return var->vartype == INT8OID && IntegerConst(c, &t->value);
+	if (OidIsValid(intype) && st->kinds[t->agg] != GPUEXT_AGG_AVG)
+	{
+		/* a sum of smallint or integer is a bigint, of bigint a numeric at scale 0; min and max of the type */
+		if (st->kinds[t->agg] == GPUEXT_AGG_SUM && intype == INT8OID)
+			return var->vartype == NUMERICOID && c->consttype == NUMERICOID &&
+				GpuextNumericToFixed(c->constvalue, 0, &t->value) == 0;
+		return var->vartype == (st->kinds[t->agg] == GPUEXT_AGG_SUM ? INT8OID : intype) && IntegerConst(c, &t->value);
+	}
 	/* sum, min and max of a numeric read at its scale: a constant exact there */
 	return in != NULL && in->numeric_scale >= 0 && st->kinds[t->agg] != GPUEXT_AGG_AVG &&
 		var->vartype == NUMERICOID && c->consttype == NUMERICOID &&
@@ -127,18 +155,24 @@ MakeTest(GpuAggState *st, Node *q, GpuAggHavingTest *t)
 
 /*
  * Whether no aggregate's value can raise an error as its group's row is made
- * (a bigint sum past its range, a float sum's overflow): PostgreSQL raises
- * those for groups that HAVING rejects too, so no group may be passed over.
+ * (a float sum's overflow): PostgreSQL raises those for groups that HAVING
+ * rejects too, so no group may be passed over.  A sum of smallint or integer
+ * leaves bigint's range only past 2^32 rows: *rows_check, such groups are
+ * not passed over.
  */
 static bool
-ResultsCannotFail(GpuAggState *st)
+ResultsCannotFail(GpuAggState *st, bool *rows_check)
 {
+	*rows_check = false;
 	for (int a = 0; a < st->naggs; a++)
 	{
 		GpuAggInput *in = st->agg_input[a] >= 0 ? &st->inputs[st->agg_input[a]] : NULL;
+		Oid			intype = IntegerInput(in);
 
-		if (in != NULL && in->type != NULL && in->numeric_scale < 0 &&
-			st->kinds[a] != GPUEXT_AGG_MIN && st->kinds[a] != GPUEXT_AGG_MAX && st->kinds[a] != GPUEXT_AGG_COUNT)
+		if (OidIsValid(intype))
+			*rows_check |= st->kinds[a] == GPUEXT_AGG_SUM && intype != INT8OID;
+		else if (in != NULL && in->type != NULL && in->numeric_scale < 0 &&
+				 st->kinds[a] != GPUEXT_AGG_MIN && st->kinds[a] != GPUEXT_AGG_MAX && st->kinds[a] != GPUEXT_AGG_COUNT)
 			return false;
 	}
 	return true;
@@ -153,7 +187,7 @@ GpuAggHavingBegin(GpuAggState *st, CustomScan *cscan)
 
 	st->groups.having = NULL;
 	st->groups.nhaving = 0;
-	if (st->groups.nkeys == 0 || qual == NIL || !ResultsCannotFail(st))
+	if (st->groups.nkeys == 0 || qual == NIL || !ResultsCannotFail(st, &st->groups.having_rows_check))
 		return;
 	st->groups.having = palloc(sizeof(GpuAggHavingTest) * list_length(qual));
 	foreach(lc, qual)
@@ -162,14 +196,17 @@ GpuAggHavingBegin(GpuAggState *st, CustomScan *cscan)
 }
 
 /*
- * A group's value of aggregate kind of a numeric input read at its scale,
- * from the group's reduction r and its NaNs, as GpuAggNumericGroupResult
- * makes it: GPUAGG_HAVING_VALUE with *v, GPUAGG_HAVING_NULL, or
- * GPUAGG_HAVING_UNKNOWN.
+ * A group's value of aggregate kind of an input the tests read, from the
+ * group's reduction r and its NaNs, as the group's row would make it (a
+ * numeric at the input's scale as a bigint there): GPUAGG_HAVING_VALUE with
+ * *v, GPUAGG_HAVING_NULL, or GPUAGG_HAVING_UNKNOWN.
  */
 int
 GpuAggHavingFixed(const GpuAggInput *in, GpuextAggKind kind, const GpuextGroupResult *r, int64 nans, int128 *v)
 {
+	Oid			typid = in->type->typid;
+	Datum		d;
+
 	if (kind == GPUEXT_AGG_COUNT)
 	{
 		*v = (int64) r->count + nans;
@@ -180,20 +217,33 @@ GpuAggHavingFixed(const GpuAggInput *in, GpuextAggKind kind, const GpuextGroupRe
 	if (nans > 0 || kind == GPUEXT_AGG_AVG)
 		return GPUAGG_HAVING_UNKNOWN;
 	if (kind == GPUEXT_AGG_SUM)
+	{
 		*v = (int128) (((uint128) (uint64) r->isum_hi << 64) | r->isum_lo);
-	else
-		*v = DatumGetInt64(in->type->key_datum(kind == GPUEXT_AGG_MIN ? r->min_key : r->max_key));
+		/* a bigint sum past its range: the row raises PostgreSQL's error */
+		return in->numeric_scale < 0 && typid != INT8OID && (*v < PG_INT64_MIN || *v > PG_INT64_MAX) ?
+			GPUAGG_HAVING_UNKNOWN : GPUAGG_HAVING_VALUE;
+	}
+	d = in->type->key_datum(kind == GPUEXT_AGG_MIN ? r->min_key : r->max_key);
+	*v = typid == INT2OID ? DatumGetInt16(d) : typid == INT4OID ? DatumGetInt32(d) : DatumGetInt64(d);
 	return GPUAGG_HAVING_VALUE;
 }
 
 /*
  * Whether a group fails one of the tests, its aggregates' values given by
- * fetch: then the qual rejects it (a NULL fails a strict operator), and it is
+ * fetch (agg -1: its rows): then the qual rejects it (a NULL fails a strict operator), and it is
  * counted as removed by the filter.
  */
 bool
 GpuAggHavingFails(GpuAggState *st, GpuAggHavingFetch fetch, const void *arg)
 {
+	if (st->groups.having_rows_check)
+	{
+		int128		rows = 0;
+
+		fetch(st, arg, -1, &rows);
+		if (rows >= (int128) 1 << 32)
+			return false;
+	}
 	for (int i = 0; i < st->groups.nhaving; i++)
 	{
 		const GpuAggHavingTest *t = &st->groups.having[i];
