@@ -335,6 +335,36 @@ SELECT check_groups('SELECT k, sum(q), count(*) FROM dgh GROUP BY k', NULL);
 RESET gpuext.max_device_memory;
 RESET gpuext.device;
 DROP TABLE dgh;
+-- ... grown early, from two points of the first blocks (at 1/64 of them and twice that), where the
+-- keys come in block order (each block new groups, as TPC-H's l_orderkey); not where keys spread at
+-- random repeat, fewer than the table holds, though as many new groups in the first blocks would
+-- promise more
+CREATE FUNCTION growth(q text, want text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  plan jsonb;
+  node jsonb;
+BEGIN
+  IF NOT (SELECT gpu_kernels AND device_state <> 'unavailable' FROM gpuext_info()) THEN
+    RETURN want;
+  END IF;
+  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
+  node := jsonb_path_query_first(plan, '$.** ? (@."Custom Plan Provider" == "GpuAgg")');
+  IF NOT node ? 'Device Table Grown To' THEN
+    RETURN 'not grown';
+  END IF;
+  RETURN CASE WHEN (node->>'Device Table Grown After')::bigint * 2 < (node->>'Device Scan Blocks')::bigint
+    THEN 'grown early' ELSE 'grown late' END;
+END $$;
+CREATE TABLE dge AS SELECT i / 16 AS k, (hashint4(i) & 2147483647) % 40000 AS r, (i % 40 + 1)::numeric(12,2) AS q
+FROM generate_series(1, 1000000) i;
+ALTER TABLE dge ALTER COLUMN k SET (n_distinct = 2000), ALTER COLUMN r SET (n_distinct = 10000);
+ANALYZE dge;
+SELECT check_groups('SELECT k, sum(q) FROM dge GROUP BY k HAVING sum(q) > 150'),
+  growth('SELECT k, sum(q) FROM dge GROUP BY k HAVING sum(q) > 150', 'grown early');
+SELECT check_groups('SELECT r, sum(q), count(*) FROM dge GROUP BY r'),
+  growth('SELECT r, sum(q), count(*) FROM dge GROUP BY r', 'not grown');
+DROP TABLE dge;
+DROP FUNCTION growth(text, text);
 UPDATE dgq SET p = 'NaN' WHERE k IN (7, 15000) AND p > 0;
 SELECT check_groups('SELECT k, count(*), sum(q), avg(p), min(p), max(p) FROM dgq GROUP BY k', NULL);
 SELECT check_groups('SELECT k, sum(p * q), avg(q * 2) FROM dgq GROUP BY k', NULL);

@@ -238,6 +238,7 @@ typedef struct GpuAggStats
 	int64		cpu_batches;
 	int64		groups;			/* GROUP BY: groups formed */
 	uint32		grown_slots;	/* ... the device's table of numbered groups grown to this many slots, else 0 */
+	int64		grown_after;	/* ... after its first run had numbered this many blocks */
 	int64		having_rejected;	/* ... rejected by HAVING's tests before their rows were made */
 	int64		rows_spilled;	/* rows written to spill partitions (gpuagg_spill.c) */
 	int64		spill_partitions;
@@ -376,7 +377,12 @@ typedef struct GpuAggDevScan
 	bool		groups_off;		/* the device's groups stopped (spill, a full table): the rest on the CPU */
 	uint32		map_lo;			/* slots whose group numbers changed since the last upload */
 	uint32		map_hi;
-	/* groups numbered on the device: those read back (their key images and counts in gback) */
+	/* groups numbered on the device: blocks numbered, and at a point early in the run blocks and groups */
+	uint64		num_blocks;
+	uint64		probe_blocks;
+	uint32		probe_groups;	/* 0: no point yet */
+	bool		probed;			/* the run's early projection was made */
+	/* ... those read back (their key images and counts in gback) */
 	uint32		chunk_lo;
 	uint32		chunk_n;
 	GpuextGroupResult *chunk_results;	/* input i's results at [i * GPUAGG_DEVGROUPS_CHUNK] */

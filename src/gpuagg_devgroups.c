@@ -25,6 +25,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "catalog/pg_type.h"
 #include "mb/pg_wchar.h"
 #include "nodes/nodeFuncs.h"
@@ -378,6 +380,9 @@ GpuAggDevGroupsBegin(GpuAggState *st, GpuAggDevScan *ds)
 
 	ds->first = true;
 	ds->groups_off = false;
+	ds->num_blocks = ds->probe_blocks = 0;
+	ds->probe_groups = 0;
+	ds->probed = false;
 	st->groups.numbered = p->number_groups;
 	ds->chunk_lo = ds->chunk_n = 0;
 	ds->chunk_results = NULL;
@@ -583,22 +588,101 @@ NumberedStop(GpuAggState *st, const char *why)
 }
 
 /*
+ * The run stops, to start again with a table for promised groups (at least
+ * twice the groups expected, within the most), on the device where that
+ * table is larger (GpuAggDevGroupsRegrow), else on the CPU.
+ */
+static void
+NumberedRegrow(GpuAggState *st, GpuAggDevScan *ds, double promised)
+{
+	st->device_lost = true;
+	st->groups.regrow = Min(Max(promised, ExpectedGroups(st) * 2), GPUAGG_DEVGROUPS_NUMBERED_SLOTS / 3);
+	st->stats.grown_after = ds->num_blocks;
+}
+
+/*
  * The table of numbered groups is full, met groups found in the blocks read
- * so far: the run stops, to start again with a table for the groups those
- * blocks promise over the whole table (at least twice the groups expected,
- * within the most), on the device where that table is larger
- * (GpuAggDevGroupsRegrow), else on the CPU.  The planner's estimate of
- * distinct keys from its sample can be far low (a key with a few rows
- * each, in blocks of their own).
+ * so far: the run starts again with a table for the groups those blocks
+ * promise over the whole table, a quarter more.  The planner's estimate of
+ * distinct keys from its sample can be far low (a key with a few rows each,
+ * in blocks of their own).
  */
 static void
 NumberedFull(GpuAggState *st, GpuAggDevScan *ds, double met)
 {
 	double		read = Max(Min((double) ds->pages->next, (double) ds->pages->nblocks), 1);
-	double		promised = Max(met * ds->pages->nblocks / read * 1.25, ExpectedGroups(st) * 2);
 
-	st->device_lost = true;
-	st->groups.regrow = Min(promised, GPUAGG_DEVGROUPS_NUMBERED_SLOTS / 3);
+	NumberedRegrow(st, ds, met * ds->pages->nblocks / read * 1.25);
+}
+
+/*
+ * Early in a run, whether the groups met so far promise more over the whole
+ * table than its table holds, and a larger table would be laid out: then the
+ * run starts again at once (NumberedRegrow), not when the table fills with
+ * most of the table read in vain.  Two points, at 1/64 of the blocks and at
+ * least twice that, tell keys met in block order (as many new groups again
+ * in as many blocks again: the groups grow with the blocks) from keys spread
+ * at random, which repeat: their groups grow as the distinct values of a
+ * sample with replacement, D (1 - u^(r / r1)) after r blocks, u and D solved
+ * from the two points.
+ */
+static bool
+EarlyRegrow(GpuAggState *st, GpuAggDevScan *ds, uint32 cap)
+{
+	double		nblocks = ds->pages->nblocks;
+	double		r1 = ds->probe_blocks;
+	double		r2 = ds->num_blocks;
+	double		g1 = ds->probe_groups;
+	double		g2 = st->groups.ngroups;
+	double		k;
+	double		promised;
+	double		estimate = st->groups.estimate;
+	bool		larger;
+
+	if (ds->probed || g2 == 0)
+		return false;
+	if (ds->probe_groups == 0)
+	{
+		if (r2 * 64 >= nblocks)
+		{
+			ds->probe_blocks = ds->num_blocks;
+			ds->probe_groups = st->groups.ngroups;
+		}
+		return false;
+	}
+	if (r2 < 2 * r1)
+		return false;
+	ds->probed = true;
+	k = r2 / r1;
+	if (g2 >= g1 * k * 0.98)
+		promised = g2 * nblocks / r2;
+	else
+	{
+		/* (1 - u^k) / (1 - u), from 1 at u = 0 up to k as u nears 1, is g2 / g1 */
+		double		lo = 0;
+		double		hi = 1;
+		double		u = 0;
+
+		for (int i = 0; i < 60; i++)
+		{
+			u = (lo + hi) / 2;
+			if ((1 - pow(u, k)) / (1 - u) < g2 / g1)
+				lo = u;
+			else
+				hi = u;
+		}
+		promised = g1 / (1 - u) * (1 - pow(u, nblocks / r1));
+	}
+	/* the projection itself past the table's three quarters; the larger table with a quarter more */
+	if (promised <= cap / 4 * 3)
+		return false;
+	promised *= 1.25;
+	st->groups.estimate = Min(Max(promised, ExpectedGroups(st) * 2), GPUAGG_DEVGROUPS_NUMBERED_SLOTS / 3);
+	larger = TableSlots(st, true) > cap;
+	st->groups.estimate = estimate;
+	if (larger)
+		NumberedRegrow(st, ds, promised);
+	return larger;
 }
 
 /*
@@ -634,6 +718,9 @@ NumberedBatch(GpuAggState *st, GpuAggDevScan *ds)
 		return;
 	}
 	st->groups.ngroups += counts[GPUEXT_SCAN_NEW_GROUPS];
+	ds->num_blocks += ds->b->npages;
+	if (!st->groups.grown && EarlyRegrow(st, ds, keys->table_cap))
+		return;
 	job.upload = false;
 	if ((outcome = TryValuesPass(&job, "device scan")) != GPUEXT_DEVICE_DONE)
 	{

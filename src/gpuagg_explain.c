@@ -95,7 +95,8 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (st->groups.nkeys > 0)
 			appendStringInfo(es->str, "  Groups: " INT64_FORMAT, st->stats.groups);
 		if (st->stats.grown_slots > 0)
-			appendStringInfo(es->str, " (device table grown to %u slots)", st->stats.grown_slots);
+			appendStringInfo(es->str, " (device table grown to %u slots after " INT64_FORMAT " blocks)",
+							 st->stats.grown_slots, st->stats.grown_after);
 		if (es->verbose && st->groups.nhaving > 0)
 			appendStringInfo(es->str, "  Rejected Early by HAVING: " INT64_FORMAT, st->stats.having_rejected);
 		appendStringInfo(es->str, "  Batches: " INT64_FORMAT " on device, " INT64_FORMAT " on CPU\n",
@@ -141,7 +142,10 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (st->groups.nkeys > 0)
 			ExplainPropertyInteger("Groups", NULL, st->stats.groups, es);
 		if (st->stats.grown_slots > 0)
+		{
 			ExplainPropertyInteger("Device Table Grown To", "slots", st->stats.grown_slots, es);
+			ExplainPropertyInteger("Device Table Grown After", "blocks", st->stats.grown_after, es);
+		}
 		if (es->verbose && st->groups.nhaving > 0)
 			ExplainPropertyInteger("Rejected Early by HAVING", NULL, st->stats.having_rejected, es);
 		if (st->stats.rows_spilled > 0)
