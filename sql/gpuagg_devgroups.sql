@@ -355,12 +355,12 @@ BEGIN
   RETURN CASE WHEN (node->>'Device Table Grown After')::bigint * 2 < (node->>'Device Scan Blocks')::bigint
     THEN 'grown early' ELSE 'grown late' END;
 END $$;
-CREATE TABLE dge AS SELECT i / 16 AS k, (hashint4(i) & 2147483647) % 40000 AS r, (i % 40 + 1)::numeric(12,2) AS q
-FROM generate_series(1, 1000000) i;
+CREATE TABLE dge AS SELECT i / 24 AS k, (hashint4(i) & 2147483647) % 40000 AS r, (i % 40 + 1)::numeric(12,2) AS q
+FROM generate_series(1, 2000000) i;
 ALTER TABLE dge ALTER COLUMN k SET (n_distinct = 2000), ALTER COLUMN r SET (n_distinct = 10000);
 ANALYZE dge;
-SELECT check_groups('SELECT k, sum(q) FROM dge GROUP BY k HAVING sum(q) > 150'),
-  growth('SELECT k, sum(q) FROM dge GROUP BY k HAVING sum(q) > 150', 'grown early');
+SELECT check_groups('SELECT k, sum(q) FROM dge GROUP BY k HAVING sum(q) > 250'),
+  growth('SELECT k, sum(q) FROM dge GROUP BY k HAVING sum(q) > 250', 'grown early');
 SELECT check_groups('SELECT r, sum(q), count(*) FROM dge GROUP BY r'),
   growth('SELECT r, sum(q), count(*) FROM dge GROUP BY r', 'not grown');
 DROP TABLE dge;
