@@ -286,6 +286,26 @@ TableSlots(GpuAggState *st, bool numbered)
 	return cap;
 }
 
+/* The slots of a table of numbered groups laid out for groups expected (the estimate put back). */
+static uint32
+SlotsFor(GpuAggState *st, double groups)
+{
+	double		estimate = st->groups.estimate;
+	uint32		cap;
+
+	st->groups.estimate = groups;
+	cap = TableSlots(st, true);
+	st->groups.estimate = estimate;
+	return cap;
+}
+
+/* The groups a run again expects for promised: at least twice those expected, within the most. */
+static double
+RegrowGroups(GpuAggState *st, double promised)
+{
+	return Min(Max(promised, ExpectedGroups(st) * 2), GPUAGG_DEVGROUPS_NUMBERED_SLOTS / 3);
+}
+
 /* The GROUP BY parts' places in the outputs, from outs on; the bytes they end at. */
 size_t
 GpuAggDevGroupsLayout(GpuAggState *st, GpuextScanProgram *p, size_t outs)
@@ -596,7 +616,7 @@ static void
 NumberedRegrow(GpuAggState *st, GpuAggDevScan *ds, double promised)
 {
 	st->device_lost = true;
-	st->groups.regrow = Min(Max(promised, ExpectedGroups(st) * 2), GPUAGG_DEVGROUPS_NUMBERED_SLOTS / 3);
+	st->groups.regrow = RegrowGroups(st, promised);
 	st->stats.grown_after = ds->num_blocks;
 }
 
@@ -636,8 +656,6 @@ EarlyRegrow(GpuAggState *st, GpuAggDevScan *ds, uint32 cap)
 	double		g2 = st->groups.ngroups;
 	double		k;
 	double		promised;
-	double		estimate = st->groups.estimate;
-	bool		larger;
 
 	if (ds->probed || g2 == 0)
 		return false;
@@ -677,12 +695,10 @@ EarlyRegrow(GpuAggState *st, GpuAggDevScan *ds, uint32 cap)
 	if (promised <= cap / 4 * 3)
 		return false;
 	promised *= 1.25;
-	st->groups.estimate = Min(Max(promised, ExpectedGroups(st) * 2), GPUAGG_DEVGROUPS_NUMBERED_SLOTS / 3);
-	larger = TableSlots(st, true) > cap;
-	st->groups.estimate = estimate;
-	if (larger)
-		NumberedRegrow(st, ds, promised);
-	return larger;
+	if (SlotsFor(st, RegrowGroups(st, promised)) <= cap)
+		return false;
+	NumberedRegrow(st, ds, promised);
+	return true;
 }
 
 /*

@@ -10,30 +10,26 @@
  * sum, min and max of smallint, integer and bigint against a constant of
  * their results' types; and for sum, min and max of a numeric read as a
  * bigint at its scale against a numeric constant exact at that scale; under
- * an operator of the integer btree family or numeric's own.  A group's value that is not known
- * exactly there (a NaN seen, avg) leaves the test undecided, and a node
- * with an aggregate whose value can raise an error takes none.  The plan's
- * qual still runs on the groups that pass: a test only passes over groups
- * that the qual rejects, each counted as removed by the filter.
+ * an operator of the result type's btree family.  A group's value that is
+ * not known exactly there (a NaN seen, avg) leaves the test undecided, and a
+ * node with an aggregate whose value can raise an error takes none.  The
+ * plan's qual still runs on the groups that pass: a test only passes over
+ * groups that the qual rejects, each counted as removed by the filter.
  */
 #include "postgres.h"
 
-#include "catalog/pg_opfamily.h"
+#include "access/nbtree.h"
 #include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
-#include "utils/fmgroids.h"
-#include "utils/lsyscache.h"
 
 #include "gpuagg.h"
-
-/* <>, after the btree strategies */
-#define HAVING_NE 6
+#include "gpuagg_conditions.h"
 
 /* One test: aggregate agg's value (at its input's scale) against value under a btree strategy. */
 typedef struct GpuAggHavingTest
 {
 	int			agg;
-	int			strategy;		/* BTLessStrategyNumber .. BTGreaterStrategyNumber, or HAVING_NE */
+	int			strategy;		/* a btree strategy, or ROWCMP_NOT_EQUAL (GpuAggBtreeStrategy) */
 	int128		value;
 } GpuAggHavingTest;
 
@@ -74,30 +70,10 @@ IntegerConst(Const *c, int128 *v)
 	}
 }
 
-/* The numeric comparisons, by their functions, as btree strategies (<> last). */
-static const Oid NumericCmps[] = {F_NUMERIC_LT, F_NUMERIC_LE, F_NUMERIC_EQ, F_NUMERIC_GE, F_NUMERIC_GT, F_NUMERIC_NE};
-
-/* An integer or numeric comparison's btree strategy (HAVING_NE for <>), else 0. */
-static int
-Strategy(Oid opno)
-{
-	Oid			func = get_opcode(opno);
-	Oid			negator;
-	int			s;
-
-	for (int i = 0; i < lengthof(NumericCmps); i++)
-		if (func == NumericCmps[i])
-			return i + 1;
-	if ((s = get_op_opfamily_strategy(opno, INTEGER_BTREE_FAM_OID)) != 0)
-		return s;
-	negator = get_negator(opno);
-	return OidIsValid(negator) && get_op_opfamily_strategy(negator, INTEGER_BTREE_FAM_OID) == BTEqualStrategyNumber ?
-		HAVING_NE : 0;
-}
-
 /*
  * The test for one conjunct of the qual, where it is aggregate op constant
- * (either way round) under a family whose values the groups hold exactly.
+ * (either way round) under the btree family of the aggregate's type, whose
+ * values the groups hold exactly.
  */
 static bool
 MakeTest(GpuAggState *st, Node *q, GpuAggHavingTest *t)
@@ -107,7 +83,9 @@ MakeTest(GpuAggState *st, Node *q, GpuAggHavingTest *t)
 	Node	   *r;
 	Var		   *var;
 	Const	   *c;
-	Oid			opno;
+	bool		commuted;
+	Oid			lefttype;
+	Oid			righttype;
 	Oid			intype;
 	GpuAggInput *in;
 
@@ -116,25 +94,24 @@ MakeTest(GpuAggState *st, Node *q, GpuAggHavingTest *t)
 	op = (OpExpr *) q;
 	l = linitial(op->args);
 	r = lsecond(op->args);
-	opno = op->opno;
-	if (IsA(r, Var) && IsA(l, Const))
+	commuted = IsA(r, Var) && IsA(l, Const);
+	if (commuted)
 	{
 		Node	   *swap = l;
 
 		l = r;
 		r = swap;
-		opno = get_commutator(opno);
 	}
-	if (!IsA(l, Var) || !IsA(r, Const) || !OidIsValid(opno))
+	if (!IsA(l, Var) || !IsA(r, Const))
 		return false;
 	var = (Var *) l;
 	c = (Const *) r;
-	if (var->varno != INDEX_VAR || var->varattno < 1 || var->varattno > st->naggs || c->constisnull)
+	if (var->varno != INDEX_VAR || var->varattno < 1 || var->varattno > st->naggs || c->constisnull ||
+		!GpuAggBtreeStrategy(op->opno, var->vartype, &t->strategy, &lefttype, &righttype))
 		return false;
+	if (commuted && t->strategy != ROWCMP_NOT_EQUAL)
+		t->strategy = BTCommuteStrategyNumber(t->strategy);
 	t->agg = var->varattno - 1;
-	t->strategy = Strategy(opno);
-	if (t->strategy == 0)
-		return false;
 	in = st->agg_input[t->agg] >= 0 ? &st->inputs[st->agg_input[t->agg]] : NULL;
 	intype = IntegerInput(in);
 	if (st->kinds[t->agg] == GPUEXT_AGG_COUNT)
@@ -230,8 +207,8 @@ GpuAggHavingFixed(const GpuAggInput *in, GpuextAggKind kind, const GpuextGroupRe
 
 /*
  * Whether a group fails one of the tests, its aggregates' values given by
- * fetch (agg -1: its rows): then the qual rejects it (a NULL fails a strict operator), and it is
- * counted as removed by the filter.
+ * fetch (agg -1: its rows): then the qual rejects it (a NULL fails a strict
+ * operator), and it is counted as removed by the filter.
  */
 bool
 GpuAggHavingFails(GpuAggState *st, GpuAggHavingFetch fetch, const void *arg)
@@ -248,46 +225,14 @@ GpuAggHavingFails(GpuAggState *st, GpuAggHavingFetch fetch, const void *arg)
 	{
 		const GpuAggHavingTest *t = &st->groups.having[i];
 		int128		v = 0;
-		bool		holds;
+		int			known = fetch(st, arg, t->agg, &v);
 
-		switch (fetch(st, arg, t->agg, &v))
-		{
-			case GPUAGG_HAVING_UNKNOWN:
-				continue;
-			case GPUAGG_HAVING_VALUE:
-				break;
-			default:
-				InstrCountFiltered1(&st->css.ss.ps, 1);
-				st->stats.having_rejected++;
-				return true;
-		}
-		switch (t->strategy)
-		{
-			case BTLessStrategyNumber:
-				holds = v < t->value;
-				break;
-			case BTLessEqualStrategyNumber:
-				holds = v <= t->value;
-				break;
-			case BTEqualStrategyNumber:
-				holds = v == t->value;
-				break;
-			case BTGreaterEqualStrategyNumber:
-				holds = v >= t->value;
-				break;
-			case BTGreaterStrategyNumber:
-				holds = v > t->value;
-				break;
-			default:
-				holds = v != t->value;
-				break;
-		}
-		if (!holds)
-		{
-			InstrCountFiltered1(&st->css.ss.ps, 1);
-			st->stats.having_rejected++;
-			return true;
-		}
+		if (known == GPUAGG_HAVING_UNKNOWN ||
+			(known == GPUAGG_HAVING_VALUE && GpuAggStrategyHolds(t->strategy, v < t->value ? -1 : v > t->value)))
+			continue;
+		InstrCountFiltered1(&st->css.ss.ps, 1);
+		st->stats.having_rejected++;
+		return true;
 	}
 	return false;
 }
