@@ -365,6 +365,49 @@ SELECT check_groups('SELECT r, sum(q), count(*) FROM dge GROUP BY r'),
   growth('SELECT r, sum(q), count(*) FROM dge GROUP BY r', 'not grown');
 DROP TABLE dge;
 DROP FUNCTION growth(text, text);
+-- ... and past 2^23 slots where half of the backend's device memory holds the table (8GB of it):
+-- 3.4M groups expected (3M met), numbered on the device, none spilled; with 1GB the table stays
+-- within 2^23 slots, too few for them, and the CPU spills them.  Each answer against PostgreSQL's own plan.
+CREATE FUNCTION big_groups(want text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  q text := 'SELECT k, count(*) AS n, sum(v) AS s FROM dgb GROUP BY k';
+  sums text := 'SELECT row(count(*), sum(n), sum(s), sum(hashint8(k * 1000003 + n * 1009 + s)))::text FROM (%s) g';
+  plan jsonb;
+  node jsonb;
+  got text;
+  expect text;
+BEGIN
+  EXECUTE format(sums, q) INTO got;
+  PERFORM set_config('gpuext.enable_agg', 'off', true);
+  EXECUTE format(sums, q) INTO expect;
+  PERFORM set_config('gpuext.enable_agg', 'on', true);
+  IF got IS DISTINCT FROM expect THEN
+    RETURN format('got %s, want %s', got, expect);
+  END IF;
+  IF NOT (SELECT gpu_kernels AND device_state <> 'unavailable' FROM gpuext_info()) THEN
+    RETURN want;
+  END IF;
+  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
+  node := jsonb_path_query_first(plan, '$.** ? (@."Custom Plan Provider" == "GpuAgg")');
+  IF (node->>'Rows Spilled')::bigint > 0 THEN
+    RETURN 'spilled';
+  END IF;
+  IF node ? 'Device Scan Blocks' AND (node->>'Tuples Decoded On CPU')::bigint = 0 AND
+     (node->>'Groups')::bigint = 3000017 THEN
+    RETURN 'numbered on the device';
+  END IF;
+  RETURN node::text;
+END $$;
+CREATE TABLE dgb AS SELECT (i::int8 * 7919) % 3000017 AS k, i % 1000 AS v FROM generate_series(1, 3400000) i;
+ALTER TABLE dgb ALTER COLUMN k SET (n_distinct = -1);
+ANALYZE dgb;
+SET gpuext.max_device_memory = '8GB';
+SELECT big_groups('numbered on the device');
+SET gpuext.max_device_memory = '1GB';
+SELECT big_groups('spilled');
+RESET gpuext.max_device_memory;
+DROP TABLE dgb;
+DROP FUNCTION big_groups(text);
 UPDATE dgq SET p = 'NaN' WHERE k IN (7, 15000) AND p > 0;
 SELECT check_groups('SELECT k, count(*), sum(q), avg(p), min(p), max(p) FROM dgq GROUP BY k', NULL);
 SELECT check_groups('SELECT k, sum(p * q), avg(q * 2) FROM dgq GROUP BY k', NULL);

@@ -132,6 +132,23 @@ DeviceMemoryLimit(void)
 	return device_info.memory_total / 2;
 }
 
+/*
+ * Bytes of device memory this backend may hold, as far as is known without
+ * opening a device: 0 where it is not known yet (no limit set, no device
+ * opened, the GPU service not yet on one).
+ */
+size_t
+GpuextDeviceMemoryKnown(void)
+{
+	if (gpuext_max_device_memory >= 0)
+		return DeviceMemoryLimit();
+	if (!USING_SERVICE() && GpuextServiceAvailable() && device_state == DEVICE_UNOPENED)
+		return gpuext_service->ndevices > 0 ? GpuextServiceClientShare() : 0;
+	if (device_state != DEVICE_READY)
+		return 0;
+	return USING_SERVICE() && gpuext_service->ndevices <= 0 ? 0 : DeviceMemoryLimit();
+}
+
 /* Open the device once per backend; remember why if it cannot be used. */
 static void
 DeviceOpen(void)

@@ -617,11 +617,14 @@ extern void GpuAggDevScanWait(GpuAggDevScan *ds);
 /* gpuagg_devkeys.c */
 #define GPUAGG_DEVGROUPS_MAX_SLOTS ((uint32) 1 << 20)	/* the device's table of groups, at most */
 #define GPUAGG_DEVGROUPS_NUMBERED_SLOTS ((uint32) 1 << 23)	/* ... where the device numbers them */
+#define GPUAGG_DEVGROUPS_NUMBERED_MAX_SLOTS ((uint32) 1 << 26)	/* ... where its memory holds more */
 #define GPUAGG_DEVGROUPS_CHUNK 65536	/* groups numbered on the device read back at a time */
 extern Var *GpuAggDevKeyColumn(Node *expr, Index scanrelid, GpuextScanKey *key);
 extern double GpuAggDevKeyGroupsBound(const GpuextScanKey *key, Oid coltype);
 extern double GpuAggKeysGroupsBound(List *keys, Index relid);
-extern bool GpuAggDevKeysExpected(List *keys, List *eqops, Index relid, Oid reloid, double groups, bool numbered);
+extern bool GpuAggDevKeysExpected(List *keys, List *eqops, Index relid, Oid reloid, double groups, bool numbered,
+								  int ncounters, size_t group_bytes);
+extern uint32 GpuAggNumberedSlots(int ncounters, size_t group_bytes);
 
 /* gpuagg_devgroups.c */
 extern bool GpuAggDevGroupsKeys(GpuAggState *st, TupleDesc tupdesc, Bitmapset **byteatts, Bitmapset **intatts);

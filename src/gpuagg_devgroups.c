@@ -225,6 +225,20 @@ ExpectedGroups(GpuAggState *st)
 	return bound > 0 ? Min(bound, st->groups.estimate) : st->groups.estimate;
 }
 
+/* The most slots of the run's table of numbered groups, by the states of its inputs with values. */
+static uint32
+NumberedSlots(GpuAggState *st)
+{
+	size_t		group_bytes = 0;
+
+	for (int i = 0; i < st->ninputs; i++)
+		if (st->inputs[i].type != NULL)
+			group_bytes += GPUEXT_GROUP_STATE_BYTES(st->inputs[i].dev_scale < 0 &&
+													(st->inputs[i].type->typid == FLOAT4OID ||
+													 st->inputs[i].type->typid == FLOAT8OID));
+	return GpuAggNumberedSlots(st->ninputs + 1, group_bytes);
+}
+
 /*
  * Whether the run's groups can be numbered on the device: a serial run,
  * each key's image its value alone (a column, a modulus, a unit), and every
@@ -265,7 +279,7 @@ NumberedOnDevice(GpuAggState *st)
 
 	return NumberableOnDevice(st) &&
 		(expected * 4 > GPUAGG_DEVGROUPS_MAX_SLOTS || expected > st->groups.max_groups) &&
-		expected * 3 <= GPUAGG_DEVGROUPS_NUMBERED_SLOTS;
+		expected * 3 <= NumberedSlots(st);
 }
 
 /*
@@ -279,8 +293,12 @@ TableSlots(GpuAggState *st, bool numbered)
 	uint32		cap = DEVGROUPS_MIN_SLOTS;
 
 	if (numbered)
-		while (cap < GPUAGG_DEVGROUPS_NUMBERED_SLOTS && (cap < expected * 3 || cap < DEVGROUPS_NUMBERED_MIN_SLOTS))
+	{
+		uint32		most = NumberedSlots(st);
+
+		while (cap < most && (cap < expected * 3 || cap < DEVGROUPS_NUMBERED_MIN_SLOTS))
 			cap *= 2;
+	}
 	while (cap < GPUAGG_DEVGROUPS_MAX_SLOTS && cap < expected * 4)
 		cap *= 2;
 	return cap;
@@ -303,7 +321,7 @@ SlotsFor(GpuAggState *st, double groups)
 static double
 RegrowGroups(GpuAggState *st, double promised)
 {
-	return Min(Max(promised, ExpectedGroups(st) * 2), GPUAGG_DEVGROUPS_NUMBERED_SLOTS / 3);
+	return Min(Max(promised, ExpectedGroups(st) * 2), NumberedSlots(st) / 3);
 }
 
 /* The GROUP BY parts' places in the outputs, from outs on; the bytes they end at. */

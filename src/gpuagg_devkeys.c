@@ -226,11 +226,12 @@ GpuAggKeysGroupsBound(List *keys, Index relid)
  * operators) and the groups estimated (GpuAggKeysGroupsBound applied),
  * whether the device is expected to group them, its text keys taking their
  * average width; more of them where the aggregates let the device number
- * the groups (numbered).  The executor decides, from the table's columns
- * and each batch's values.
+ * the groups (numbered; GpuAggNumberedSlots for ncounters and group_bytes).  The executor decides, from the
+ * table's columns and each batch's values.
  */
 bool
-GpuAggDevKeysExpected(List *keys, List *eqops, Index relid, Oid reloid, double groups, bool numbered)
+GpuAggDevKeysExpected(List *keys, List *eqops, Index relid, Oid reloid, double groups, bool numbered, int ncounters,
+					  size_t group_bytes)
 {
 	int			used = 0;
 	ListCell   *lk,
@@ -268,5 +269,24 @@ GpuAggDevKeysExpected(List *keys, List *eqops, Index relid, Oid reloid, double g
 			return false;
 	}
 	return used <= GPUEXT_SCAN_KEY_BYTES &&
-		(groups * 4 <= GPUAGG_DEVGROUPS_MAX_SLOTS || (numbered && groups * 3 <= GPUAGG_DEVGROUPS_NUMBERED_SLOTS));
+		(groups * 4 <= GPUAGG_DEVGROUPS_MAX_SLOTS || (numbered && groups * 3 <= GpuAggNumberedSlots(ncounters, group_bytes)));
+}
+
+/*
+ * The most slots of a table of numbered groups: 2^23, and up to 2^26 where
+ * half of the device memory this backend may hold (as far as is known) takes
+ * the table with ncounters per-group counts and, for the group of every
+ * third slot, its states (group_bytes).
+ */
+uint32
+GpuAggNumberedSlots(int ncounters, size_t group_bytes)
+{
+	size_t		room = GpuextDeviceMemoryKnown() / 2;
+	size_t		slot = sizeof(uint32) + GPUEXT_SCAN_KEY_BYTES + sizeof(GpuextScanNewGroup) + sizeof(uint32) +
+		sizeof(uint64) * ncounters + group_bytes / 3 + 1;
+	uint32		cap = GPUAGG_DEVGROUPS_NUMBERED_MAX_SLOTS;
+
+	while (cap > GPUAGG_DEVGROUPS_NUMBERED_SLOTS && (size_t) cap * slot > room)
+		cap /= 2;
+	return cap;
 }

@@ -292,6 +292,29 @@ GroupBytes(List *keys, List *aggrefs)
 }
 
 /*
+ * Device memory of a group numbered on the device (GpuAggNumberedSlots): a
+ * state for each aggregate of a value, a float's with its exact sum.
+ */
+static size_t
+NumberedStateBytes(List *aggrefs)
+{
+	size_t		bytes = 0;
+	ListCell   *lc;
+
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *aggref = lfirst_node(Aggref, lc);
+		Oid			type;
+
+		if (aggref->args == NIL)
+			continue;
+		type = getBaseType(exprType((Node *) linitial_node(TargetEntry, aggref->args)->expr));
+		bytes += GPUEXT_GROUP_STATE_BYTES(type == FLOAT4OID || type == FLOAT8OID);
+	}
+	return bytes;
+}
+
+/*
  * Whether the groups could spill past hash_mem (gpuagg_spill.c): every key
  * equal exactly when its bytes are, with its type's own equality (text
  * under a deterministic collation).
@@ -375,7 +398,8 @@ DevScanExpected(PlannerInfo *root, RelOptInfo *input_rel, Index relid, List *agg
 		(gpuext_device_mode != GPUEXT_DEVICE_GPU && input_rel->tuples < gpuext_min_gpu_elements) ||
 		list_length(aggrefs) > GPUEXT_SCAN_MAX_OUTS ||
 		(keys != NIL &&
-		 !GpuAggDevKeysExpected(keys, eqops, relid, planner_rt_fetch(relid, root)->relid, groups, numbered)))
+		 !GpuAggDevKeysExpected(keys, eqops, relid, planner_rt_fetch(relid, root)->relid, groups, numbered,
+								list_length(aggrefs) + 1, NumberedStateBytes(aggrefs))))
 		return false;
 	foreach(lc, input_rel->baserestrictinfo)
 		clauses = lappend(clauses, lfirst_node(RestrictInfo, lc)->clause);

@@ -212,6 +212,7 @@ typedef struct GpuextBuffer
 	uint64		session;		/* the device session it belongs to */
 } GpuextBuffer;
 
+extern size_t GpuextDeviceMemoryKnown(void);
 extern GpuextBuffer *GpuextDeviceAlloc(size_t bytes, bool missing_ok);
 extern GpuextBuffer *GpuextPinnedAlloc(size_t bytes);
 extern GpuextBuffer *GpuextPinnedAllocShort(size_t bytes);
