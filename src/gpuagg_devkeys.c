@@ -226,8 +226,8 @@ GpuAggKeysGroupsBound(List *keys, Index relid)
  * operators) and the groups estimated (GpuAggKeysGroupsBound applied),
  * whether the device is expected to group them, its text keys taking their
  * average width; more of them where the aggregates let the device number
- * the groups (numbered; GpuAggNumberedSlots for ncounters and group_bytes).  The executor decides, from the
- * table's columns and each batch's values.
+ * the groups (numbered; GpuAggNumberedSlots for ncounters and group_bytes).
+ * The executor decides, from the table's columns and each batch's values.
  */
 bool
 GpuAggDevKeysExpected(List *keys, List *eqops, Index relid, Oid reloid, double groups, bool numbered, int ncounters,
