@@ -366,23 +366,26 @@ SELECT check_groups('SELECT r, sum(q), count(*) FROM dge GROUP BY r'),
 DROP TABLE dge;
 DROP FUNCTION growth(text, text);
 -- ... and past 2^23 slots where half of the backend's device memory holds the table (8GB of it):
--- 3.4M groups expected (3M met), numbered on the device, none spilled; with 1GB the table stays
--- within 2^23 slots, too few for them, and the CPU spills them.  Each answer against PostgreSQL's own plan.
-CREATE FUNCTION big_groups(want text) RETURNS text LANGUAGE plpgsql AS $$
+-- 3.4M groups expected (3M met), numbered on the device, none spilled, the answer against
+-- PostgreSQL's own plan; with 1GB the table stays within 2^23 slots, too few for them, and the
+-- CPU spills them.
+CREATE FUNCTION big_groups(want text, compare boolean) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
-  q text := 'SELECT k, count(*) AS n, sum(v) AS s FROM dgb GROUP BY k';
-  sums text := 'SELECT row(count(*), sum(n), sum(s), sum(hashint8(k * 1000003 + n * 1009 + s)))::text FROM (%s) g';
+  q text := 'SELECT k, count(*) AS n FROM dgb GROUP BY k';
+  sums text := 'SELECT row(count(*), sum(n), sum(hashint8(k::int8 * 1000003 + n)))::text FROM (%s) g';
   plan jsonb;
   node jsonb;
   got text;
   expect text;
 BEGIN
-  EXECUTE format(sums, q) INTO got;
-  PERFORM set_config('gpuext.enable_agg', 'off', true);
-  EXECUTE format(sums, q) INTO expect;
-  PERFORM set_config('gpuext.enable_agg', 'on', true);
-  IF got IS DISTINCT FROM expect THEN
-    RETURN format('got %s, want %s', got, expect);
+  IF compare THEN
+    EXECUTE format(sums, q) INTO got;
+    PERFORM set_config('gpuext.enable_agg', 'off', true);
+    EXECUTE format(sums, q) INTO expect;
+    PERFORM set_config('gpuext.enable_agg', 'on', true);
+    IF got IS DISTINCT FROM expect THEN
+      RETURN format('got %s, want %s', got, expect);
+    END IF;
   END IF;
   IF NOT (SELECT gpu_kernels AND device_state <> 'unavailable' FROM gpuext_info()) THEN
     RETURN want;
@@ -398,16 +401,16 @@ BEGIN
   END IF;
   RETURN node::text;
 END $$;
-CREATE TABLE dgb AS SELECT (i::int8 * 7919) % 3000017 AS k, i % 1000 AS v FROM generate_series(1, 3400000) i;
+CREATE TABLE dgb AS SELECT ((i::int8 * 7919) % 3000017)::int4 AS k FROM generate_series(1, 3400000) i;
 ALTER TABLE dgb ALTER COLUMN k SET (n_distinct = -1);
 ANALYZE dgb;
 SET gpuext.max_device_memory = '8GB';
-SELECT big_groups('numbered on the device');
+SELECT big_groups('numbered on the device', true);
 SET gpuext.max_device_memory = '1GB';
-SELECT big_groups('spilled');
+SELECT big_groups('spilled', false);
 RESET gpuext.max_device_memory;
 DROP TABLE dgb;
-DROP FUNCTION big_groups(text);
+DROP FUNCTION big_groups(text, boolean);
 UPDATE dgq SET p = 'NaN' WHERE k IN (7, 15000) AND p > 0;
 SELECT check_groups('SELECT k, count(*), sum(q), avg(p), min(p), max(p) FROM dgq GROUP BY k', NULL);
 SELECT check_groups('SELECT k, sum(p * q), avg(q * 2) FROM dgq GROUP BY k', NULL);
