@@ -160,6 +160,13 @@ GpuAggInputIsNumeric(const GpuAggInput *in)
 	return in->type != NULL && in->type->typid == NUMERICOID;
 }
 
+/* Whether an input's device values are floats (reduced as such, their states exact sums). */
+static inline bool
+GpuAggInputIsFloat(const GpuAggInput *in)
+{
+	return in->dev_scale < 0 && (in->type->typid == FLOAT4OID || in->type->typid == FLOAT8OID);
+}
+
 /* Whether an input's values are its integer argument's (smallint, integer, bigint), reduced as that type. */
 static inline bool
 GpuAggInputIsInteger(const GpuAggInput *in, Oid argtype)

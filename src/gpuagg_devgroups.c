@@ -233,9 +233,7 @@ NumberedSlots(GpuAggState *st)
 
 	for (int i = 0; i < st->ninputs; i++)
 		if (st->inputs[i].type != NULL)
-			group_bytes += GPUEXT_GROUP_STATE_BYTES(st->inputs[i].dev_scale < 0 &&
-													(st->inputs[i].type->typid == FLOAT4OID ||
-													 st->inputs[i].type->typid == FLOAT8OID));
+			group_bytes += GPUEXT_GROUP_STATE_BYTES(GpuAggInputIsFloat(&st->inputs[i]));
 	return GpuAggNumberedSlots(st->ninputs + 1, group_bytes);
 }
 

@@ -60,13 +60,6 @@ GpuAggDevScanUsable(GpuAggState *st, GpuAggPages *pg)
 	return gpuext_device_mode == GPUEXT_DEVICE_GPU || rows >= gpuext_min_gpu_elements;
 }
 
-/* Whether an input's device values are floats (reduced as such). */
-static inline bool
-OutIsFloat(const GpuAggInput *in)
-{
-	return in->dev_scale < 0 && (in->type->typid == FLOAT4OID || in->type->typid == FLOAT8OID);
-}
-
 /* The device scan's buffers given back, those it has. */
 static void
 DevScanFree(GpuAggDevScan *ds)
@@ -129,7 +122,7 @@ DevScanTry(GpuAggState *st, uint32 batch_pages, bool missing_ok)
 			continue;
 		p->outs[o].offset = outs;
 		outs += TYPEALIGN(256, p->out_cap * p->outs[o].value_bytes);
-		GpuextCheck(gpuext_reduce_scratch_bytes(p->outs[o].value_bytes, OutIsFloat(in), p->out_cap, &scratch),
+		GpuextCheck(gpuext_reduce_scratch_bytes(p->outs[o].value_bytes, GpuAggInputIsFloat(in), p->out_cap, &scratch),
 					"reduction setup");
 		ds->scratch_bytes = Max(ds->scratch_bytes, scratch);
 	}
@@ -388,7 +381,7 @@ DevScanBatch(DevScanJob *job)
 			continue;
 		if (n > p->out_cap)
 			elog(ERROR, "gpuext: device scan output of " UINT64_FORMAT " values past its room", n);
-		GpuextCheck(gpuext_reduce(p->outs[o].value_bytes, OutIsFloat(in), dev + ds->outs_off + p->outs[o].offset, n,
+		GpuextCheck(gpuext_reduce(p->outs[o].value_bytes, GpuAggInputIsFloat(in), dev + ds->outs_off + p->outs[o].offset, n,
 								  dev + ds->scratch_off, ds->scratch_bytes, OutResult(ds, ds->slot, o)), "reduction");
 	}
 	return true;

@@ -506,7 +506,7 @@ InputSink(GpuAggState *st, GpuAggInput *in)
 		in->sink->st = st;
 		/* a numeric input the device scan reads: its values bigints at a scale */
 		in->sink->value_bytes = in->dev_scale >= 0 ? sizeof(int64) : in->type->value_bytes;
-		in->sink->is_float = in->dev_scale < 0 && (in->type->typid == FLOAT4OID || in->type->typid == FLOAT8OID);
+		in->sink->is_float = GpuAggInputIsFloat(in);
 	}
 	return in->sink;
 }
